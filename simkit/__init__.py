@@ -1,0 +1,51 @@
+"""simkit: Monte Carlo balance and strategy analysis for tabletop card and dice games.
+
+Python API (everything the CLI does)::
+
+    import simkit
+    result = simkit.run("scenarios/valka/chance_strike.toml", games=100_000, seed=1)
+    result.summary          # rows with estimate, 95% interval and n
+    result.frame            # per-game polars DataFrame
+    simkit.results.load("runs/<run-id>")
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from pathlib import Path
+
+from simkit import results  # noqa: F401  (simkit.results.load)
+
+
+def run(scenario: str | Path, games: int | None = None, *, seed=None, jobs: int | None = 1,
+        out: str | Path | None = None, block_size: int | None = None, precision: float | None = None,
+        max_games: int | None = None, progress: bool = False, backend: str | None = None,
+        scheduler: str | None = None):
+    """Run a scenario file; return a :class:`~simkit.core.runner.RunResult`.
+
+    With ``out=None`` the rows go to a fresh temporary folder, so
+    ``result.frame`` still works.
+    """
+    import tempfile
+
+    from simkit.core import loader
+    from simkit.core.runner import run_simulation
+
+    sc = loader.load(scenario)
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix="simkit-run-"))
+    return run_simulation(
+        sc.simulation,
+        games if games is not None else (sc.run.games or 10_000),
+        seed=seed if seed is not None else sc.run.seed,
+        jobs=jobs,
+        block_size=block_size or sc.run.block_size,
+        out=out,
+        progress=progress,
+        precision=precision,
+        max_games=max_games,
+        backend=backend,
+        scheduler=scheduler,
+        manifest_extra={"scenario": str(scenario), "scenario_sha256": sc.sha256},
+    )

@@ -1,0 +1,39 @@
+"""``simkit bench``: games per second per core for each registered simulator."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from simkit.core import loader, registry
+from simkit.core.runner import run_simulation
+from simkit.errors import InputError
+
+
+def bench(name: str | None = None, games: int | None = None, jobs: int | None = None) -> list[dict]:
+    """Time each matching mode on its default scenario after a warm-up run."""
+    rows = []
+    all_jobs = jobs or os.cpu_count() or 1
+    for game, mode in registry.find_modes(name):
+        if not mode.default_scenario:
+            continue
+        path = registry.scenarios_dir() / mode.default_scenario
+        if not path.exists():
+            raise InputError(f"bench: default scenario {path} of {game.name}/{mode.name} not found")
+        sim = loader.load(path).simulation
+        n = games or mode.bench_games
+        bs = max(1, min(sim.default_block_size, n // max(2 * all_jobs, 1) or 1))
+        run_simulation(sim, min(n, bs), seed=0, jobs=1, block_size=bs)  # warm-up: compile / load cache
+        t0 = time.perf_counter()
+        run_simulation(sim, n, seed=1, jobs=1, block_size=bs)
+        t1 = time.perf_counter() - t0
+        row = {"game": game.name, "mode": mode.name, "games": n * sim.cells,
+               "games/s per core": round(n * sim.cells / t1)}
+        if all_jobs > 1:
+            t0 = time.perf_counter()
+            run_simulation(sim, n, seed=1, jobs=all_jobs, block_size=bs)
+            tn = time.perf_counter() - t0
+            row[f"games/s, {all_jobs} jobs"] = round(n * sim.cells / tn)
+            row["speed-up"] = round(t1 / tn, 2)
+        rows.append(row)
+    return rows

@@ -1,0 +1,73 @@
+"""Plot helpers (matplotlib, no screen needed): heat-maps, bars with error bars, lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def heatmap(path: Path, values: np.ndarray, xlabels, ylabels, *, title: str, xlabel: str, ylabel: str,
+            cbar_label: str, annotate: bool = True, fmt: str = "{:.2f}") -> Path:
+    """A heat-map of ``values[y, x]`` with optional cell annotations."""
+    fig, ax = plt.subplots(figsize=(1.0 + 0.55 * len(xlabels), 1.0 + 0.45 * len(ylabels)), dpi=110)
+    im = ax.imshow(values, origin="lower", cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
+    ax.set_xticks(range(len(xlabels)), [str(x) for x in xlabels])
+    ax.set_yticks(range(len(ylabels)), [str(y) for y in ylabels])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if annotate and values.size <= 400:
+        for (i, j), v in np.ndenumerate(values):
+            ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=7,
+                    color="white" if v < 0.55 else "black")
+    fig.colorbar(im, ax=ax, label=cbar_label)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: str, ylabel: str,
+          bands: dict[str, tuple[np.ndarray, np.ndarray]] | None = None, markers: bool = True) -> Path:
+    """One line per series, with an optional shaded interval band per series."""
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    for name, y in series.items():
+        line, = ax.plot(x, y, marker="o" if markers else None, ms=3, label=name)
+        if bands and name in bands:
+            lo, hi = bands[name]
+            ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2)
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    if len(series) > 1:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=None) -> Path:
+    """Bars with optional interval error bars."""
+    fig, ax = plt.subplots(figsize=(max(5, 0.5 * len(labels) + 2), 4), dpi=110)
+    values = np.asarray(values, dtype=float)
+    yerr = None
+    if low is not None and high is not None:
+        yerr = np.vstack([values - np.asarray(low, float), np.asarray(high, float) - values])
+    ax.bar(range(len(labels)), values, yerr=yerr, capsize=3, color="#4c72b0")
+    ax.set_xticks(range(len(labels)), [str(x) for x in labels], rotation=30 if len(labels) > 8 else 0, ha="right" if len(labels) > 8 else "center")
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def _save(fig, path: Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -1,0 +1,118 @@
+"""The registry of games.
+
+Games plug in through the ``simkit.games`` entry-point group (see
+``pyproject.toml``); each entry point names a :class:`Game` object. The core
+looks games up here and never imports a game module by name, so a new game is
+added without touching the core.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simkit.errors import InputError
+
+ENTRY_POINT_GROUP = "simkit.games"
+
+
+@dataclass
+class Mode:
+    """One simulator of a game (e.g. VÁLKA's Lonequest, or its Chance Strike dice check).
+
+    ``build(fields, scenario)`` validates a scenario file and returns the
+    :class:`~simkit.core.simulation.Simulation` to run. ``report(run_dir, out_dir)``
+    writes the mode's report and returns the files it wrote.
+    """
+
+    name: str
+    title: str
+    build: Callable[..., Any]
+    default_scenario: str | None = None
+    report: Callable[..., list[Path]] | None = None
+    bench_games: int = 100_000
+
+
+@dataclass
+class Game:
+    """A registered game: its modes, odds commands and bundled reports."""
+
+    name: str
+    title: str
+    rules_file: str
+    rules_version: str
+    modes: list[Mode] = field(default_factory=list)
+    odds_commands: list[Any] = field(default_factory=list)  # click commands for `simkit odds`
+    bundled_reports: Callable[..., list[Path]] | None = None  # (out_dir, quick) -> files
+    rule_options: dict[str, str] = field(default_factory=dict)  # option -> one-line description
+    policies: dict[str, str] = field(default_factory=dict)  # policy name -> description
+
+    def mode(self, name: str) -> Mode:
+        for m in self.modes:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+
+_GAMES: dict[str, Game] | None = None
+
+
+def games() -> dict[str, Game]:
+    """All registered games by name, loaded once from the entry points."""
+    global _GAMES
+    if _GAMES is None:
+        found: dict[str, Game] = {}
+        for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            game = ep.load()
+            found[game.name] = game
+        _GAMES = found
+    return _GAMES
+
+
+def register(game: Game) -> None:
+    """Add a game at run time (for tests and notebooks; installed games use entry points)."""
+    games()[game.name] = game
+
+
+def get_game(name: str, *, where: str = "game") -> Game:
+    all_games = games()
+    if name not in all_games:
+        raise InputError(f"{where}: unknown game {name!r}; allowed values: {', '.join(sorted(all_games))}")
+    return all_games[name]
+
+
+def get_mode(game: str, mode: str, *, where: str = "mode") -> tuple[Game, Mode]:
+    g = get_game(game, where=where.replace("mode", "game"))
+    try:
+        return g, g.mode(mode)
+    except KeyError:
+        allowed = ", ".join(m.name for m in g.modes)
+        raise InputError(f"{where}: unknown mode {mode!r} of game {game!r}; allowed values: {allowed}") from None
+
+
+def all_modes() -> list[tuple[Game, Mode]]:
+    return [(g, m) for g in games().values() for m in g.modes]
+
+
+def find_modes(name: str | None) -> list[tuple[Game, Mode]]:
+    """Modes matching a game name, a mode name or ``game/mode`` (all when ``name`` is None)."""
+    if not name:
+        return all_modes()
+    hits = [(g, m) for g, m in all_modes() if name in (g.name, m.name, f"{g.name}/{m.name}")]
+    if not hits:
+        allowed = sorted({g.name for g, _ in all_modes()} | {m.name for _, m in all_modes()})
+        raise InputError(f"unknown game or mode {name!r}; allowed values: {', '.join(allowed)}")
+    return hits
+
+
+def scenarios_dir() -> Path:
+    """The bundled ``scenarios/`` folder (beside the package in a source checkout)."""
+    import os
+
+    env = os.environ.get("SIMKIT_SCENARIOS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "scenarios"

@@ -1,0 +1,223 @@
+"""The reproducible parallel runner.
+
+Games are cut into blocks of ``block_size`` games (per cell). Block ``i``
+draws only from ``SeedSequence(root_seed, spawn_key=(i,))``; joblib runs the
+blocks on any number of workers, results come back in block order, and each
+block's rows are written to Parquet as soon as it ends. The same seed gives
+byte-identical ``summary.json`` and identical rows for any ``jobs``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from simkit.core import results
+from simkit.core.seeding import block_key, normalize_seed
+from simkit.core.simulation import Simulation, StatsAccumulator, block_stats
+from simkit.errors import InputError
+
+DEFAULT_MAX_GAMES = 10_000_000
+
+
+@dataclass
+class RunResult:
+    """What a run returns: where it wrote, what it recorded, and its summary rows."""
+
+    run_dir: Path | None
+    manifest: dict
+    summary: list[dict]
+    games: int
+    blocks: int
+    wall_seconds: float
+    _frame: pl.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        """Per-game rows (read lazily from the run's Parquet files)."""
+        if self._frame is None:
+            if self.run_dir is None:
+                raise ValueError("this run kept no per-game rows (it was run without an output folder)")
+            self._frame = results.load(self.run_dir)
+        return self._frame
+
+    def summary_frame(self) -> pl.DataFrame:
+        return summary_frame(self.summary)
+
+
+def summary_frame(rows: list[dict]) -> pl.DataFrame:
+    """Summary rows as a flat polars frame (group keys become ``group`` as text)."""
+    return pl.DataFrame([
+        {"metric": r["metric"], "group": ", ".join(f"{k}={v}" for k, v in r["group"].items()),
+         "estimate": r["estimate"], "low": r["low"], "high": r["high"], "n": r["n"]}
+        for r in rows
+    ], schema={"metric": pl.String, "group": pl.String, "estimate": pl.Float64,
+               "low": pl.Float64, "high": pl.Float64, "n": pl.Int64})
+
+
+def default_jobs() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def _block_task(sim: Simulation, root_seed: int, block: int, n: int, out_dir: str | None):
+    """Run one block in a worker: rows → Parquet (if an out folder is set) → sufficient stats."""
+    columns = sim.run_block(block_key(root_seed, block), n)
+    frame = pl.DataFrame(columns)
+    frame = frame.insert_column(0, pl.Series("block", np.full(frame.height, block, dtype=np.int32)))
+    stats = block_stats(frame, sim.metrics)
+    if out_dir is not None:
+        results.write_block(Path(out_dir), block, frame)
+    return block, n, stats
+
+
+def _execute(tasks, jobs: int, backend: str | None, scheduler: str | None):
+    """Yield task results in submission order, sequentially or through joblib."""
+    if jobs == 1 and backend in (None, "loky"):
+        for args in tasks:
+            yield _block_task(*args)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    if backend == "dask":
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise InputError("--backend dask needs the 'dask' extra: pip install 'simkit[dask]'") from None
+        client = Client(scheduler) if scheduler else Client(processes=False)
+        try:
+            with parallel_config(backend="dask"):
+                yield from Parallel(return_as="generator")(delayed(_block_task)(*a) for a in tasks)
+        finally:
+            client.close()
+        return
+    yield from Parallel(n_jobs=jobs, backend=backend or "loky", return_as="generator",
+                        pre_dispatch="2*n_jobs")(delayed(_block_task)(*a) for a in tasks)
+
+
+def _progress(total: int, enabled: bool, desc: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=" games", unit_scale=True, disable=not enabled, desc=desc,
+                dynamic_ncols=True, smoothing=0.1, file=sys.stderr)
+
+
+def make_run_dir(base: str | Path, mode: str, root_seed: int) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base = Path(base)
+    candidate = base / f"{mode}-{stamp}-{root_seed % (1 << 24):06x}"
+    k = 1
+    while candidate.exists():
+        k += 1
+        candidate = base / f"{mode}-{stamp}-{root_seed % (1 << 24):06x}-{k}"
+    return candidate
+
+
+def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs: int | None = None,
+                   block_size: int | None = None, out: str | Path | None = None,
+                   progress: bool = False, precision: float | None = None,
+                   max_games: int | None = None, backend: str | None = None,
+                   scheduler: str | None = None, manifest_extra: dict | None = None) -> RunResult:
+    """Run ``games`` games per cell of ``sim`` and return the summary.
+
+    ``out`` is the run folder to write (None keeps nothing on disk). With
+    ``precision`` set, blocks are added in order until every rate's 95%
+    half-width is at most ``precision`` (or ``max_games`` is reached); the
+    stopping block depends only on the seed, never on ``jobs``.
+    """
+    root_seed = normalize_seed(seed)
+    block_size = int(block_size or sim.default_block_size)
+    if block_size < 1:
+        raise InputError(f"--block-size: must be at least 1 (got {block_size})")
+    jobs = default_jobs() if jobs in (None, 0) else int(jobs)
+    if jobs < 1:
+        raise InputError(f"--jobs: must be at least 1 (got {jobs})")
+    if precision is not None:
+        if not (0 < precision < 0.5):
+            raise InputError(f"--precision: must lie strictly between 0 and 0.5 (got {precision})")
+        cap = int(max_games or DEFAULT_MAX_GAMES)
+        target = cap
+    else:
+        if games is None or games < 1:
+            raise InputError(f"--games: must be at least 1 (got {games})")
+        target = int(games)
+        cap = target
+    n_blocks = math.ceil(target / block_size)
+    sizes = [min(block_size, target - b * block_size) for b in range(n_blocks)]
+
+    run_dir = Path(out) if out is not None else None
+    manifest = {
+        "simkit_version": _version(),
+        "game": sim.game,
+        "mode": sim.mode,
+        "rules_version": sim.rules_version,
+        **(manifest_extra or {}),
+        **sim.describe(),
+        "root_seed": str(root_seed),
+        "block_size": block_size,
+        "games_requested": None if precision is not None else target,
+        "precision": precision,
+        "max_games": cap if precision is not None else None,
+        "cells": sim.cells,
+        "status": "running",
+    }
+    if run_dir is not None:
+        if results.block_files(run_dir):
+            raise InputError(f"--out: {run_dir} already holds result blocks; choose a new folder")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        results.write_json(run_dir / "manifest.json", manifest)
+
+    acc = StatsAccumulator(sim.metrics)
+    done_games = 0
+    done_blocks = 0
+    start = time.perf_counter()
+    bar = _progress((target if precision is None else cap) * sim.cells, progress, sim.mode)
+    round_size = n_blocks if precision is None else max(2 * jobs, 1)
+    stop = False
+    try:
+        b = 0
+        while b < n_blocks and not stop:
+            chunk = range(b, min(n_blocks, b + round_size))
+            tasks = [(sim, root_seed, i, sizes[i], None if run_dir is None else str(run_dir)) for i in chunk]
+            for block, n, rows in _execute(tasks, jobs, backend, scheduler):
+                if stop:
+                    # computed past the deterministic stopping block: discard it
+                    if run_dir is not None:
+                        results.block_path(run_dir, block).unlink(missing_ok=True)
+                    continue
+                acc.add(rows)
+                done_games += n
+                done_blocks += 1
+                bar.update(n * sim.cells)
+                if precision is not None and acc.max_rate_half_width() <= precision:
+                    stop = True
+            b = chunk.stop
+    except KeyboardInterrupt:
+        bar.close()
+        if run_dir is not None:
+            manifest.update(status="interrupted", games=done_games, blocks=done_blocks,
+                            wall_seconds=round(time.perf_counter() - start, 3))
+            results.write_json(run_dir / "manifest.json", manifest)
+        raise
+    bar.close()
+    wall = time.perf_counter() - start
+    summary = acc.summary()
+    manifest.update(status="complete", games=done_games, blocks=done_blocks,
+                    wall_seconds=round(wall, 3), jobs=jobs, backend=backend or "loky")
+    if run_dir is not None:
+        results.write_json(run_dir / "summary.json", summary)
+        results.write_json(run_dir / "manifest.json", manifest)
+    return RunResult(run_dir=run_dir, manifest=manifest, summary=summary, games=done_games,
+                     blocks=done_blocks, wall_seconds=wall)
+
+
+def _version() -> str:
+    from simkit import __version__
+
+    return __version__

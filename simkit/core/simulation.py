@@ -1,0 +1,134 @@
+"""What the runner runs: a :class:`Simulation` and the :class:`Metric` s it reports.
+
+A simulation plays one block of games: ``run_block(key, n)`` gets the block's
+64-bit key words (from ``SeedSequence(root, spawn_key=(block,))``) and the
+number of games ``n`` per cell, and returns columns (numpy arrays of equal
+length) with one row per game per cell. Each cell (a warband × policy, a
+strike × shield pair, …) replays the same ``n`` game streams: common random
+numbers across cells.
+
+Metrics are reduced from sufficient statistics (count, sum, sum of squares)
+per group, per block, and merged in block order: integer sums are exact, so
+the summary is the same whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from simkit.core import stats
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A reported number: a rate (0/1 column) or a mean, grouped by some columns.
+
+    With ``trials`` set, rows are pre-aggregated: the rate is
+    ``sum(column) / sum(trials)`` (used by dice checks that count events in
+    bulk instead of writing a row per roll).
+    """
+
+    name: str
+    column: str
+    kind: Literal["rate", "mean"] = "rate"
+    by: tuple[str, ...] = ()
+    label: str = ""
+    trials: str | None = None
+
+
+class Simulation:
+    """Base class for a game mode's simulator (see module docstring)."""
+
+    game: str = ""
+    mode: str = ""
+    rules_version: str = ""
+    metrics: list[Metric] = []
+    default_block_size: int = 10_000
+
+    def run_block(self, key: np.ndarray, n: int) -> dict[str, np.ndarray]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    @property
+    def cells(self) -> int:
+        """How many cells each game is played in (rows per game index)."""
+        return 1
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records about the scenario: options, policies, parameters."""
+        return {}
+
+
+def _is_integer(dtype) -> bool:
+    return dtype.is_integer() or dtype == pl.Boolean
+
+
+def block_stats(frame: pl.DataFrame, metrics: list[Metric]) -> list[tuple[str, tuple, int, Any, Any]]:
+    """Sufficient statistics of one block: ``(metric, group values, n, sum, sum_sq)`` per group.
+
+    Sums of integer columns are Python ints (exact); float sums are floats.
+    """
+    out = []
+    for m in metrics:
+        by = list(m.by)
+        col = pl.col(m.column)
+        if _is_integer(frame.schema[m.column]):
+            col = col.cast(pl.Int64)
+        n_expr = pl.col(m.trials).cast(pl.Int64).sum() if m.trials else pl.len()
+        aggs = [n_expr.alias("__n"), col.sum().alias("__s"), (col * col).sum().alias("__ss")]
+        g = frame.group_by(by, maintain_order=True).agg(aggs) if by else frame.select(aggs)
+        for row in g.iter_rows(named=True):
+            key = tuple(row[b] for b in by)
+            out.append((m.name, key, int(row["__n"]), row["__s"], row["__ss"]))
+    return out
+
+
+@dataclass
+class StatsAccumulator:
+    """Merges block statistics in block order into summary rows."""
+
+    metrics: list[Metric]
+    totals: dict = field(default_factory=dict)
+
+    def add(self, rows) -> None:
+        for name, key, n, s, ss in rows:
+            acc = self.totals.setdefault((name, key), [0, 0, 0])
+            acc[0] += n
+            acc[1] += s
+            acc[2] += ss
+
+    def summary(self) -> list[dict]:
+        """Rows ``{metric, group, estimate, low, high, n}`` with 95% intervals."""
+        by_name = {m.name: m for m in self.metrics}
+        rows = []
+        for (name, key), (n, s, ss) in self.totals.items():
+            m = by_name[name]
+            if m.kind == "rate":
+                e = stats.wilson(int(s), int(n))
+            else:
+                e = stats.mean_interval(int(n), float(s), float(ss))
+            rows.append({
+                "metric": name,
+                "group": {b: _plain(v) for b, v in zip(m.by, key)},
+                "estimate": e.estimate,
+                "low": e.low,
+                "high": e.high,
+                "n": e.n,
+            })
+        order = {m.name: i for i, m in enumerate(self.metrics)}
+        rows.sort(key=lambda r: (order[r["metric"]], tuple(str(v) for v in r["group"].values())))
+        return rows
+
+    def max_rate_half_width(self) -> float:
+        widths = [(r["high"] - r["low"]) / 2 for r in self.summary()
+                  if next(m for m in self.metrics if m.name == r["metric"]).kind == "rate"]
+        return max(widths) if widths else 0.0
+
+
+def _plain(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    return v

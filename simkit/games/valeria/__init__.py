@@ -1,0 +1,31 @@
+"""Valeria: Card Kingdoms 2E additions (rules: ../shared/rules/valeria-card-kingdoms-2e.txt):
+Herald starter card and Monster Event activation odds on 2d6."""
+
+from __future__ import annotations
+
+RULES_VERSION = "vck2e-additions-1"
+
+from simkit.core.registry import Game  # noqa: E402
+
+
+def _odds_commands():
+    from simkit.games.valeria.odds_cli import valeria_cmd
+
+    return [valeria_cmd]
+
+
+def _bundled(out_dir, quick=False, jobs=None):
+    from simkit.games.valeria.odds_cli import bundled_reports
+
+    return bundled_reports(out_dir, quick=quick, jobs=jobs)
+
+
+GAME = Game(
+    name="valeria",
+    title="Valeria: Card Kingdoms 2E (Herald, Monster Events)",
+    rules_file="valeria-card-kingdoms-2e.txt",
+    rules_version=RULES_VERSION,
+    modes=[],
+    odds_commands=_odds_commands(),
+    bundled_reports=_bundled,
+)

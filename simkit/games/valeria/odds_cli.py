@@ -1,0 +1,172 @@
+"""``simkit odds valeria``: Citizen, Herald and Monster Event activation odds on 2d6."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import numpy as np
+
+from simkit.core.exact import fraction_str
+from simkit.core.oddscli import emit, frac_cols, mc_cols, monte_carlo, odds_options
+from simkit.core.report import write_markdown
+from simkit.core.simulation import Metric, Simulation
+from simkit.core.tables import render
+from simkit.games.valeria import RULES_VERSION
+from simkit.games.valeria.odds import (
+    citizen_activation, citizen_array, count_rolls, herald_distribution, herald_expected, label, monster_event,
+    parse_citizens,
+)
+
+
+class ValeriaRollSim(Simulation):
+    """2d6 rolls, counted in bulk (aggregated rows), for ``--mc``."""
+
+    game = "valeria"
+    mode = "roll"
+    rules_version = RULES_VERSION
+    default_block_size = 1_000_000
+
+    def __init__(self, citizens):
+        self.citizens = list(citizens)
+        self._arr = citizen_array(self.citizens)
+        m = [Metric(f"citizen_{i}", f"citizen_{i}", "rate", (), label(c), "trials") for i, c in enumerate(self.citizens)]
+        m += [Metric(f"herald_{k}", f"herald_{k}", "rate", (), f"{k} Herald activations", "trials") for k in range(3)]
+        m += [Metric(f"monster_{n}", f"monster_{n}", "rate", (), f"Monster Event {n}", "trials") for n in range(1, 13)]
+        self.metrics = m
+
+    def run_block(self, key, n):
+        cit, her, mon = count_rolls(key, n, self._arr)
+        cols = {"trials": np.array([n], np.int64)}
+        for i in range(len(self.citizens)):
+            cols[f"citizen_{i}"] = cit[i:i + 1]
+        for k in range(3):
+            cols[f"herald_{k}"] = her[k:k + 1]
+        for m in range(1, 13):
+            cols[f"monster_{m}"] = mon[m:m + 1]
+        return cols
+
+    def describe(self):
+        return {"citizens": [label(c) for c in self.citizens]}
+
+
+def valeria_sections(citizens, est=None):
+    """(title, rows) tables: each Citizen, the Herald, each Monster Event number."""
+    get = (lambda name: est.get((name, ()))) if est else (lambda name: None)
+    crow = []
+    for i, (lab, p) in enumerate(citizen_activation(citizens)):
+        row = {"citizen": lab}
+        frac_cols(row, "activates", p)
+        mc_cols(row, "activates", get(f"citizen_{i}"))
+        crow.append(row)
+    hd = herald_distribution(citizens)
+    hrow = []
+    for k in range(3):
+        row = {"herald_activations": k}
+        frac_cols(row, "probability", hd[k])
+        mc_cols(row, "probability", get(f"herald_{k}"))
+        hrow.append(row)
+    mrow = []
+    for n, p in monster_event().items():
+        row = {"activation_number": n}
+        frac_cols(row, "fires", p)
+        mc_cols(row, "fires", get(f"monster_{n}"))
+        mrow.append(row)
+    return [("Citizens", crow), ("Herald activations per roll", hrow), ("Monster Event fires on a roll", mrow)]
+
+
+def _display(rows):
+    out = []
+    for r in rows:
+        d = {}
+        for k, v in r.items():
+            if k.endswith(("_p", "_low", "_high")) or k == "mc_n":
+                continue
+            if k.endswith("_mc"):
+                b = k[:-3]
+                d[f"{b} MC [95%]"] = f"{v:.4f} [{r[b + '_low']:.4f}, {r[b + '_high']:.4f}]"
+            elif f"{k}_p" in r and isinstance(v, str):
+                d[k] = f"{v} ≈ {r[k + '_p']:.4f}"
+            else:
+                d[k] = v
+        out.append(d)
+    return out
+
+
+def valeria_text(citizens, sections, fmt):
+    he = herald_expected(citizens)
+    head = (f"Citizens: {', '.join(label(c) for c in citizens) or '(none)'}\n"
+            f"Expected Herald activations per roll: {fraction_str(he)} ≈ {float(he):.4f}\n")
+    if fmt == "md":
+        head = "\n".join(f"- {line}" for line in head.strip().splitlines()) + "\n"
+    parts = [head]
+    for title, rows in sections:
+        if rows:
+            parts.append(("## " if fmt == "md" else "") + title + "\n\n" + render(_display(rows), fmt))
+    return "\n".join(parts)
+
+
+@click.command("valeria")
+@click.option("--citizens", default="", show_default=True,
+              help="Activation numbers of the Citizens you own, e.g. 1,2,6 (two-number Citizens as 9/10).")
+@odds_options
+def valeria_cmd(citizens, fmt, out, mc, seed, jobs, plot):
+    """Valeria: Card Kingdoms 2E: activation odds on a 2d6 roll.
+
+    A number activates if it shows on either die or is the sum. The Herald
+    fires when no owned Citizen activates, and again on doubles; a Monster
+    Event fires once per roll, even on doubles. Rule text:
+    valeria-card-kingdoms-2e.txt, Herald Starter Card and Monster Event Variant.
+    """
+    cits = parse_citizens(citizens)
+    est = None
+    if mc:
+        est, _ = monte_carlo(ValeriaRollSim(cits), mc, seed, jobs)
+    sections = valeria_sections(cits, est)
+    if plot:
+        valeria_plot(plot, sections)
+    if fmt == "json":
+        data = {
+            "citizens": dict(sections)["Citizens"],
+            "herald_expected": fraction_str(herald_expected(cits)),
+            "herald_expected_p": float(herald_expected(cits)),
+            "herald_distribution": dict(sections)["Herald activations per roll"],
+            "monster_event": {str(n): fraction_str(p) for n, p in monster_event().items()},
+            "monster_event_p": {str(n): float(p) for n, p in monster_event().items()},
+        }
+        if est:
+            data["monster_event_mc"] = dict(sections)["Monster Event fires on a roll"]
+        emit(json.dumps(data, indent=2) + "\n", out)
+    elif fmt == "csv":
+        emit("".join(f"# {t}\n" + render(rows, "csv") for t, rows in sections if rows), out)
+    else:
+        emit(valeria_text(cits, sections, fmt), out)
+
+
+def valeria_plot(path, sections):
+    from simkit.core.plotting import bars
+
+    rows = dict(sections)["Monster Event fires on a roll"]
+    return bars(path, [r["activation_number"] for r in rows], [r["fires_p"] for r in rows],
+                title="Valeria: P(Monster Event fires) by activation number", ylabel="probability per roll")
+
+
+def bundled_reports(out_dir: Path, quick: bool = False, jobs=None) -> list[Path]:
+    """``reports/odds/valeria.md`` and ``valeria.png``: a few starting duchies, exact and simulated."""
+    out = Path(out_dir) / "odds"
+    trials = 50_000 if quick else 500_000
+    text = ("# Valeria: Card Kingdoms 2E activation odds\n\n"
+            "\"The Monster Event card is activated if the value is rolled on the dice, including the sum of both "
+            "dice. The card does not activate twice in the case of doubles.\" The Herald \"activates\" when the "
+            "roll activates none of your Citizens, and again on doubles. Exact values are fractions; the Monte "
+            f"Carlo columns are {trials:,} simulated rolls (seed 2026) with 95% intervals.\n\n"
+            "![Monster Event odds](valeria.png)\n\n")
+    sections = None
+    for spec in ("1,2", "1,2,6", "1,2,5,6,9/10"):
+        cits = parse_citizens(spec)
+        est, _ = monte_carlo(ValeriaRollSim(cits), trials, 2026, jobs)
+        sections = valeria_sections(cits, est)
+        text += f"## Duchy with Citizens {spec}\n\n" + valeria_text(cits, sections[:2], "md") + "\n"
+    text += "## Monster Event fires on a roll\n\n" + render(_display(sections[2][1]), "md")
+    return [write_markdown(out / "valeria.md", text), valeria_plot(out / "valeria.png", sections)]

@@ -1,0 +1,38 @@
+"""Valhalla Solo Mode (rules: ../shared/rules/valhalla-solo.txt): the monster's weapon dice;
+the solo game simulator plugs in here as further modes.
+
+The bundled monster die and cards (``scenarios/valhalla/cards.toml``) are STAND-IN data.
+"""
+
+from __future__ import annotations
+
+RULES_VERSION = "valhalla-solo-1"
+
+from simkit.core.registry import Game  # noqa: E402
+
+
+def _bundled(out_dir, quick=False, jobs=None):
+    from simkit.games.valhalla.reports import bundled_reports
+
+    return bundled_reports(out_dir, quick=quick, jobs=jobs)
+
+
+def _odds_commands():
+    from simkit.games.valhalla.odds_cli import monster_cmd
+
+    return [monster_cmd]
+
+
+GAME = Game(
+    name="valhalla",
+    title="Valhalla Solo Mode",
+    rules_file="valhalla-solo.txt",
+    rules_version=RULES_VERSION,
+    modes=[],
+    odds_commands=_odds_commands(),
+    bundled_reports=_bundled,
+    rule_options={
+        "wild_matches_monster": "the wild (⊗) face of a monster die covers any one uncovered weapon on the "
+                                "monster card (default false: it never covers one; odds: --wild-matches)",
+    },
+)

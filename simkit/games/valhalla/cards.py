@@ -1,0 +1,111 @@
+"""Valhalla Solo monster cards and the monster's weapon die, read from TOML.
+
+The bundled ``scenarios/valhalla/cards.toml`` is STAND-IN data: the real
+faces and cards are not in our rulebooks. Every problem in a cards file is an
+:class:`~simkit.errors.InputError` naming the file, the field and the allowed
+values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from simkit.core.scenario import Fields, read_toml
+
+WILD = "wild"  # the ⊗ face
+
+
+@dataclass(frozen=True)
+class WeaponDie:
+    faces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MonsterCard:
+    name: str
+    strength: int
+    max_glory: int
+    clans: tuple[str, ...]
+    weapons: tuple[str, ...]  # the multiset of weapons that triggers the attack
+    warrior_symbols: int
+    power: str
+
+
+@dataclass(frozen=True)
+class Monster:
+    key: str
+    name: str
+    cards_base: list[MonsterCard]  # ascending strength; [0] is the active card
+    cards_plus40: list[MonsterCard]  # the (+40) side, same number of cards
+
+
+def default_cards_path() -> Path:
+    from simkit.core.registry import scenarios_dir
+
+    return scenarios_dir() / "valhalla" / "cards.toml"
+
+
+def _names(f: Fields, name: str, allowed, lo: int = 0, hi: int | None = None, unique: bool = False) -> tuple[str, ...]:
+    """A list of names, each from ``allowed`` (any non-empty string when ``allowed`` is None)."""
+    value = f.get(name, list)
+    if not lo <= len(value) <= (len(value) if hi is None else hi):
+        span = f"exactly {lo}" if lo == hi else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
+        raise f.error(name, f"must list {span} names (got {len(value)})")
+    for i, v in enumerate(value):
+        if allowed is None and not (isinstance(v, str) and v):
+            raise f.error(f"{name}[{i}]", f"must be a non-empty string (got {v!r})")
+        if allowed is not None and v not in allowed:
+            raise f.error(f"{name}[{i}]", f"must be one of {', '.join(map(repr, allowed))} (got {v!r})")
+        if unique and v in value[:i]:
+            raise f.error(f"{name}[{i}]", f"repeats {v!r}; names must be distinct")
+    return tuple(value)
+
+
+def _cards(m: Fields, side: str, weapons: list[str], clans: tuple[str, ...]) -> list[MonsterCard]:
+    cards = []
+    for f in m.tables(side):
+        card = MonsterCard(
+            name=f.get("name", str),
+            strength=f.get("strength", int, min=1),
+            max_glory=f.get("max_glory", int, min=0),
+            clans=_names(f, "clans", clans),
+            weapons=_names(f, "weapons", weapons, lo=1, hi=6),
+            warrior_symbols=f.get("warrior_symbols", int, min=0),
+            power=f.get("power", str, ""),
+        )
+        f.finish()
+        if cards and card.strength < cards[-1].strength:
+            raise f.error("strength", f"must be at least {cards[-1].strength}, the strength of the card above it "
+                          f"(cards go in ascending order of strength) (got {card.strength})")
+        cards.append(card)
+    if not cards:
+        raise m.error(side, "must hold at least one card")
+    return cards
+
+
+def load_cards(path: str | Path | None = None) -> tuple[WeaponDie, dict[str, Monster]]:
+    """Read the monster die and the monsters (keyed by ``key``) from a cards file."""
+    path = Path(path) if path is not None else default_cards_path()
+    data, _ = read_toml(path)
+    top = Fields(path, data)
+    top.get("notice", str)
+    clans = _names(top, "clans", None, lo=1, unique=True)
+    d = top.table("die")
+    symbols = _names(d, "symbols", None, lo=1, unique=True)
+    die = WeaponDie(_names(d, "faces", symbols, lo=6, hi=6))
+    d.finish()
+    weapons = [s for s in symbols if s != WILD]
+    monsters: dict[str, Monster] = {}
+    for m in top.tables("monsters"):
+        key = m.get("key", str)
+        if key in monsters or not key:
+            raise m.error("key", f"must be a distinct non-empty name (got {key!r}; already used: {', '.join(monsters)})")
+        mon = Monster(key, m.get("name", str), _cards(m, "base", weapons, clans), _cards(m, "plus40", weapons, clans))
+        if len(mon.cards_plus40) != len(mon.cards_base):
+            raise m.error("plus40", f"must hold as many cards as 'base' ({len(mon.cards_base)}), being their reverse "
+                          f"sides (got {len(mon.cards_plus40)})")
+        m.finish()
+        monsters[key] = mon
+    top.finish()
+    return die, monsters

@@ -1,0 +1,50 @@
+"""VÁLKA (rules: ../shared/rules/valka.txt): Chance Strike and Test Fate dice
+mechanics; the Lonequest simulator plugs in here as further modes."""
+
+from __future__ import annotations
+
+RULES_VERSION = "valka-rulebook-1"
+
+from simkit.core.registry import Game, Mode  # noqa: E402
+
+
+def _build_chance_strike(fields):
+    from simkit.games.valka.dice_checks import build_chance_strike
+
+    return build_chance_strike(fields)
+
+
+def _report(run_dir, out_dir):
+    from simkit.games.valka.reports import chance_strike_run_report
+
+    return chance_strike_run_report(run_dir, out_dir)
+
+
+def _bundled(out_dir, quick=False, jobs=None):
+    from simkit.games.valka.reports import bundled_reports
+
+    return bundled_reports(out_dir, quick=quick, jobs=jobs)
+
+
+def _odds_commands():
+    from simkit.games.valka.odds_cli import chance_strike_cmd, test_fate_cmd
+
+    return [chance_strike_cmd, test_fate_cmd]
+
+
+GAME = Game(
+    name="valka",
+    title="VÁLKA",
+    rules_file="valka.txt",
+    rules_version=RULES_VERSION,
+    modes=[
+        Mode("chance-strike", "VÁLKA Chance Strike (dice check)", _build_chance_strike,
+             default_scenario="valka/chance_strike.toml", report=_report, bench_games=200_000),
+    ],
+    odds_commands=_odds_commands(),
+    bundled_reports=_bundled,
+    rule_options={
+        "rules.lone_one": "a lone natural 1 in a Chance Strike: 'loses' (default) or 'fails'",
+        "rules.defender_deals_damage": "a defender who wins a Chance Strike deals 1 damage (default true)",
+    },
+)

@@ -1,0 +1,150 @@
+"""VÁLKA Chance Strike (rulebook, "On Your Turn" → Attack → Chance Strike).
+
+    "The Striking and Defending players each roll a D10. The Striking Fighter
+    adds their total Strike score to the outcome of their roll. The defending
+    Fighter adds their total Shield score to the outcome of their roll. If
+    either player rolls a 10, they win the combat. If both roll a 10 or there
+    is a tie of any value, advantage goes to the attacker. The Fighter with
+    the higher total value wins the Combat, and deals 1 damage to the other
+    Fighter. If either player rolls a 1 they automatically fail to strike or
+    fail to defend, regardless of their equipped Buffs. If both roll a 1, they
+    both deal 1 damage to themselves."
+
+Two readings are left open and are rule options (see docs/rules.md):
+
+* ``lone_one`` — what a natural 1 rolled by one fighter alone does.
+  ``"loses"`` (default): that fighter loses the combat, so an attacker's lone
+  1 lets the defender win. ``"fails"``: it only fails, so an attacker's lone 1
+  means nobody is damaged (a defender's lone 1 lets the strike land either way).
+* ``defender_deals_damage`` — whether a defender who wins deals 1 damage to
+  the attacker (default true, "deals 1 damage to the other Fighter"), or only
+  blocks.
+
+Outcome codes: 0 = no damage, 1 = attacker hits (defender takes 1),
+2 = defender hits (attacker takes 1), 3 = both hurt (double 1s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from numba import njit
+
+from simkit.core.exact import die, product
+from simkit.core.rng import roll, seed_stream
+
+NO_DAMAGE, ATTACKER_HITS, DEFENDER_HITS, BOTH_HURT = 0, 1, 2, 3
+OUTCOME_NAMES = ("no_damage", "attacker_hits", "defender_hits", "both_hurt")
+LONE_ONE_READINGS = ("loses", "fails")
+D10 = 10
+
+
+@dataclass(frozen=True)
+class ChanceStrikeRules:
+    """The rule options of a Chance Strike (defaults: the plain reading)."""
+
+    lone_one: str = "loses"
+    defender_deals_damage: bool = True
+
+    def __post_init__(self):
+        if self.lone_one not in LONE_ONE_READINGS:
+            raise ValueError(f"lone_one must be one of {LONE_ONE_READINGS}")
+
+
+@njit(cache=True)
+def resolve(attacker_roll, defender_roll, strike, shield, lone_one_loses, defender_deals_damage):
+    """The outcome code of one Chance Strike with the given natural rolls and totals' bonuses."""
+    if attacker_roll == 1 and defender_roll == 1:
+        return BOTH_HURT
+    if attacker_roll == 1:
+        attacker_wins = False
+        if not lone_one_loses:
+            return NO_DAMAGE
+    elif defender_roll == 1:
+        attacker_wins = True
+    elif attacker_roll == D10:
+        attacker_wins = True  # a 10 wins; both 10: advantage to the attacker
+    elif defender_roll == D10:
+        attacker_wins = False
+    else:
+        attacker_wins = attacker_roll + strike >= defender_roll + shield  # ties go to the attacker
+    if attacker_wins:
+        return ATTACKER_HITS
+    return DEFENDER_HITS if defender_deals_damage else NO_DAMAGE
+
+
+def outcome_distribution(strike: int, shield: int, rules: ChanceStrikeRules = ChanceStrikeRules()) -> dict[int, Fraction]:
+    """Exact P(outcome) for an attacker with total Strike ``strike`` against total Shield ``shield``."""
+    lone = rules.lone_one == "loses"
+    dist = product(die(D10), die(D10)).map(
+        lambda ad: int(resolve(ad[0], ad[1], strike, shield, lone, rules.defender_deals_damage)))
+    return {code: dist[code] for code in range(4)}
+
+
+def chance_strike(strike: int, shield: int, rules: ChanceStrikeRules = ChanceStrikeRules()) -> dict[str, Fraction]:
+    """P(attacker deals 1 damage), P(defender deals 1 damage), P(both hurt) as Fractions."""
+    d = outcome_distribution(strike, shield, rules)
+    return {
+        "attacker_hits": d[ATTACKER_HITS],
+        "defender_hits": d[DEFENDER_HITS],
+        "both_hurt": d[BOTH_HURT],
+    }
+
+
+def expected_strikes_to_defeat(health: int, strike: int, shield: int,
+                               rules: ChanceStrikeRules = ChanceStrikeRules()) -> Fraction | None:
+    """Expected Chance Strikes until a defender with ``health`` Health has taken that much damage.
+
+    The defender takes 1 damage when the attacker hits or on double 1s
+    ("they both deal 1 damage to themselves"), independently per strike, so the
+    count is negative binomial with mean health / q. None when q = 0.
+    """
+    d = chance_strike(strike, shield, rules)
+    q = d["attacker_hits"] + d["both_hurt"]
+    return None if q == 0 else Fraction(health) / q
+
+
+@njit(cache=True)
+def count_outcomes(key, n, strikes, shields, lone_one_loses, defender_deals_damage):
+    """Monte Carlo: ``counts[cell, outcome]`` over ``n`` strikes per (strike, shield) cell.
+
+    Strike ``i`` draws both d10s from its own stream, and every cell sees the
+    same rolls for strike ``i`` (common random numbers).
+    """
+    cells = strikes.shape[0]
+    counts = np.zeros((cells, 4), dtype=np.int64)
+    state = np.empty(4, dtype=np.uint64)
+    for i in range(n):
+        seed_stream(state, key, i)
+        a = roll(state, D10)
+        d = roll(state, D10)
+        for c in range(cells):
+            counts[c, resolve(a, d, strikes[c], shields[c], lone_one_loses, defender_deals_damage)] += 1
+    return counts
+
+
+@njit(cache=True)
+def roll_events(key, n, strikes, shields, lone_one_loses, defender_deals_damage):
+    """Monte Carlo, one row per strike per cell: (game, cell, attacker_roll, defender_roll, outcome)."""
+    cells = strikes.shape[0]
+    rows = n * cells
+    game = np.empty(rows, np.int32)
+    cell = np.empty(rows, np.int32)
+    a_roll = np.empty(rows, np.int8)
+    d_roll = np.empty(rows, np.int8)
+    outcome = np.empty(rows, np.int8)
+    state = np.empty(4, dtype=np.uint64)
+    for i in range(n):
+        seed_stream(state, key, i)
+        a = roll(state, D10)
+        d = roll(state, D10)
+        for c in range(cells):
+            r = c * n + i
+            game[r] = i
+            cell[r] = c
+            a_roll[r] = a
+            d_roll[r] = d
+            outcome[r] = resolve(a, d, strikes[c], shields[c], lone_one_loses, defender_deals_damage)
+    return game, cell, a_roll, d_roll, outcome

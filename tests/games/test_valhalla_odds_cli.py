@@ -1,0 +1,83 @@
+"""``simkit odds valhalla-monster``: JSON against the exact chain and a hand count, errors, Monte Carlo."""
+
+import json
+import math
+from fractions import Fraction as F
+
+from click.testing import CliRunner
+
+from simkit.cli import cli
+from simkit.core.report import STAND_IN_NOTICE
+from simkit.games.valhalla.cards import load_cards
+from simkit.games.valhalla.monster_dice import attack_by_turn
+
+
+def _run(*args):
+    return CliRunner().invoke(cli, ["odds", "valhalla-monster", *args])
+
+
+def test_json_first_turn_matches_chain_and_hand_count():
+    res = _run("--monster", "troll", "--card", "1", "--format", "json", "--turns", "3")
+    assert res.exit_code == 0, res.stderr
+    rows = json.loads(res.stdout)
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["monster"], row["side"], row["card"], row["weapons"]) == ("troll", "base", 1, ["hammer", "hammer"])
+    assert len(row["attack_by_turn"]) == len(row["attack_by_turn_p"]) == 3
+    die, monsters = load_cards()
+    first = F(row["attack_by_turn"][0])
+    assert first == attack_by_turn(monsters["troll"].cards_base[0].weapons, die, 3)[0]
+    # Troll card 1 needs hammer, hammer; the die has one hammer face of six. Turn 1 rolls all 6 dice:
+    # 6^6 = 46656 equally likely rolls; no hammer: 5^6 = 15625; exactly one hammer: 6 positions * 5^5 = 18750;
+    # the attack needs 2+ hammers: 46656 - 15625 - 18750 = 12281 rolls.
+    assert first == F(46656 - 15625 - 18750, 46656) == F(12281, 46656)
+    assert math.isclose(row["attack_by_turn_p"][0], 12281 / 46656)
+    assert F(row["expected_turns"]) > 1 and "attack_by_turn_mc" not in row
+
+
+def test_unknown_monster_is_one_line_exit_2():
+    res = _run("--monster", "kraken")
+    assert res.exit_code == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--monster" in lines[0] and "troll" in lines[0] and "kraken" in lines[0]
+    assert res.stdout == ""
+
+
+def test_unknown_card_index_is_one_line_exit_2():
+    res = _run("--monster", "dragon", "--card", "9")
+    assert res.exit_code == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--card" in lines[0] and "1..5" in lines[0]
+
+
+def test_single_card_table_has_per_turn_rows():
+    res = _run("--monster", "serpent", "--card", "2", "--turns", "4", "--format", "md")
+    assert res.exit_code == 0, res.stderr
+    assert "| Turn |" in res.stdout and "| 4 |" in res.stdout and "| 5 |" not in res.stdout
+
+
+def test_monte_carlo_agrees_with_exact_turn_one():
+    n = 20_000
+    res = _run("--monster", "troll", "--card", "1", "--mc", str(n), "--seed", "1", "--jobs", "1",
+               "--format", "json", "--turns", "3")
+    assert res.exit_code == 0, res.stderr
+    row = json.loads(res.stdout)[0]
+    assert row["mc_n"] == n
+    assert len(row["attack_by_turn_mc"]) == len(row["attack_by_turn_low"]) == len(row["attack_by_turn_high"]) == 3
+    exact = float(F(row["attack_by_turn"][0]))
+    est, low, high = row["attack_by_turn_mc"][0], row["attack_by_turn_low"][0], row["attack_by_turn_high"][0]
+    assert low <= est <= high
+    se = math.sqrt(exact * (1 - exact) / n)
+    assert abs(est - exact) <= 4 * se
+
+
+def test_bundled_report(tmp_path):
+    from simkit.games.valhalla.reports import bundled_reports
+
+    files = bundled_reports(tmp_path, quick=True, jobs=1)
+    assert [f.name for f in files] == ["valhalla-monster.md", "valhalla-monster.png"]
+    text = files[0].read_text()
+    assert text.split("\n\n")[1] == STAND_IN_NOTICE
+    assert "If all of the weapons on the card are filled, the monster attacks" in text
+    assert "exact values lie inside their 95% interval" in text
+    assert files[1].stat().st_size > 1000
