@@ -24,6 +24,8 @@ def bench(name: str | None = None, games: int | None = None, jobs: int | None = 
         n = games or mode.bench_games
         bs = max(1, min(sim.default_block_size, n // max(2 * all_jobs, 1) or 1))
         run_simulation(sim, min(n, bs), seed=0, jobs=1, block_size=bs)  # warm-up: compile / load cache
+        if all_jobs > 1:  # warm-up the worker processes too (imports, numba cache)
+            run_simulation(sim, min(n, bs) * all_jobs, seed=0, jobs=all_jobs, block_size=bs)
         t0 = time.perf_counter()
         run_simulation(sim, n, seed=1, jobs=1, block_size=bs)
         t1 = time.perf_counter() - t0

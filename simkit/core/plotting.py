@@ -43,6 +43,10 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
+    if all(float(v).is_integer() for v in np.asarray(x, dtype=float)):
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if len(series) > 1:
         ax.legend(fontsize=8)
     fig.tight_layout()

@@ -119,7 +119,7 @@ class StatsAccumulator:
                 "n": e.n,
             })
         order = {m.name: i for i, m in enumerate(self.metrics)}
-        rows.sort(key=lambda r: (order[r["metric"]], tuple(str(v) for v in r["group"].values())))
+        rows.sort(key=lambda r: (order[r["metric"]], tuple(_sort_key(v) for v in r["group"].values())))
         return rows
 
     def max_rate_half_width(self) -> float:
@@ -132,3 +132,10 @@ def _plain(v):
     if isinstance(v, np.generic):
         return v.item()
     return v
+
+
+def _sort_key(v):
+    """Numbers before text, numbers by value (so 2 sorts before 10)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return (0, v, "")
+    return (1, 0, str(v))

@@ -143,7 +143,7 @@ def numeric_arrays(required, die) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 @njit(cache=True)
-def simulate_attacks(key, n_games, turns, required_counts, face_codes, wild_code, wild_matches, n_dice=6):
+def simulate_attacks(key, n_games, turns, required_counts, face_codes, wild_code, wild_matches, n_dice=6, stream=0):
     """Monte Carlo twin of :func:`attack_by_turn`: ``attacks[t-1]`` = games attacked on turn t."""
     k, n_faces = required_counts.shape[0], face_codes.shape[0]
     face_n = np.zeros(k, np.int64)
@@ -161,7 +161,7 @@ def simulate_attacks(key, n_games, turns, required_counts, face_codes, wild_code
     state = np.empty(4, np.uint64)
     covered = np.zeros(k, np.int64)
     for g in range(n_games):
-        seed_stream(state, key, g)
+        seed_stream(state, key, g, stream)
         covered[:] = 0
         on_card = 0
         for t in range(turns):

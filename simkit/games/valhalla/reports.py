@@ -56,13 +56,8 @@ def monster_markdown(die, monsters, mc_trials: int, seed, jobs, png_name: str, t
 
 def _dependence_note(detail) -> str:
     """Why the inside-count is not a count of independent checks."""
-    distinct = len({tuple(r["weapons"]) for r in detail})
-    note = (" These are not independent checks: one card's turns come from the same simulated games, so "
-            "they move together")
-    if distinct < len(detail):
-        note += (f"; and cards needing the same weapons replay identical simulated games (common random "
-                 f"numbers), so only {distinct} of these {len(detail)} cards are separate simulations")
-    return note + "."
+    return (" These are not independent checks: one card's turns come from the same simulated games, so "
+            "they move together (each card is simulated on its own streams, independent of the others).")
 
 
 def bundled_reports(out_dir: Path, quick: bool = False, jobs=None) -> list[Path]:

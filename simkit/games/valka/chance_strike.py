@@ -110,24 +110,28 @@ def expected_strikes_to_defeat(health: int, strike: int, shield: int,
 def count_outcomes(key, n, strikes, shields, lone_one_loses, defender_deals_damage):
     """Monte Carlo: ``counts[cell, outcome]`` over ``n`` strikes per (strike, shield) cell.
 
-    Strike ``i`` draws both d10s from its own stream, and every cell sees the
-    same rolls for strike ``i`` (common random numbers).
+    Strike ``i`` of cell ``c`` draws both d10s from stream ``(i, c)``: the
+    cells of a table are independent samples, so a chi-square test summed over
+    the cells is valid.
     """
     cells = strikes.shape[0]
     counts = np.zeros((cells, 4), dtype=np.int64)
     state = np.empty(4, dtype=np.uint64)
-    for i in range(n):
-        seed_stream(state, key, i)
-        a = roll(state, D10)
-        d = roll(state, D10)
-        for c in range(cells):
+    for c in range(cells):
+        for i in range(n):
+            seed_stream(state, key, i, c)
+            a = roll(state, D10)
+            d = roll(state, D10)
             counts[c, resolve(a, d, strikes[c], shields[c], lone_one_loses, defender_deals_damage)] += 1
     return counts
 
 
 @njit(cache=True)
 def roll_events(key, n, strikes, shields, lone_one_loses, defender_deals_damage):
-    """Monte Carlo, one row per strike per cell: (game, cell, attacker_roll, defender_roll, outcome)."""
+    """Monte Carlo, one row per strike per cell: (game, cell, attacker_roll, defender_roll, outcome).
+
+    Strike ``i`` of cell ``c`` rolls on stream ``(i, c)``, as in :func:`count_outcomes`.
+    """
     cells = strikes.shape[0]
     rows = n * cells
     game = np.empty(rows, np.int32)
@@ -136,11 +140,11 @@ def roll_events(key, n, strikes, shields, lone_one_loses, defender_deals_damage)
     d_roll = np.empty(rows, np.int8)
     outcome = np.empty(rows, np.int8)
     state = np.empty(4, dtype=np.uint64)
-    for i in range(n):
-        seed_stream(state, key, i)
-        a = roll(state, D10)
-        d = roll(state, D10)
-        for c in range(cells):
+    for c in range(cells):
+        for i in range(n):
+            seed_stream(state, key, i, c)
+            a = roll(state, D10)
+            d = roll(state, D10)
             r = c * n + i
             game[r] = i
             cell[r] = c

@@ -3,7 +3,7 @@
 Rows (one per strike per cell, or one per cell per block when aggregated for
 ``--mc``):
 
-    game          index of the strike within its block (same rolls in every cell)
+    game          index of the strike within its block (stream (game, cell) of the block key)
     strike        attacker's total Strike (Buffs and ``bonus`` included)
     shield        defender's total Shield
     attacker_roll, defender_roll   the natural d10s (per-strike rows only)

@@ -1,0 +1,43 @@
+"""The architecture rules: the core never imports a game; a game never imports another game."""
+
+import ast
+from pathlib import Path
+
+import simkit
+from simkit.core import registry
+
+PKG = Path(simkit.__file__).parent
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_core_and_cli_never_import_a_game():
+    files = list((PKG / "core").glob("*.py")) + [PKG / "cli.py", PKG / "__init__.py", PKG / "results.py"]
+    for f in files:
+        bad = [m for m in _imports(f) if m.startswith("simkit.games")]
+        assert not bad, f"{f} imports {bad}"
+
+
+def test_games_never_import_each_other():
+    for game_dir in (PKG / "games").iterdir():
+        if not game_dir.is_dir() or game_dir.name.startswith("__"):
+            continue
+        for f in game_dir.rglob("*.py"):
+            for m in _imports(f):
+                if m.startswith("simkit.games."):
+                    assert m.split(".")[2] == game_dir.name, f"{f} imports {m}"
+
+
+def test_every_game_is_registered_through_entry_points():
+    games = registry.games()
+    assert {"valka", "valhalla", "valeria"} <= set(games)
+    for g in games.values():
+        assert g.rules_file.endswith(".txt") and g.rules_version and (g.modes or g.odds_commands)
