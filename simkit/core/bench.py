@@ -10,18 +10,31 @@ from simkit.core.runner import run_simulation
 from simkit.errors import InputError
 
 
+def _targets(name: str | None, games: int | None):
+    """(game, label, simulation, games per cell) for every matching mode and dice check."""
+    wanted = name or None
+    for game, mode in registry.all_modes():
+        if wanted in (None, game.name, mode.name, f"{game.name}/{mode.name}") and mode.default_scenario:
+            path = registry.scenarios_dir() / mode.default_scenario
+            if not path.exists():
+                raise InputError(f"bench: default scenario {path} of {game.name}/{mode.name} not found")
+            yield game, mode.name, loader.load(path).simulation, games or mode.bench_games
+    for game in registry.games().values():
+        for check, factory in game.dice_checks.items():
+            if wanted in (None, game.name, check, f"{game.name}/{check}"):
+                yield game, f"{check} (dice check)", factory(), games or 1_000_000
+
+
 def bench(name: str | None = None, games: int | None = None, jobs: int | None = None) -> list[dict]:
-    """Time each matching mode on its default scenario after a warm-up run."""
+    """Time each matching mode (on its default scenario) and dice check after a warm-up run."""
     rows = []
     all_jobs = jobs or os.cpu_count() or 1
-    for game, mode in registry.find_modes(name):
-        if not mode.default_scenario:
-            continue
-        path = registry.scenarios_dir() / mode.default_scenario
-        if not path.exists():
-            raise InputError(f"bench: default scenario {path} of {game.name}/{mode.name} not found")
-        sim = loader.load(path).simulation
-        n = games or mode.bench_games
+    targets = list(_targets(name, games))
+    if not targets:
+        allowed = sorted({g.name for g in registry.games().values()} | {m.name for _, m in registry.all_modes()}
+                         | {c for g in registry.games().values() for c in g.dice_checks})
+        raise InputError(f"bench: unknown game, mode or dice check {name!r}; allowed values: {', '.join(allowed)}")
+    for game, label, sim, n in targets:
         bs = max(1, min(sim.default_block_size, n // max(2 * all_jobs, 1) or 1))
         run_simulation(sim, min(n, bs), seed=0, jobs=1, block_size=bs)  # warm-up: compile / load cache
         if all_jobs > 1:  # warm-up the worker processes too (imports, numba cache)
@@ -29,7 +42,7 @@ def bench(name: str | None = None, games: int | None = None, jobs: int | None = 
         t0 = time.perf_counter()
         run_simulation(sim, n, seed=1, jobs=1, block_size=bs)
         t1 = time.perf_counter() - t0
-        row = {"game": game.name, "mode": mode.name, "games": n * sim.cells,
+        row = {"game": game.name, "simulator": label, "games": n * sim.cells,
                "games/s per core": round(n * sim.cells / t1)}
         if all_jobs > 1:
             t0 = time.perf_counter()

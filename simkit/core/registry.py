@@ -49,6 +49,8 @@ class Game:
     bundled_reports: Callable[..., list[Path]] | None = None  # (out_dir, quick) -> files
     rule_options: dict[str, str] = field(default_factory=dict)  # option -> one-line description
     policies: dict[str, str] = field(default_factory=dict)  # policy name -> description
+    # Monte Carlo dice checks timed by `simkit bench`: name -> () -> Simulation (aggregated rows)
+    dice_checks: dict[str, Callable[[], Any]] = field(default_factory=dict)
 
     def mode(self, name: str) -> Mode:
         for m in self.modes:

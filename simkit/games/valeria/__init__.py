@@ -20,6 +20,13 @@ def _bundled(out_dir, quick=False, jobs=None):
     return bundled_reports(out_dir, quick=quick, jobs=jobs)
 
 
+def _roll_check():
+    from simkit.games.valeria.odds import parse_citizens
+    from simkit.games.valeria.odds_cli import ValeriaRollSim
+
+    return ValeriaRollSim(parse_citizens("1,2,6"))
+
+
 GAME = Game(
     name="valeria",
     title="Valeria: Card Kingdoms 2E (Herald, Monster Events)",
@@ -28,4 +35,5 @@ GAME = Game(
     modes=[],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
+    dice_checks={"valeria-roll": _roll_check},
 )

@@ -23,6 +23,15 @@ def _odds_commands():
     return [monster_cmd]
 
 
+def _monster_dice_check():
+    from simkit.games.valhalla import cards
+    from simkit.games.valhalla.dice_checks import MonsterDiceSim
+    from simkit.games.valhalla.odds_cli import mc_cells, select_cards
+
+    die, monsters = cards.load_cards(cards.default_cards_path())
+    return MonsterDiceSim(mc_cells(select_cards(monsters, None, "base", None), "base"), die, 20)
+
+
 GAME = Game(
     name="valhalla",
     title="Valhalla Solo Mode",
@@ -31,6 +40,7 @@ GAME = Game(
     modes=[],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
+    dice_checks={"monster-dice": _monster_dice_check},
     rule_options={
         "wild_matches_monster": "the wild (⊗) face of a monster die covers any one uncovered weapon on the "
                                 "monster card (default false: it never covers one; odds: --wild-matches)",

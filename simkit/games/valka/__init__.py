@@ -32,6 +32,18 @@ def _odds_commands():
     return [chance_strike_cmd, test_fate_cmd]
 
 
+def _chance_strike_check():
+    from simkit.games.valka.dice_checks import ChanceStrikeSim
+
+    return ChanceStrikeSim(range(13), range(13), aggregate=True)
+
+
+def _test_fate_check():
+    from simkit.games.valka.dice_checks import TestFateSim
+
+    return TestFateSim(6, offering=True)
+
+
 GAME = Game(
     name="valka",
     title="VÁLKA",
@@ -43,6 +55,7 @@ GAME = Game(
     ],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
+    dice_checks={"chance-strike": _chance_strike_check, "test-fate": _test_fate_check},
     rule_options={
         "rules.lone_one": "a lone natural 1 in a Chance Strike: 'loses' (default) or 'fails'",
         "rules.defender_deals_damage": "a defender who wins a Chance Strike deals 1 damage (default true)",

@@ -151,7 +151,8 @@ def _rows(top: Fields, name: str, count: int) -> list[Fields]:
 def _key(f: Fields, seen: dict[str, int]) -> str:
     key = f.get("key", str)
     if not key or key in seen:
-        raise f.error("key", f"must be a distinct non-empty name (got {key!r}; already used: {_choices(seen)})")
+        used = f" (already the key of {f.prefix.split('[')[0]}[{seen[key]}])" if key else ""
+        raise f.error("key", f"must be a distinct non-empty name (got {key!r}){used}")
     seen[key] = len(seen)
     return key
 
@@ -222,9 +223,11 @@ def _quests(top: Fields) -> tuple[Quest, ...]:
 def _map(top: Fields) -> tuple[tuple[Location, ...], tuple[tuple[int, int], ...]]:
     locations, keys = [], {}
     for f in _rows(top, "locations", N_LOCATIONS):
-        locations.append(Location(_key(f, keys), f.get("name", str), f.get("south", bool, False),
-                                  f.get("cards", int, choices=[CARDS_PER_LOCATION])))
+        locations.append(Location(_key(f, keys), f.get("name", str), f.get("south", bool, False), f.get("cards", int)))
         f.finish()
+        if locations[-1].cards != CARDS_PER_LOCATION:
+            raise f.error("cards", f"must be {CARDS_PER_LOCATION}: set-up deals {CARDS_PER_LOCATION} cards onto every "
+                          f"Location (got {locations[-1].cards})")
     if sum(loc.south for loc in locations) != N_SOUTH:
         raise top.error("locations", f"must mark exactly {N_SOUTH} southern start Locations with 'south = true' "
                         f"(got {[loc.key for loc in locations if loc.south]})")
@@ -248,7 +251,8 @@ def _map(top: Fields) -> tuple[tuple[Location, ...], tuple[tuple[int, int], ...]
         grew = bool(new)
     lost = [loc.key for i, loc in enumerate(locations) if i not in reached]
     if lost:
-        raise top.error("arrows", f"must let every Location be reached from a southern one; unreachable: {_choices(lost)}")
+        raise top.error("arrows", "must let every Location be reached from a southern one; "
+                        f"unreachable: {_choices(lost)}")
     return tuple(locations), tuple(arrows)
 
 

@@ -111,6 +111,9 @@ def _effect(f: Fields, depth: int) -> dict:
     e: dict = {"op": op}
     if op in AMOUNTS:
         lo, hi = AMOUNTS[op]
+        if not f.has("amount"):
+            not_zero = ", not 0" if lo < 0 else ""
+            raise f.error("amount", f"is missing (expected an integer from {lo} to {hi}{not_zero})")
         e["amount"] = f.get("amount", int, min=lo, max=hi)
         if e["amount"] == 0:
             raise f.error("amount", f"must not be 0 (allowed: {lo}..{hi}, not 0)")
