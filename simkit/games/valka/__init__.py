@@ -14,6 +14,12 @@ def _build_chance_strike(fields):
     return build_chance_strike(fields)
 
 
+def _build_lonequest(fields):
+    from simkit.games.valka.lonequest.simulation import build_lonequest
+
+    return build_lonequest(fields)
+
+
 def _report(run_dir, out_dir):
     from simkit.games.valka.reports import chance_strike_run_report
 
@@ -52,6 +58,8 @@ GAME = Game(
     modes=[
         Mode("chance-strike", "VÁLKA Chance Strike (dice check)", _build_chance_strike,
              default_scenario="valka/chance_strike.toml", report=_report, bench_games=200_000),
+        Mode("lonequest", "VÁLKA Lonequest (solo)", _build_lonequest,
+             default_scenario="valka/lonequest.toml", report=None, bench_games=20_000),
     ],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,

@@ -1,0 +1,255 @@
+"""Lonequest on the runner: the scenario file, the block kernel and the per-game rows.
+
+Rows (one per game per Warband × policy cell)::
+
+    game, warband, policy, won, cause (none | no_fighters | no_stamina | cap), locations_cleared,
+    battles, marauders_defeated, krone, stamina, test_fates, test_fates_won, turns,
+    chance_strikes, marches, offering_used, pickpocketed
+
+Every cell replays the same game streams (game g of a block draws its dice
+from stream (g, 0) and the policy's coin flips from (g, 1)): Warbands and
+policies are compared on common random numbers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from simkit.core.rng import seed_stream
+from simkit.core.simulation import Metric, Simulation
+from simkit.errors import InputError
+from simkit.games.valka import RULES_VERSION
+from simkit.games.valka.cards import WARBANDS, CardSet, load_cards
+from simkit.games.valka.lonequest import engine as E
+from simkit.games.valka.lonequest import layout as L
+from simkit.games.valka.lonequest import policies as pol
+from simkit.games.valka.quests import compile_quests
+
+COLUMNS = ("won", "cause", "locations_cleared", "battles", "marauders_defeated", "krone", "stamina", "test_fates",
+           "test_fates_won", "turns", "chance_strikes", "marches", "offering_used", "pickpocketed")
+STRONG_ENUF = ("sum", "each", "strongest")
+SCOPES = ("location", "lonequest")
+GRAVE = ("own", "any")
+FIREBLAST = ("fighter_plus_3", "plus_3")
+
+
+def rules_vector(strong_enuf="sum", lone_one="loses", defender_deals_damage=True, warband_boons=False,
+                 played_faced_scope="location", grave_robber="own", fireblast="fighter_plus_3", step_cap=5000,
+                 krone=12, stamina=3, quests=18, random_fighters=12) -> np.ndarray:
+    r = np.zeros(E.N_RULES, np.int64)
+    r[E.R_STRONG_ENUF] = STRONG_ENUF.index(strong_enuf)
+    r[E.R_LONE_ONE_LOSES] = lone_one == "loses"
+    r[E.R_DEFENDER_DAMAGE] = bool(defender_deals_damage)
+    r[E.R_BOONS] = bool(warband_boons)
+    r[E.R_SCOPE_GAME] = SCOPES.index(played_faced_scope)
+    r[E.R_GRAVE_ANY] = GRAVE.index(grave_robber)
+    r[E.R_FIREBLAST_OWN] = fireblast == "fighter_plus_3"
+    r[E.R_STEP_CAP] = step_cap
+    r[E.R_START_KRONE] = krone
+    r[E.R_START_STAMINA] = stamina
+    r[E.R_QUESTS] = quests
+    r[E.R_RANDOM_FIGHTERS] = random_fighters
+    return r
+
+
+def card_data(cards: CardSet) -> tuple:
+    """The kernel's card tuple (fighters, buffs, events, quest_code, quest_off, adj, south)."""
+    code, offsets = compile_quests(cards.quests)
+    d = L.pack_cards(cards, code, offsets)
+    return (d["fighters"], d["buffs"], d["events"], d["quest_code"], d["quest_off"], d["adj"], d["south"])
+
+
+@njit(cache=True)
+def play_block(key, n, warbands, kinds, params, data, rules, out):
+    """Play ``n`` games in every cell; row ``c * n + g`` of ``out`` gets game g of cell c."""
+    s = np.zeros(L.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    script = np.ones(1, np.int32)
+    log = np.zeros(1, np.int32)
+    for c in range(warbands.shape[0]):
+        for g in range(n):
+            seed_stream(rng, key, g, 0)
+            seed_stream(prng, key, g, 1)
+            E.play(s, data, rules, kinds[c], params[c], rng, prng, script, log, warbands[c])
+            record(s, out[c * n + g])
+
+
+@njit(cache=True)
+def record(s, row):
+    cleared = 0
+    for loc in range(L.N_LOC):
+        cleared += s[L.LOC_N + loc] == 0
+    row[0] = cleared == L.N_LOC and s[L.CAUSE] == L.CAUSE_NONE
+    row[1] = s[L.CAUSE]
+    row[2] = cleared
+    row[3] = s[L.BATTLES]
+    row[4] = s[L.DEFEATED]
+    row[5] = s[L.KRONE]
+    row[6] = s[L.STAMINA]
+    row[7] = s[L.TESTS]
+    row[8] = s[L.TESTS_WON]
+    row[9] = s[L.TURNS]
+    row[10] = s[L.CHANCE_STRIKES]
+    row[11] = s[L.MARCHES]
+    row[12] = s[L.OFFERING_USED]
+    row[13] = s[L.PICKPOCKETED]
+
+
+@njit(cache=True)
+def play_logged(key, n, warband, kind, params, data, rules, log):
+    """Play n games of one cell and record every Chance Strike (strike, shield, outcome) into ``log``."""
+    s = np.zeros(L.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    script = np.ones(1, np.int32)
+    won = 0
+    for g in range(n):
+        seed_stream(rng, key, g, 0)
+        seed_stream(prng, key, g, 1)
+        E.play(s, data, rules, kind, params, rng, prng, script, log, warband)
+        cleared = 0
+        for loc in range(L.N_LOC):
+            cleared += s[L.LOC_N + loc] == 0
+        won += cleared == L.N_LOC and s[L.CAUSE] == L.CAUSE_NONE
+    return won
+
+
+class LonequestSim(Simulation):
+    """Lonequest games for every Warband × policy cell of a scenario."""
+
+    game = "valka"
+    mode = "lonequest"
+    rules_version = RULES_VERSION
+    default_block_size = 2_000
+
+    def __init__(self, cards: CardSet, warbands: list[str], policies: list[tuple[str, str, dict]],
+                 rules: dict | None = None, cards_file: str = ""):
+        self.cards = cards
+        self.cards_file = cards_file
+        self.rule_options = dict(rules or {})
+        self.rules = rules_vector(**self.rule_options)
+        self.data = card_data(cards)
+        self.warband_names = list(warbands)
+        self.policy_specs = list(policies)
+        cells = [(w, p) for w in warbands for p in policies]
+        self._warbands = np.array([WARBANDS.index(w) for w, _ in cells], np.int64)
+        self._kinds = np.array([pol.KINDS[p[1]] for _, p in cells], np.int64)
+        self._params = np.stack([pol.param_vector(p[2]) for _, p in cells]) if cells else np.zeros((0, pol.N_PARAMS))
+        self._cell_warband = np.array([w for w, _ in cells], dtype=object)
+        self._cell_policy = np.array([p[0] for _, p in cells], dtype=object)
+        by = ("warband", "policy")
+        self.metrics = [
+            Metric("win_rate", "won", "rate", by, "Lonequest conquered"),
+            Metric("fail_no_fighters", "fail_no_fighters", "rate", by, "failed: no Warband Fighter left"),
+            Metric("fail_no_stamina", "fail_no_stamina", "rate", by, "failed: too tired to march"),
+            Metric("fail_cap", "fail_cap", "rate", by, "stopped at the step cap"),
+            Metric("locations_cleared", "locations_cleared", "mean", by, "Locations cleared"),
+            Metric("battles", "battles", "mean", by, "battles fought"),
+            Metric("marauders_defeated", "marauders_defeated", "mean", by, "Marauders defeated"),
+            Metric("turns", "turns", "mean", by, "turns"),
+            Metric("win_rate_by_policy", "won", "rate", ("policy",), "Lonequest conquered, all Warbands"),
+        ]
+
+    @property
+    def cells(self) -> int:
+        return len(self._warbands)
+
+    def run_block(self, key, n):
+        out = np.zeros((self.cells * n, len(COLUMNS)), np.int32)
+        play_block(key, n, self._warbands, self._kinds, self._params, self.data, self.rules, out)
+        cell = np.repeat(np.arange(self.cells), n)
+        cols = {"game": np.tile(np.arange(n, dtype=np.int32), self.cells),
+                "warband": self._cell_warband[cell].astype(str), "policy": self._cell_policy[cell].astype(str)}
+        for k, name in enumerate(COLUMNS):
+            if name == "cause":
+                cols[name] = np.array(L.CAUSES)[out[:, k]]
+            elif name in ("won", "offering_used"):
+                cols[name] = out[:, k].astype(np.int8)
+            else:
+                cols[name] = out[:, k].astype(np.int16)
+        cols["fail_no_fighters"] = (out[:, 1] == L.CAUSE_NO_FIGHTERS).astype(np.int8)
+        cols["fail_no_stamina"] = (out[:, 1] == L.CAUSE_NO_STAMINA).astype(np.int8)
+        cols["fail_cap"] = (out[:, 1] == L.CAUSE_CAP).astype(np.int8)
+        return cols
+
+    def describe(self):
+        return {"cards": self.cards_file, "cards_notice": self.cards.notice, "rule_options": self.rule_options,
+                "warbands": self.warband_names,
+                "policies": {name: {"kind": kind, **params} for name, kind, params in self.policy_specs}}
+
+
+def build_lonequest(fields) -> LonequestSim:
+    """Scenario ``mode = "lonequest"`` (see scenarios/valka/lonequest.toml for every field)."""
+    base = Path(fields.file).parent
+    cards_rel = fields.get("cards", str, "cards.toml")
+    cards_path = (base / cards_rel) if not Path(cards_rel).is_absolute() else Path(cards_rel)
+    if not cards_path.exists():
+        raise fields.error("cards", f"names a file that does not exist: {cards_path}")
+    cards = load_cards(cards_path)
+    warbands = fields.get("warbands", list, list(WARBANDS))
+    for i, w in enumerate(warbands):
+        if w not in WARBANDS:
+            raise fields.error(f"warbands[{i}]", f"must be one of {', '.join(map(repr, WARBANDS))} (got {w!r})")
+    if not warbands:
+        raise fields.error("warbands", "must name at least one Warband")
+    ptable = fields.table("policies", default={})
+    defined = {}
+    for name in ptable.keys():
+        t = ptable.table(name)
+        kind = t.get("kind", str, pol.PRESETS.get(name, ("heuristic", {}))[0], choices=list(pol.KINDS))
+        preset = dict(pol.PRESETS.get(name, (kind, {}))[1])
+        for pname, (_, default, _) in pol.PARAMS.items():
+            if t.has(pname):
+                preset[pname] = t.get(pname, float)
+        t.finish()
+        defined[name] = (kind, preset)
+    ptable.finish()
+    names = fields.get("play", list, ["cautious", "aggressive", "greedy_trader"])
+    policies = []
+    allowed = sorted(set(pol.PRESETS) | set(defined))
+    for i, name in enumerate(names):
+        if name in defined:
+            kind, params = defined[name]
+        elif name in pol.PRESETS:
+            kind, params = pol.PRESETS[name]
+        else:
+            raise fields.error(f"play[{i}]", f"names an unknown policy {name!r}; allowed values: {', '.join(allowed)}")
+        policies.append((name, kind, params))
+    if not policies:
+        raise fields.error("play", "must name at least one policy")
+    r = fields.table("rules", default={})
+    opts = {
+        "strong_enuf": r.get("strong_enuf", str, "sum", choices=STRONG_ENUF),
+        "lone_one": r.get("lone_one", str, "loses", choices=("loses", "fails")),
+        "defender_deals_damage": r.get("defender_deals_damage", bool, True),
+        "warband_boons": r.get("warband_boons", bool, False),
+        "played_faced_scope": r.get("played_faced_scope", str, "location", choices=SCOPES),
+        "grave_robber": r.get("grave_robber", str, "own", choices=GRAVE),
+        "fireblast": r.get("fireblast", str, "fighter_plus_3", choices=FIREBLAST),
+        "step_cap": r.get("step_cap", int, 5000, min=50, max=1_000_000),
+    }
+    r.finish()
+    su = fields.table("setup", default={})
+    opts.update(krone=su.get("krone", int, 12, min=0, max=99), stamina=su.get("stamina", int, 3, min=0, max=9),
+                quests=su.get("quests", int, 18, min=0, max=len(cards.quests)),
+                random_fighters=su.get("random_fighters", int, 12, min=0, max=L.N_FIGHTERS - 5))
+    if opts["quests"] + opts["random_fighters"] != L.N_LOC * L.LOC_SIZE:
+        raise su.error("quests", f"plus setup.random_fighters must fill the map's {L.N_LOC * L.LOC_SIZE} "
+                                 f"card spaces (got {opts['quests']} + {opts['random_fighters']})")
+    su.finish()
+    try:
+        rel = str(cards_path.relative_to(Path.cwd()))
+    except ValueError:
+        rel = str(cards_path)
+    return LonequestSim(cards, warbands, policies, opts, rel)
+
+
+def policy_names() -> dict[str, str]:
+    return dict(pol.POLICY_DESCRIPTIONS)
+
+
+__all__ = ["LonequestSim", "build_lonequest", "InputError"]
