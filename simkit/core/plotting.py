@@ -69,6 +69,37 @@ def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=
     return _save(fig, path)
 
 
+def grouped_bars(path: Path, groups, series: dict[str, tuple], title: str, ylabel: str) -> Path:
+    """Grouped bars: one group per entry of ``groups``, one bar colour per series.
+
+    ``series`` maps a name to ``(values, low, high)`` (one entry per group);
+    ``low``/``high`` may be None for bars without error bars.
+    """
+    groups = [str(g) for g in groups]
+    k = max(1, len(series))
+    width = 0.8 / k
+    fig, ax = plt.subplots(figsize=(min(16.0, max(6.0, len(groups) * (0.18 * k + 0.4) + 1.5)), 4.5), dpi=110)
+    x = np.arange(len(groups), dtype=float)
+    for i, (name, (values, low, high)) in enumerate(series.items()):
+        values = np.asarray(values, dtype=float)
+        yerr = None
+        if low is not None and high is not None:
+            yerr = np.vstack([values - np.asarray(low, float), np.asarray(high, float) - values])
+        ax.bar(x + (i - (k - 1) / 2) * width, values, width, yerr=yerr, capsize=2, label=str(name),
+               error_kw={"elinewidth": 0.8})
+    tilt = len(groups) > 10 or max((len(g) for g in groups), default=0) * len(groups) > 110
+    ax.set_xticks(x, groups, rotation=30 if tilt else 0, ha="right" if tilt else "center")
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    if len(series) > 1:
+        ax.legend(fontsize=8, ncols=min(len(series), 4), loc="upper center",
+                  bbox_to_anchor=(0.5, -0.2 if tilt else -0.1), frameon=False)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
 def _save(fig, path: Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

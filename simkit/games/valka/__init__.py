@@ -20,6 +20,12 @@ def _build_lonequest(fields):
     return build_lonequest(fields)
 
 
+def _lonequest_report(run_dir, out_dir):
+    from simkit.games.valka.lonequest.report import lonequest_report
+
+    return lonequest_report(run_dir, out_dir)
+
+
 def _report(run_dir, out_dir):
     from simkit.games.valka.reports import chance_strike_run_report
 
@@ -27,9 +33,10 @@ def _report(run_dir, out_dir):
 
 
 def _bundled(out_dir, quick=False, jobs=None):
+    from simkit.games.valka.lonequest.report import bundled_lonequest
     from simkit.games.valka.reports import bundled_reports
 
-    return bundled_reports(out_dir, quick=quick, jobs=jobs)
+    return bundled_reports(out_dir, quick=quick, jobs=jobs) + bundled_lonequest(out_dir, quick=quick, jobs=jobs)
 
 
 def _odds_commands():
@@ -50,6 +57,12 @@ def _test_fate_check():
     return TestFateSim(6, offering=True)
 
 
+def _policies():
+    from simkit.games.valka.lonequest.policies import POLICY_DESCRIPTIONS
+
+    return {f"lonequest: {k}": v for k, v in POLICY_DESCRIPTIONS.items()}
+
+
 GAME = Game(
     name="valka",
     title="VÁLKA",
@@ -59,13 +72,19 @@ GAME = Game(
         Mode("chance-strike", "VÁLKA Chance Strike (dice check)", _build_chance_strike,
              default_scenario="valka/chance_strike.toml", report=_report, bench_games=200_000),
         Mode("lonequest", "VÁLKA Lonequest (solo)", _build_lonequest,
-             default_scenario="valka/lonequest.toml", report=None, bench_games=20_000),
+             default_scenario="valka/lonequest.toml", report=_lonequest_report, bench_games=20_000),
     ],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
     dice_checks={"chance-strike": _chance_strike_check, "test-fate": _test_fate_check},
+    policies=_policies(),
     rule_options={
         "rules.lone_one": "a lone natural 1 in a Chance Strike: 'loses' (default) or 'fails'",
         "rules.defender_deals_damage": "a defender who wins a Chance Strike deals 1 damage (default true)",
+        "rules.strong_enuf (lonequest)": "several Marauders' Strikes against your Shields: 'sum' (default), 'each', 'strongest'",
+        "rules.warband_boons (lonequest)": "core-rules Warband Boons (Goblins, Knights, Barbarians) apply (default false)",
+        "rules.played_faced_scope (lonequest)": "Quests' played/faced Warbands: 'location' (default) or 'lonequest'",
+        "rules.grave_robber (lonequest)": "Grave Robber recovers 'own' Fighters (default) or 'any'",
+        "rules.fireblast (lonequest)": "Fireblast strikes with 'fighter_plus_3' (default) or 'plus_3'",
     },
 )

@@ -1132,6 +1132,7 @@ def clear_location(s, data, rules, kind, params, rng, prng, script):
     buffs = data[1]
     add_krone(s, 10)
     add_stamina(s, 3)
+    s[L.CLEARED + s[L.LOC]] = 1
     for i in range(s[L.FRONT_N]):
         for t in range(3):
             card = s[slot(i) + L.F_BUFF0 + t]
@@ -1258,6 +1259,13 @@ def play(s, data, rules, kind, params, rng, prng, script, log, warband):
     # "Begin to explore the map, starting in either of the southern most Map Locations"
     move_to(s, pol.choose_location(kind, params, prng, s, mask))
     s[L.PREV_LOC] = -1
+    run(s, data, rules, kind, params, rng, prng, script, log)
+
+
+@njit(cache=True)
+def run(s, data, rules, kind, params, rng, prng, script, log):
+    """The Order of Play, from any position until victory or failure (``s[DONE]`` = 1 at the end)."""
+    mask = np.zeros(L.N_LOC, np.int64)
     while s[L.DONE] == 0:
         s[L.TURNS] += 1
         s[L.STEPS] += 1
@@ -1307,6 +1315,7 @@ def play(s, data, rules, kind, params, rng, prng, script, log, warband):
             else:  # emptied by the card that moved you away: the reward is still yours
                 add_krone(s, 10)
                 add_stamina(s, 3)
+                s[L.CLEARED + loc] = 1
         elif kind == pol.RANDOM and s[L.LOC] == loc and s[L.STAMINA] >= 2:
             # "If more cards remain in the location you're in EXPLORE or MARCH": the random policy may leave
             march_targets(s, data, mask)

@@ -15,6 +15,8 @@ State vector ``s`` (one game), slot by slot::
     GRAVE[42]                 1 if that Fighter is in the Graveyard
     PLAYED[6], FACED[6]       Warband bitmasks per Location: Fighters that fought for you / Marauders fought
     VISITED[6]                1 once a Location has been entered
+    CLEARED[6]                1 once a Location was emptied and its reward paid (a lost last battle
+                              empties a Location without clearing it)
 
 Card data (from ``cards.toml``): ``fighters`` int32[42, 5] (warband, infamy,
 strike, health, shield), ``buffs`` int32[22, 2] (type, value), ``events``
@@ -57,7 +59,8 @@ GRAVE = WHERE + N_BUFFS + N_EVENTS
 PLAYED = GRAVE + N_FIGHTERS
 FACED = PLAYED + N_LOC
 VISITED = FACED + N_LOC
-STATE_SIZE = VISITED + N_LOC
+CLEARED = VISITED + N_LOC
+STATE_SIZE = CLEARED + N_LOC
 
 # WHERE values
 LOOT, HAND, EQUIPPED = 0, 1, 2

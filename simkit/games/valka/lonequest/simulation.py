@@ -82,7 +82,7 @@ def play_block(key, n, warbands, kinds, params, data, rules, out):
 def record(s, row):
     cleared = 0
     for loc in range(L.N_LOC):
-        cleared += s[L.LOC_N + loc] == 0
+        cleared += s[L.CLEARED + loc]
     row[0] = cleared == L.N_LOC and s[L.CAUSE] == L.CAUSE_NONE
     row[1] = s[L.CAUSE]
     row[2] = cleared
@@ -113,7 +113,7 @@ def play_logged(key, n, warband, kind, params, data, rules, log):
         E.play(s, data, rules, kind, params, rng, prng, script, log, warband)
         cleared = 0
         for loc in range(L.N_LOC):
-            cleared += s[L.LOC_N + loc] == 0
+            cleared += s[L.CLEARED + loc]
         won += cleared == L.N_LOC and s[L.CAUSE] == L.CAUSE_NONE
     return won
 

@@ -1,0 +1,235 @@
+"""VÁLKA Lonequest report: win odds per Warband × policy, failure causes, progress and means.
+
+Everything is aggregated from the run's per-game Parquet rows lazily with
+polars (one ``group_by`` per table); no per-game rows are kept in memory.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import polars as pl
+
+from simkit.core import results
+from simkit.core.plotting import grouped_bars, lines
+from simkit.core.report import STAND_IN_NOTICE, manifest_section, write_markdown
+from simkit.core.stats import Estimate, mean_interval, wilson
+from simkit.core.tables import render
+
+OUTCOMES = ("won", "no_fighters", "no_stamina", "cap")
+OUTCOME_TEXT = {
+    "won": "won (all six Locations cleared)",
+    "no_fighters": "failed: no Warband Fighter left",
+    "no_stamina": "failed: too tired to march",
+    "cap": "stopped at the step cap",
+}
+MAX_LOCATIONS = 6
+MEANS = (
+    ("turns", "turns"),
+    ("battles", "battles"),
+    ("marauders_defeated", "Marauders defeated"),
+    ("krone", "final Krone"),
+    ("test_fates", "Test Fates made"),
+    ("test_fates_won", "Test Fates won"),
+)
+
+
+def _iv(e: Estimate, digits: int = 3) -> str:
+    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
+
+
+def _order(declared, present) -> list[str]:
+    """Declared order (from the manifest) first, then anything else present, sorted."""
+    present = set(present)
+    out = [x for x in (declared or []) if x in present]
+    return out + sorted(present - set(out))
+
+
+def _n_note(ns) -> str:
+    ns = set(int(n) for n in ns)
+    if len(ns) == 1:
+        return f"n = {ns.pop():,} games per cell"
+    return f"n = {min(ns):,}–{max(ns):,} games per cell (see the per-cell tables)"
+
+
+def _outcome_counts(frame: pl.LazyFrame, by: list[str]) -> pl.DataFrame:
+    return frame.group_by(by).agg(
+        n=pl.len(),
+        won=pl.col("won").cast(pl.Int64).sum(),
+        **{c: (pl.col("cause") == c).cast(pl.Int64).sum() for c in OUTCOMES if c != "won"},
+    ).collect()
+
+
+def _outcome_rows(counts: pl.DataFrame, keys: list[str], order: dict[str, list[str]]) -> list[dict]:
+    rank = {k: {v: i for i, v in enumerate(order[k])} for k in keys}
+    rows = sorted(counts.iter_rows(named=True), key=lambda r: tuple(rank[k][r[k]] for k in keys))
+    out = []
+    for r in rows:
+        row = {k: r[k] for k in keys}
+        for c in OUTCOMES:
+            row[c] = _iv(wilson(int(r[c]), int(r["n"])))
+        row["n"] = int(r["n"])
+        out.append(row)
+    return out
+
+
+def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """Write ``out_dir/report.md`` with ``win-odds.png`` and ``locations-cleared.png``; return the files."""
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    man = results.manifest(run_dir)
+    frame = results.scan(run_dir)
+
+    # --- win odds and outcomes per Warband × policy (one pass over the rows) ---
+    cell_counts = _outcome_counts(frame, ["warband", "policy"])
+    warbands = _order(man.get("warbands"), cell_counts["warband"].to_list())
+    policies = _order(list(man.get("policies", {})), cell_counts["policy"].to_list())
+    order = {"warband": warbands, "policy": policies}
+    cells = {(r["warband"], r["policy"]): r for r in cell_counts.iter_rows(named=True)}
+    win = {key: wilson(int(r["won"]), int(r["n"])) for key, r in cells.items()}
+
+    win_rows = []
+    for w in warbands:
+        row = {"Warband": w}
+        for p in policies:
+            row[p] = _iv(win[(w, p)]) if (w, p) in win else "–"
+        win_rows.append(row)
+    pooled = _outcome_counts(frame, ["policy"])
+    pooled_win = {r["policy"]: wilson(int(r["won"]), int(r["n"])) for r in pooled.iter_rows(named=True)}
+    win_rows.append({"Warband": "**all Warbands**",
+                     **{p: _iv(pooled_win[p]) if p in pooled_win else "–" for p in policies}})
+
+    png_win = grouped_bars(
+        out_dir / "win-odds.png", warbands,
+        {p: ([win[(w, p)].estimate if (w, p) in win else float("nan") for w in warbands],
+             [win[(w, p)].low if (w, p) in win else float("nan") for w in warbands],
+             [win[(w, p)].high if (w, p) in win else float("nan") for w in warbands]) for p in policies},
+        "Lonequest win odds by Warband and policy (95% Wilson intervals)", "P(win)")
+
+    # --- Locations cleared (0..6) per policy ---
+    loc = frame.group_by("policy", "locations_cleared", "won").agg(k=pl.len()).collect()
+    loc_n = {p: 0 for p in policies}
+    loc_k = {p: [0] * (MAX_LOCATIONS + 1) for p in policies}
+    all_cleared_lost = 0  # every Location cleared, yet the game ended in a failure
+    for p, c, won, k in loc.select("policy", "locations_cleared", "won", "k").iter_rows():
+        loc_n[p] += int(k)
+        if 0 <= c <= MAX_LOCATIONS:
+            loc_k[p][int(c)] += int(k)
+        if c == MAX_LOCATIONS and not won:
+            all_cleared_lost += int(k)
+    loc_est = {p: [wilson(k, loc_n[p]) for k in loc_k[p]] for p in policies}
+    loc_rows = [{"policy": p, **{str(c): f"{loc_est[p][c].estimate:.3f}" for c in range(MAX_LOCATIONS + 1)},
+                 "n": loc_n[p]} for p in policies]
+    xs = list(range(MAX_LOCATIONS + 1))
+    png_loc = lines(
+        out_dir / "locations-cleared.png", xs,
+        {p: [e.estimate for e in loc_est[p]] for p in policies},
+        title="Locations cleared by the end of the game (all Warbands pooled)",
+        xlabel="Locations cleared", ylabel="share of games",
+        bands={p: ([e.low for e in loc_est[p]], [e.high for e in loc_est[p]]) for p in policies})
+
+    # --- means per policy ---
+    aggs = [pl.len().alias("n")]
+    for col, _ in MEANS:
+        x = pl.col(col).cast(pl.Float64)
+        aggs += [x.sum().alias(f"{col}_s"), (x * x).sum().alias(f"{col}_ss")]
+    means = {r["policy"]: r for r in frame.group_by("policy").agg(aggs).collect().iter_rows(named=True)}
+    mean_rows = []
+    for p in policies:
+        r = means[p]
+        row = {"policy": p}
+        for col, label in MEANS:
+            row[label] = _iv(mean_interval(int(r["n"]), float(r[f"{col}_s"]), float(r[f"{col}_ss"])), 2)
+        made, won_tf = float(r["test_fates_s"]), float(r["test_fates_won_s"])
+        row["won / made"] = f"{won_tf / made:.3f}" if made else "–"
+        row["n"] = int(r["n"])
+        mean_rows.append(row)
+
+    # --- text ---
+    opts = man.get("rule_options", {})
+    opt_text = ", ".join(f"`{k} = {_toml(v)}`" for k, v in opts.items()) or "defaults"
+    pol_text = ", ".join(f"`{p}`" for p in policies)
+    n_cells = len(cells)
+    text = (
+        "# VÁLKA Lonequest: win odds by Warband and policy\n\n"
+        f"{STAND_IN_NOTICE}\n\n"
+        "## What was simulated\n\n"
+        f"{len(warbands)} Warbands × {len(policies)} policies = {n_cells} cells, "
+        f"{int(man.get('games', 0)):,} solo Lonequest games per cell (root seed {man.get('root_seed')}). "
+        "Every cell replays the same shuffles and dice (common random numbers), so differences between "
+        f"cells come from the Warband and the way of playing, not from luck. Policies: {pol_text} "
+        "(`random` is the baseline that picks any legal move; the others are heuristics, see `simkit list`). "
+        f"Rule options and set-up: {opt_text} (see docs/rules.md). "
+        f"Card data: `{_shown_path(man.get('cards', '?'))}`.\n\n"
+        "All intervals are 95%: Wilson intervals for shares, normal intervals for means.\n\n"
+        "## Win odds\n\n"
+        f"![Win odds]({png_win.name})\n\n"
+        f"P(win) per Warband (rows) and policy (columns) with its 95% Wilson interval; "
+        f"{_n_note(r['n'] for r in cells.values())}. The last row pools all Warbands.\n\n"
+        + render(win_rows, "md") + "\n"
+        "## How games end\n\n"
+        "A game ends when all six Locations are cleared (won), when no Warband Fighter is left "
+        "(`no_fighters`), when the Warband is too tired to march on (`no_stamina`), or, in a game that never "
+        "ends, at the step cap (`cap`). Shares with 95% Wilson intervals.\n\n"
+        "### Per policy (all Warbands pooled)\n\n"
+        + render(_outcome_rows(pooled, ["policy"], order), "md") + "\n"
+        "### Per Warband and policy\n\n"
+        + render(_outcome_rows(cell_counts, ["warband", "policy"], order), "md") + "\n"
+        "## Locations cleared\n\n"
+        f"![Locations cleared]({png_loc.name})\n\n"
+        "Share of games ending with 0–6 Locations cleared, all Warbands pooled. The plot's bands "
+        f"are 95% Wilson intervals.{_cleared_note(all_cleared_lost, sum(loc_n.values()))}\n\n"
+        + render(loc_rows, "md") + "\n"
+        "## Means per game\n\n"
+        "Per policy, all Warbands pooled, with 95% normal intervals; final Krone is what is left when the game "
+        "ends. `won / made` is all Test Fates won over all Test Fates made.\n\n"
+        + render(mean_rows, "md") + "\n"
+        + manifest_section(man)
+    )
+    return [write_markdown(out_dir / "report.md", text), png_win, png_loc]
+
+
+def _cleared_note(lost: int, n: int) -> str:
+    if lost == 0:
+        return " A game with all 6 cleared is a won game."
+    return (f" {lost:,} of {n:,} games cleared all 6 Locations yet ended in a failure, not a win (see the "
+            "outcome tables), so the share at 6 is slightly above the win odds.")
+
+
+def _shown_path(p: str) -> str:
+    """A bundled file's path relative to the source checkout (no machine-specific prefix)."""
+    from simkit.core.registry import scenarios_dir
+
+    try:
+        return Path(p).resolve().relative_to(scenarios_dir().resolve().parent).as_posix()
+    except (ValueError, OSError):
+        return p
+
+
+def _toml(v) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, str):
+        return f'"{v}"'
+    return str(v)
+
+
+def bundled_lonequest(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
+    """Run the bundled Lonequest scenario (seed 2026) into ``out_dir/lonequest/run`` and write its report."""
+    from simkit.core import loader, registry
+    from simkit.core.runner import run_simulation
+
+    scenario = registry.scenarios_dir() / "valka" / "lonequest.toml"
+    sc = loader.load(scenario)
+    base = Path(out_dir) / "lonequest"
+    run_folder = base / "run"
+    if run_folder.exists():
+        shutil.rmtree(run_folder)
+    try:
+        shown = str(scenario.relative_to(registry.scenarios_dir().parent))
+    except ValueError:
+        shown = str(scenario)
+    run_simulation(sc.simulation, 2_000 if quick else 10_000, seed=2026, jobs=jobs,
+                   block_size=sc.run.block_size, out=run_folder,
+                   manifest_extra={"scenario": shown, "scenario_sha256": sc.sha256})
+    return lonequest_report(run_folder, base)

@@ -1,0 +1,101 @@
+"""The Lonequest report: files, content, and win odds that match the per-game rows."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib.image as mpimg
+import polars as pl
+import pytest
+
+import simkit
+from simkit.games.valka.lonequest.report import lonequest_report
+
+CARDS = Path(__file__).resolve().parents[2] / "scenarios" / "valka" / "cards.toml"
+WARBANDS = ["knights", "goblins"]
+POLICIES = ["cautious", "random"]
+CELL = re.compile(r"^(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\]$")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("lonequest")
+    scenario = tmp_path / "tiny.toml"
+    scenario.write_text(
+        'game = "valka"\nmode = "lonequest"\n'
+        f'cards = "{CARDS.as_posix()}"\n'
+        f"warbands = {WARBANDS!r}\nplay = {POLICIES!r}\n".replace("'", '"')
+        + "[run]\ngames = 300\n"
+    )
+    run_dir = tmp_path / "run"
+    simkit.run(scenario, games=300, seed=3, jobs=1, out=run_dir)
+    files = lonequest_report(run_dir, tmp_path / "report")
+    return run_dir, files
+
+
+def _win_table(text: str) -> tuple[list[str], dict[str, list[str]]]:
+    """The first Markdown table after '## Win odds': header and rows keyed by Warband."""
+    table = []
+    for ln in text.split("## Win odds", 1)[1].splitlines():
+        if ln.startswith("|"):
+            table.append(ln)
+        elif table:
+            break
+    header = [c.strip() for c in table[0].strip("|").split("|")]
+    rows = {}
+    for ln in table[2:]:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        rows[cells[0]] = cells[1:]
+    return header, rows
+
+
+def test_files_written(report):
+    _, files = report
+    names = sorted(f.name for f in files)
+    assert names == ["locations-cleared.png", "report.md", "win-odds.png"]
+    for f in files:
+        assert f.exists() and f.stat().st_size > 0
+    for f in files:
+        if f.suffix == ".png":
+            img = mpimg.imread(f)
+            assert img.ndim == 3 and img.shape[0] >= 200 and img.shape[1] >= 300
+            assert img[..., :3].std() > 0.01  # not a blank canvas
+
+
+def test_markdown_content(report):
+    run_dir, files = report
+    text = next(f for f in files if f.name == "report.md").read_text()
+    assert "Stand-in card data" in text
+    for name in WARBANDS + POLICIES:
+        assert name in text
+    for section in ("## Win odds", "## How games end", "## Locations cleared", "## Means per game", "## Run"):
+        assert section in text
+    assert "(win-odds.png)" in text and "(locations-cleared.png)" in text
+    assert "n = 300 games per cell" in text
+    for cause in ("no_fighters", "no_stamina", "cap"):
+        assert cause in text
+
+
+def test_win_odds_match_rows(report):
+    run_dir, files = report
+    text = next(f for f in files if f.name == "report.md").read_text()
+    header, rows = _win_table(text)
+    assert header[1:] == POLICIES
+    df = simkit.results.load(run_dir)
+    direct = {(w, p): m for w, p, m in
+              df.group_by("warband", "policy").agg(pl.col("won").cast(pl.Float64).mean()).iter_rows()}
+    assert len(direct) == len(WARBANDS) * len(POLICIES)
+    for w in WARBANDS:
+        assert w in rows
+        for p, cell in zip(POLICIES, rows[w]):
+            m = CELL.match(cell)
+            assert m, cell
+            est, low, high = map(float, m.groups())
+            assert low <= est <= high
+            assert est == pytest.approx(direct[(w, p)], abs=5e-4)
+    pooled = dict(df.group_by("policy").agg(pl.col("won").cast(pl.Float64).mean()).iter_rows())
+    for p, cell in zip(POLICIES, rows["**all Warbands**"]):
+        est, low, high = map(float, CELL.match(cell).groups())
+        assert low <= est <= high
+        assert est == pytest.approx(pooled[p], abs=5e-4)
