@@ -316,3 +316,70 @@ def test_cards_are_conserved_in_every_game():
         assert sorted(equipped) == [c for c in range(L.N_BUFFS) if s[L.WHERE + c] == L.EQUIPPED], g
         assert all(s[L.WHERE + L.N_BUFFS + e] != L.EQUIPPED for e in range(L.N_EVENTS))
         assert 0 <= s[L.KRONE] <= 99 and 0 <= s[L.STAMINA] <= 9
+
+
+# --- regressions found in review ---------------------------------------------------------------
+
+def test_fireblast_hits_its_target_even_when_the_left_neighbour_survives():
+    # three Marauders no Fighter can True Strike (Shields 6, 7, 6 against Strike 5): the heuristic Fireblasts the
+    # highest Shield, the middle one, with Strike 5 + 3 = 8 > 7 (a True Strike, no dice)
+    data = with_changes({A: (5, 3, 3), M: (0, 5, 6), M2: (0, 5, 7), B: (0, 5, 6)})
+    fire = next(L.N_BUFFS + e for e, ev in enumerate(CARDS.events) if ev.kind == E.EV_FIREBLAST)
+    s = blank_state(stamina=3)
+    E.front_add(s, data, RULES, A)
+    for m in (M, M2, B):
+        E.add_marauder(s, data, m)
+    s[L.WHERE + fire] = L.HAND
+    rng, prng = streams()
+    E.special_actions(s, data, RULES, H, CAUTIOUS, rng, prng, dice(), no_log())
+    # "deal 2 damage to it and 1 damage to any other Frontline enemies on either side of it"
+    assert [s[L.MAR + 2 * j + 1] for j in range(3)] == [1, 2, 1]
+    assert s[L.WHERE + fire] == L.LOOT
+
+
+def test_played_follows_the_fighters_to_a_new_location():
+    s = blank_state(loc=0)
+    E.front_add(s, DATA, RULES, A)
+    E.move_to(s, DATA, 3)
+    assert s[L.PLAYED + 3] & (1 << KNIGHTS)
+
+
+def test_forced_move_back_at_the_start_costs_nothing():
+    data = with_changes(quests=[[{"op": "move", "to": "back", "stamina_cost": 2}]])
+    s = blank_state(stamina=3, loc=0)  # PREV_LOC = -1: the start of the game
+    E.front_add(s, data, RULES, A)
+    rng, prng = streams()
+    E.quest(s, data, RULES, H, CAUTIOUS, rng, prng, dice(), no_log(), 0)
+    assert s[L.STAMINA] == 3 and s[L.LOC] == 0
+
+
+def test_the_start_location_is_always_reachable_for_free():
+    # only the start Location (0) is left uncleared and no arrow leads to it from here: marching there is free
+    s = blank_state(stamina=0, loc=5)
+    s[L.START] = 0
+    s[L.LOC_N + 0] = 1
+    s[L.LOC_CARDS + 0] = -1
+    L.deck_push_bottom(s, L.WB_HEAD, A)
+    data = with_changes(quests=[[{"op": "krone", "amount": 1}]])
+    rng, prng = streams()
+    E.run(s, data, RULES, H, CAUTIOUS, rng, prng, dice(), no_log())
+    assert s[L.CAUSE] == L.CAUSE_NONE and s[L.CLEARED + 0] == 1
+
+
+def test_thief_cannot_steal_itself():
+    market = [{"op": "market", "sells": [], "recruit": False}]
+    data = with_changes(quests=[market])
+    thieves = [L.N_BUFFS + e for e, ev in enumerate(CARDS.events) if ev.kind == E.EV_THIEF]
+    params = pol.param_vector(pol.PRESETS["greedy_trader"][1])
+    for seed in range(40):
+        s = blank_state(krone=0)
+        E.front_add(s, data, RULES, A)
+        for c in range(L.N_BUFFS + L.N_EVENTS):
+            s[L.WHERE + c] = L.LOOT if c in (0, 1, 2) else L.HAND
+        for t in thieves[1:]:
+            s[L.WHERE + t] = -1  # out of play in this position
+        rng, prng = streams(seed)
+        E.quest(s, data, RULES, H, params, rng, prng, dice(), no_log(), 0)
+        # the Loot deck held Buffs 0, 1, 2: the Thief steals two of them and then goes to the Loot deck
+        assert s[L.WHERE + thieves[0]] == L.LOOT
+        assert sum(s[L.WHERE + c] == L.HAND for c in (0, 1, 2)) == 2

@@ -266,8 +266,18 @@ def equip(s, data, kind, params, prng):
 
 
 @njit(cache=True)
-def return_frontline(s):
-    """Fighters leave a cleared Location for "the bottom of your Warband deck", Buffs back to hand."""
+def return_frontline(s, data, kind, params, rng, prng, script):
+    """"Before moving to a new map location and revealing a new Fighter from your deck … Test Fate against any
+    equipped Buff card: EVEN … Return the Buff card to your hand. ODD … returned to its Loot deck", and "put the
+    fighters you used at the bottom of your Warband deck"."""
+    buffs = data[1]
+    for i in range(s[L.FRONT_N]):
+        for t in range(3):
+            card = s[slot(i) + L.F_BUFF0 + t]
+            if card >= 0:
+                keep = player_test_fate(s, kind, params, rng, prng, script, 2, buffs[card, 1] >= 2)
+                s[L.WHERE + card] = L.HAND if keep else L.LOOT
+                s[slot(i) + L.F_BUFF0 + t] = -1
     while s[L.FRONT_N] > 0:
         front_remove(s, 0, TO_WARBAND_KEEP)
 
@@ -546,11 +556,14 @@ def successors(s, data, only_cleared):
 
 
 @njit(cache=True)
-def move_to(s, dest):
+def move_to(s, data, dest):
+    """Go to ``dest``; the Fighters who come along now fight for you there ("played")."""
     if dest >= 0 and dest != s[L.LOC]:
         s[L.PREV_LOC] = s[L.LOC]
         s[L.LOC] = dest
         s[L.VISITED + dest] = 1
+        for i in range(s[L.FRONT_N]):
+            s[L.PLAYED + dest] |= warband_bit(data[0], s[slot(i)])
 
 
 @njit(cache=True)
@@ -687,13 +700,13 @@ def special_actions(s, data, rules, kind, params, rng, prng, script, log):
                     if card >= 0:
                         s[L.WHERE + card] = L.LOOT
                         s[slot(i) + L.F_BUFF0 + t] = -1
-            move_to(s, pol.choose_location(kind, params, prng, s, successors(s, data, False)))
+            move_to(s, data, pol.choose_location(kind, params, prng, s, successors(s, data, False)))
             return True
         elif a == A_BRIBE:
             # "Bribe - Pay 10 Krone for each revealed Marauder … escape to a location you've cleared before"
             add_krone(s, -10 * s[L.MAR_N])
             all_marauders_away(s)
-            move_to(s, pol.choose_location(kind, params, prng, s, successors(s, data, True)))
+            move_to(s, data, pol.choose_location(kind, params, prng, s, successors(s, data, True)))
             return True
         elif a == A_FEAR:
             # "The FEAR spell will send one Marauder back to the bottom of the Fighter deck (no rewards)"
@@ -740,9 +753,8 @@ def special_actions(s, data, rules, kind, params, rng, prng, script, log):
                 right = j + 1 < s[L.MAR_N]
                 if right:
                     damage_marauder(s, data, j + 1, 1)
-                if j > 0:
-                    damage_marauder(s, data, j - 1, 1)
-                    j -= 1
+                if j > 0 and damage_marauder(s, data, j - 1, 1):
+                    j -= 1  # the left neighbour fell: the target moved one place left
                 damage_marauder(s, data, j, 2)
         elif a == A_LIGHTNING:
             # core: "roll a die. … deal 1 damage to X enemies … Should the order arrive at your Frontline, you must
@@ -913,7 +925,8 @@ def market(s, data, rules, kind, params, rng, prng, sells, recruit):
             s[pos], s[top] = s[top], s[pos]
             L.deck_push_top(s, L.WB_HEAD, L.deck_pop_top(s, L.FD_HEAD))
         elif a == M_THIEF:
-            spend_event(s, event_in(s, events, EV_THIEF, L.HAND))
+            thief = event_in(s, events, EV_THIEF, L.HAND)
+            s[L.WHERE + thief] = -1  # in play while it steals: it cannot steal itself
             for _ in range(2):
                 n = 0
                 for c in range(L.N_BUFFS + L.N_EVENTS):
@@ -926,6 +939,7 @@ def market(s, data, rules, kind, params, rng, prng, sells, recruit):
                             s[L.WHERE + c] = L.HAND
                             break
                         k -= 1
+            spend_event(s, thief)
 
 
 # --- Quests -----------------------------------------------------------------------------------------
@@ -999,8 +1013,8 @@ def lose_buff(s, data, t):
 def forced_move(s, data, rng, to, cost):
     """Quest moves: "If you are forced to move back to a previously cleared section, this will not cost you
     stamina unless otherwise indicated on the Quest card"; "back" is the previous Location, "start" a southern
-    one, "random" one along the arrows."""
-    add_stamina(s, -min(cost, s[L.STAMINA]))
+    one, "random" one along the arrows. "If you are forced to move back a section and you are at the start of the
+    game, ignore any stamina costs. Traveling back into the starting Location is always free." """
     dest = -1
     if to == 0:
         dest = s[L.PREV_LOC]
@@ -1029,7 +1043,9 @@ def forced_move(s, data, rng, to, cost):
                         dest = loc
                         break
                     k -= 1
-    move_to(s, dest)
+    if dest >= 0 and dest != s[L.LOC] and dest != s[L.START]:
+        add_stamina(s, -min(cost, s[L.STAMINA]))
+    move_to(s, data, dest)
 
 
 @njit(cache=True)
@@ -1102,9 +1118,12 @@ def quest(s, data, rules, kind, params, rng, prng, script, log, q):
             pc += 2
         elif op == OP_MARAUDER:
             f = L.deck_pop_top(s, L.FD_HEAD)
+            here = s[L.LOC]
             if f >= 0:
                 add_marauder(s, data, f)
                 battle(s, data, rules, kind, params, rng, prng, script, log)
+            if s[L.LOC] != here:
+                return  # escaped by Retreat or Bribe: the rest of the Quest stays behind
             pc += 1
         elif op == OP_MOVE:
             forced_move(s, data, rng, code[pc + 1], code[pc + 2])
@@ -1129,36 +1148,35 @@ def clear_location(s, data, rules, kind, params, rng, prng, script):
     """"After emptying a Location of all Marauders and Quests, you receive 10 Krone and 3 Stamina." Then "Test
     Fate against any equipped Buff card: EVEN … Return the Buff card to your hand. ODD … returned to its Loot
     deck", and "put the fighters you used at the bottom of your Warband deck"."""
-    buffs = data[1]
     add_krone(s, 10)
     add_stamina(s, 3)
     s[L.CLEARED + s[L.LOC]] = 1
-    for i in range(s[L.FRONT_N]):
-        for t in range(3):
-            card = s[slot(i) + L.F_BUFF0 + t]
-            if card >= 0:
-                keep = player_test_fate(s, kind, params, rng, prng, script, 2, buffs[card, 1] >= 2)
-                s[L.WHERE + card] = L.HAND if keep else L.LOOT
-                s[slot(i) + L.F_BUFF0 + t] = -1
-    return_frontline(s)
+    return_frontline(s, data, kind, params, rng, prng, script)
 
 
 @njit(cache=True)
 def march_targets(s, data, mask):
-    """Uncleared Locations you can march to for 2 Stamina: along an arrow from here, or from any cleared
-    Location ("You can return to any cleared Location, for free")."""
+    """Uncleared Locations you can march to: along an arrow from here, from any cleared Location ("You can
+    return to any cleared Location, for free") or from the start ("Traveling back into the starting Location is
+    always free"), and the start itself. Costs 2 Stamina, or nothing into the start Location."""
     adj = data[5]
     mask[:] = 0
+    start = s[L.START]
     for t in range(L.N_LOC):
         if s[L.LOC_N + t] == 0 or t == s[L.LOC]:
             continue
-        if adj[s[L.LOC], t]:
+        if adj[s[L.LOC], t] or t == start or (start >= 0 and adj[start, t]):
             mask[t] = 1
             continue
         for c in range(L.N_LOC):
             if s[L.LOC_N + c] == 0 and adj[c, t]:
                 mask[t] = 1
                 break
+
+
+@njit(cache=True)
+def march_cost(s, dest):
+    return 0 if dest == s[L.START] else 2
 
 
 @njit(cache=True)
@@ -1257,8 +1275,9 @@ def play(s, data, rules, kind, params, rng, prng, script, log, warband):
     for loc in range(L.N_LOC):
         mask[loc] = south[loc]
     # "Begin to explore the map, starting in either of the southern most Map Locations"
-    move_to(s, pol.choose_location(kind, params, prng, s, mask))
+    move_to(s, data, pol.choose_location(kind, params, prng, s, mask))
     s[L.PREV_LOC] = -1
+    s[L.START] = s[L.LOC]
     run(s, data, rules, kind, params, rng, prng, script, log)
 
 
@@ -1280,21 +1299,25 @@ def run(s, data, rules, kind, params, rng, prng, script, log):
         loc = s[L.LOC]
         if s[L.LOC_N + loc] == 0:
             # a cleared Location: Fighters back to the Warband Deck, prepare, then March
-            return_frontline(s)
+            return_frontline(s, data, kind, params, rng, prng, script)
             grave_robber(s, data, rules, kind, params, prng)
             if not prepare(s, data, rules, kind, params, rng, prng):
                 break
             march_targets(s, data, mask)
-            if s[L.STAMINA] < 2:
-                mask[:] = 0
+            reachable = False
+            for t in range(L.N_LOC):
+                if mask[t]:
+                    reachable = True
+                    if s[L.STAMINA] < march_cost(s, t):
+                        mask[t] = 0
             # "If you cannot leave the Map Location you are in because you do not have enough stamina you failed"
             dest = pol.choose_location(kind, params, prng, s, mask)
             if dest < 0:
-                s[L.CAUSE] = L.CAUSE_NO_STAMINA
+                s[L.CAUSE] = L.CAUSE_NO_STAMINA if reachable else L.CAUSE_STRANDED
                 break
-            add_stamina(s, -2)
+            add_stamina(s, -march_cost(s, dest))
             s[L.MARCHES] += 1
-            move_to(s, dest)
+            move_to(s, data, dest)
             continue
         if s[L.FRONT_N] == 0 and not prepare(s, data, rules, kind, params, rng, prng):
             break
@@ -1319,12 +1342,15 @@ def run(s, data, rules, kind, params, rng, prng, script, log):
         elif kind == pol.RANDOM and s[L.LOC] == loc and s[L.STAMINA] >= 2:
             # "If more cards remain in the location you're in EXPLORE or MARCH": the random policy may leave
             march_targets(s, data, mask)
+            for t in range(L.N_LOC):
+                if mask[t] and s[L.STAMINA] < march_cost(s, t):
+                    mask[t] = 0
             mask_all = np.zeros(L.N_LOC + 1, np.int64)
             mask_all[:L.N_LOC] = mask
             mask_all[L.N_LOC] = 1
             dest = pol.pick_uniform(prng, mask_all)
             if dest < L.N_LOC:
-                add_stamina(s, -2)
+                add_stamina(s, -march_cost(s, dest))
                 s[L.MARCHES] += 1
-                move_to(s, dest)
+                move_to(s, data, dest)
     s[L.DONE] = 1

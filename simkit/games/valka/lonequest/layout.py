@@ -3,7 +3,7 @@
 State vector ``s`` (one game), slot by slot::
 
     KRONE STAMINA LOC PREV_LOC OFFERING_USED STEPS DONE CAUSE WARBAND   scalars
-    BATTLES DEFEATED TESTS TESTS_WON TURNS CHANCE_STRIKES MARCHES       counters for the results
+    BATTLES DEFEATED TESTS TESTS_WON TURNS CHANCE_STRIKES MARCHES PICKPOCKETED   counters for the results
     FRONT_N, FRONT[4 × 5]     Frontline, left to right: fighter, damage, Strike/Shield/Health Buff card (-1: none)
     MAR_N, MAR[MAX_MAR × 2]   revealed Marauders: fighter, damage
     WB_HEAD WB_N WB[64]       Warband Deck (circular; head = top)
@@ -12,11 +12,12 @@ State vector ``s`` (one game), slot by slot::
                               the top card is index LOC_N - 1. Card code >= 0: a Fighter (Marauder);
                               code < 0: Quest -(code + 1)
     WHERE[44]                 Buff cards 0..21 then Event cards 22..43: LOOT, HAND or EQUIPPED
-    GRAVE[42]                 1 if that Fighter is in the Graveyard
+    GRAVE[42]                 1 if that Fighter is in the Graveyard as one of yours, 2 as a defeated Marauder
     PLAYED[6], FACED[6]       Warband bitmasks per Location: Fighters that fought for you / Marauders fought
     VISITED[6]                1 once a Location has been entered
     CLEARED[6]                1 once a Location was emptied and its reward paid (a lost last battle
                               empties a Location without clearing it)
+    START                     the southern Location the Lonequest started in
 
 Card data (from ``cards.toml``): ``fighters`` int32[42, 5] (warband, infamy,
 strike, health, shield), ``buffs`` int32[22, 2] (type, value), ``events``
@@ -60,14 +61,16 @@ PLAYED = GRAVE + N_FIGHTERS
 FACED = PLAYED + N_LOC
 VISITED = FACED + N_LOC
 CLEARED = VISITED + N_LOC
-STATE_SIZE = CLEARED + N_LOC
+START = CLEARED + N_LOC
+STATE_SIZE = START + 1
 
 # WHERE values
 LOOT, HAND, EQUIPPED = 0, 1, 2
 
 # failure causes
-CAUSE_NONE, CAUSE_NO_FIGHTERS, CAUSE_NO_STAMINA, CAUSE_CAP = 0, 1, 2, 3
-CAUSES = ("none", "no_fighters", "no_stamina", "cap")
+CAUSE_NONE, CAUSE_NO_FIGHTERS, CAUSE_NO_STAMINA, CAUSE_CAP, CAUSE_STRANDED = 0, 1, 2, 3, 4
+# stranded: Stamina to spare, but no arrow leads from where you may go to an uncleared Location
+CAUSES = ("none", "no_fighters", "no_stamina", "cap", "stranded")
 
 # fighter data columns
 FW, FI, FS, FH, FSH = 0, 1, 2, 3, 4  # warband, infamy, strike, health, shield

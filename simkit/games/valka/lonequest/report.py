@@ -17,11 +17,12 @@ from simkit.core.report import STAND_IN_NOTICE, manifest_section, write_markdown
 from simkit.core.stats import Estimate, mean_interval, wilson
 from simkit.core.tables import render
 
-OUTCOMES = ("won", "no_fighters", "no_stamina", "cap")
+OUTCOMES = ("won", "no_fighters", "no_stamina", "stranded", "cap")
 OUTCOME_TEXT = {
     "won": "won (all six Locations cleared)",
     "no_fighters": "failed: no Warband Fighter left",
     "no_stamina": "failed: too tired to march",
+    "stranded": "failed: no route to an uncleared Location",
     "cap": "stopped at the step cap",
 }
 MAX_LOCATIONS = 6
@@ -169,8 +170,9 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         + render(win_rows, "md") + "\n"
         "## How games end\n\n"
         "A game ends when all six Locations are cleared (won), when no Warband Fighter is left "
-        "(`no_fighters`), when the Warband is too tired to march on (`no_stamina`), or, in a game that never "
-        "ends, at the step cap (`cap`). Shares with 95% Wilson intervals.\n\n"
+        "(`no_fighters`), when the Warband is too tired to march on (`no_stamina`), when no arrow leads from "
+        "where it may go to an uncleared Location (`stranded`; the rules do not cover this), or, in a game that "
+        "never ends, at the step cap (`cap`). Shares with 95% Wilson intervals.\n\n"
         "### Per policy (all Warbands pooled)\n\n"
         + render(_outcome_rows(pooled, ["policy"], order), "md") + "\n"
         "### Per Warband and policy\n\n"

@@ -2,7 +2,7 @@
 
 Rows (one per game per Warband × policy cell)::
 
-    game, warband, policy, won, cause (none | no_fighters | no_stamina | cap), locations_cleared,
+    game, warband, policy, won, cause (none | no_fighters | no_stamina | stranded | cap), locations_cleared,
     battles, marauders_defeated, krone, stamina, test_fates, test_fates_won, turns,
     chance_strikes, marches, offering_used, pickpocketed
 
@@ -146,6 +146,7 @@ class LonequestSim(Simulation):
             Metric("win_rate", "won", "rate", by, "Lonequest conquered"),
             Metric("fail_no_fighters", "fail_no_fighters", "rate", by, "failed: no Warband Fighter left"),
             Metric("fail_no_stamina", "fail_no_stamina", "rate", by, "failed: too tired to march"),
+            Metric("fail_stranded", "fail_stranded", "rate", by, "failed: no route to an uncleared Location"),
             Metric("fail_cap", "fail_cap", "rate", by, "stopped at the step cap"),
             Metric("locations_cleared", "locations_cleared", "mean", by, "Locations cleared"),
             Metric("battles", "battles", "mean", by, "battles fought"),
@@ -173,6 +174,7 @@ class LonequestSim(Simulation):
                 cols[name] = out[:, k].astype(np.int16)
         cols["fail_no_fighters"] = (out[:, 1] == L.CAUSE_NO_FIGHTERS).astype(np.int8)
         cols["fail_no_stamina"] = (out[:, 1] == L.CAUSE_NO_STAMINA).astype(np.int8)
+        cols["fail_stranded"] = (out[:, 1] == L.CAUSE_STRANDED).astype(np.int8)
         cols["fail_cap"] = (out[:, 1] == L.CAUSE_CAP).astype(np.int8)
         return cols
 
