@@ -69,3 +69,23 @@ def mc_cols(row: dict, name: str, est: dict | None) -> None:
     row[f"{name}_low"] = est["low"]
     row[f"{name}_high"] = est["high"]
     row["mc_n"] = est["n"]
+
+
+def display_rows(rows):
+    """Rows for table/Markdown output: ``x`` with ``x_p`` becomes ``"num/den ≈ 0.1234"``, and a Monte Carlo
+    estimate ``x_mc`` with ``x_low``/``x_high`` becomes one ``x MC [95%]`` column."""
+    out = []
+    for r in rows:
+        d = {}
+        for k, v in r.items():
+            if k.endswith(("_p", "_low", "_high")) or k == "mc_n":
+                continue
+            if k.endswith("_mc"):
+                base = k[:-3]
+                d[f"{base} MC [95%]"] = f"{v:.4f} [{r[base + '_low']:.4f}, {r[base + '_high']:.4f}]"
+            elif f"{k}_p" in r and isinstance(v, str):
+                d[k] = f"{v} ≈ {r[k + '_p']:.4f}"
+            else:
+                d[k] = v
+        out.append(d)
+    return out

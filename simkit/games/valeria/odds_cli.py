@@ -9,7 +9,7 @@ import click
 import numpy as np
 
 from simkit.core.exact import fraction_str
-from simkit.core.oddscli import emit, frac_cols, mc_cols, monte_carlo, odds_options
+from simkit.core.oddscli import display_rows, emit, frac_cols, mc_cols, monte_carlo, odds_options
 from simkit.core.report import write_markdown
 from simkit.core.simulation import Metric, Simulation
 from simkit.core.tables import render
@@ -76,24 +76,6 @@ def valeria_sections(citizens, est=None):
     return [("Citizens", crow), ("Herald activations per roll", hrow), ("Monster Event fires on a roll", mrow)]
 
 
-def _display(rows):
-    out = []
-    for r in rows:
-        d = {}
-        for k, v in r.items():
-            if k.endswith(("_p", "_low", "_high")) or k == "mc_n":
-                continue
-            if k.endswith("_mc"):
-                b = k[:-3]
-                d[f"{b} MC [95%]"] = f"{v:.4f} [{r[b + '_low']:.4f}, {r[b + '_high']:.4f}]"
-            elif f"{k}_p" in r and isinstance(v, str):
-                d[k] = f"{v} ≈ {r[k + '_p']:.4f}"
-            else:
-                d[k] = v
-        out.append(d)
-    return out
-
-
 def valeria_text(citizens, sections, fmt):
     he = herald_expected(citizens)
     head = (f"Citizens: {', '.join(label(c) for c in citizens) or '(none)'}\n"
@@ -103,7 +85,7 @@ def valeria_text(citizens, sections, fmt):
     parts = [head]
     for title, rows in sections:
         if rows:
-            parts.append(("## " if fmt == "md" else "") + title + "\n\n" + render(_display(rows), fmt))
+            parts.append(("## " if fmt == "md" else "") + title + "\n\n" + render(display_rows(rows), fmt))
     return "\n".join(parts)
 
 
@@ -168,5 +150,5 @@ def bundled_reports(out_dir: Path, quick: bool = False, jobs=None) -> list[Path]
         est, _ = monte_carlo(ValeriaRollSim(cits), trials, 2026, jobs)
         sections = valeria_sections(cits, est)
         text += f"## Duchy with Citizens {spec}\n\n" + valeria_text(cits, sections[:2], "md") + "\n"
-    text += "## Monster Event fires on a roll\n\n" + render(_display(sections[2][1]), "md")
+    text += "## Monster Event fires on a roll\n\n" + render(display_rows(sections[2][1]), "md")
     return [write_markdown(out / "valeria.md", text), valeria_plot(out / "valeria.png", sections)]

@@ -6,6 +6,7 @@ import click
 import numpy as np
 
 from simkit.core.exact import fraction_str
+from simkit.core.oddscli import display_rows as plain_rows
 from simkit.core.oddscli import emit, frac_cols, mc_cols, monte_carlo, odds_options
 from simkit.core.scenario import parse_int_range
 from simkit.core.tables import render
@@ -169,27 +170,8 @@ def test_fate_cmd(tests, battles, not_enuf, fmt, out, mc, seed, jobs, plot):
     else:
         parts = []
         for title, rows in sections:
-            parts.append(("## " if fmt == "md" else "") + title + "\n\n" + render(_display(rows), fmt))
+            parts.append(("## " if fmt == "md" else "") + title + "\n\n" + render(plain_rows(rows), fmt))
         emit("\n".join(parts), out)
-
-
-def _display(rows):
-    """Merge ``x``/``x_p`` pairs into ``x ≈ 0.1234`` for table/Markdown output."""
-    out = []
-    for r in rows:
-        d = {}
-        for k, v in r.items():
-            if k.endswith("_p") or k.endswith("_low") or k.endswith("_high") or k == "mc_n":
-                continue
-            if k.endswith("_mc"):
-                base = k[:-3]
-                d[f"{base} MC [95%]"] = f"{v:.4f} [{r[base + '_low']:.4f}, {r[base + '_high']:.4f}]"
-            elif f"{k}_p" in r and isinstance(v, str):
-                d[k] = f"{v} ≈ {r[k + '_p']:.4f}"
-            else:
-                d[k] = v
-        out.append(d)
-    return out
 
 
 def test_fate_plot(path, sections, tests):

@@ -8,11 +8,12 @@ import numpy as np
 from scipy import stats as st
 
 from simkit.core import results
+from simkit.core.oddscli import display_rows as plain_rows
 from simkit.core.report import manifest_section, write_markdown
 from simkit.core.tables import render
 from simkit.games.valka.chance_strike import ChanceStrikeRules, outcome_distribution
 from simkit.games.valka.odds_cli import (
-    RATES, chance_strike_heatmap, chance_strike_rows, display_rows, test_fate_plot, test_fate_sections, _display,
+    RATES, chance_strike_heatmap, chance_strike_rows, display_rows, test_fate_plot, test_fate_sections,
 )
 
 
@@ -81,7 +82,7 @@ def test_fate_markdown(tests, battles, not_enuf, mc_trials, seed, jobs, png_name
         f"![Buff survival]({png_name})\n\n"
     )
     for title, rows in sections:
-        text += f"## {title}\n\n" + render(_display(rows), "md") + "\n"
+        text += f"## {title}\n\n" + render(plain_rows(rows), "md") + "\n"
     return text, sections
 
 

@@ -79,13 +79,24 @@ def play_block(key, n, warbands, kinds, params, data, rules, out):
 
 
 @njit(cache=True)
-def record(s, row):
-    cleared = 0
+def locations_cleared(s):
+    n = 0
     for loc in range(L.N_LOC):
-        cleared += s[L.CLEARED + loc]
-    row[0] = cleared == L.N_LOC and s[L.CAUSE] == L.CAUSE_NONE
+        n += s[L.CLEARED + loc]
+    return n
+
+
+@njit(cache=True)
+def is_won(s):
+    """Rule: "You have won Lonequest if you've cleared the entire map!" """
+    return locations_cleared(s) == L.N_LOC and s[L.CAUSE] == L.CAUSE_NONE
+
+
+@njit(cache=True)
+def record(s, row):
+    row[0] = is_won(s)
     row[1] = s[L.CAUSE]
-    row[2] = cleared
+    row[2] = locations_cleared(s)
     row[3] = s[L.BATTLES]
     row[4] = s[L.DEFEATED]
     row[5] = s[L.KRONE]
@@ -111,10 +122,7 @@ def play_logged(key, n, warband, kind, params, data, rules, log):
         seed_stream(rng, key, g, 0)
         seed_stream(prng, key, g, 1)
         E.play(s, data, rules, kind, params, rng, prng, script, log, warband)
-        cleared = 0
-        for loc in range(L.N_LOC):
-            cleared += s[L.CLEARED + loc]
-        won += cleared == L.N_LOC and s[L.CAUSE] == L.CAUSE_NONE
+        won += is_won(s)
     return won
 
 
@@ -204,9 +212,10 @@ def build_lonequest(fields) -> LonequestSim:
         t = ptable.table(name)
         kind = t.get("kind", str, pol.PRESETS.get(name, ("heuristic", {}))[0], choices=list(pol.KINDS))
         preset = dict(pol.PRESETS.get(name, (kind, {}))[1])
-        for pname, (_, default, _) in pol.PARAMS.items():
-            if t.has(pname):
-                preset[pname] = t.get(pname, float)
+        for pname in pol.PARAMS:
+            value = t.get(pname, float, None)
+            if value is not None:
+                preset[pname] = value
         t.finish()
         defined[name] = (kind, preset)
     ptable.finish()

@@ -1,0 +1,72 @@
+"""The Lonequest scenario file: defaults, overrides, and clear errors for bad input."""
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from simkit.cli import cli
+from simkit.core import loader
+from simkit.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[2]
+CARDS = ROOT / "scenarios" / "valka" / "cards.toml"
+BASE = f'''game = "valka"
+mode = "lonequest"
+cards = "{CARDS}"
+warbands = ["knights"]
+play = ["cautious"]
+'''
+
+
+def write(tmp_path, text):
+    p = tmp_path / "lq.toml"
+    p.write_text(text)
+    return p
+
+
+def test_bundled_scenario_loads_every_warband_and_policy():
+    sim = loader.load(ROOT / "scenarios" / "valka" / "lonequest.toml").simulation
+    assert sim.cells == 8 * 4
+    assert sim.describe()["policies"]["cautious"]["krone_reserve"] == 25
+
+
+def test_policy_overrides_and_new_named_policies(tmp_path):
+    p = write(tmp_path, BASE.replace('play = ["cautious"]', 'play = ["hoarder"]')
+              + "[policies.hoarder]\nkind = \"heuristic\"\nkrone_reserve = 60\n")
+    sim = loader.load(p).simulation
+    assert sim.describe()["policies"]["hoarder"] == {"kind": "heuristic", "krone_reserve": 60.0}
+
+
+@pytest.mark.parametrize("change, needles", [
+    (('play = ["cautious"]', 'play = ["timid"]'), ["play[0]", "timid", "cautious", "greedy_trader"]),
+    (('warbands = ["knights"]', 'warbands = ["elves"]'), ["warbands[0]", "elves", "'knights'"]),
+    (("", '[rules]\nstrong_enuf = "total"\n'), ["rules.strong_enuf", "'sum'", "'each'"]),
+    (("", "[setup]\nquests = 20\n"), ["setup.quests", "30"]),
+    (("", "[policies.cautious]\nkrone_reserv = 3\n"), ["policies.cautious.krone_reserv", "krone_reserve"]),
+    ((f'cards = "{CARDS}"', 'cards = "missing.toml"'), ["cards", "does not exist"]),
+])
+def test_bad_scenarios_name_file_field_and_allowed_values(tmp_path, change, needles):
+    old, new = change
+    text = BASE.replace(old, new) if old else BASE + new
+    p = write(tmp_path, text)
+    with pytest.raises(InputError) as err:
+        loader.load(p)
+    msg = str(err.value)
+    assert "lq.toml" in msg
+    for n in needles:
+        assert n in msg, (n, msg)
+    res = CliRunner().invoke(cli, ["run", str(p), "--quiet", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_same_seed_same_rows_for_one_and_two_jobs(tmp_path):
+    import simkit
+
+    p = write(tmp_path, BASE.replace('warbands = ["knights"]', 'warbands = ["knights", "wizards"]')
+              .replace('play = ["cautious"]', 'play = ["cautious", "random"]'))
+    a = simkit.run(p, games=600, seed=4, jobs=1, block_size=200, out=tmp_path / "a")
+    b = simkit.run(p, games=600, seed=4, jobs=2, block_size=200, out=tmp_path / "b")
+    assert a.frame.equals(b.frame)
+    assert (tmp_path / "a/summary.json").read_bytes() == (tmp_path / "b/summary.json").read_bytes()
