@@ -16,7 +16,7 @@ STAND_IN_NOTICE = (
 
 def manifest_section(man: dict) -> str:
     keys = ["game", "mode", "rules_version", "scenario", "scenario_sha256", "root_seed", "block_size",
-            "games", "blocks", "simkit_version", "wall_seconds"]
+            "games", "blocks", "simkit_version"]  # no wall time: reports stay byte-identical for a seed
     rows = [{"field": k, "value": man.get(k)} for k in keys if k in man]
     return "## Run\n\n" + render(rows, "md")
 
