@@ -8,7 +8,7 @@ from __future__ import annotations
 
 RULES_VERSION = "valhalla-solo-1"
 
-from simkit.core.registry import Game  # noqa: E402
+from simkit.core.registry import Game, Mode  # noqa: E402
 
 
 def _bundled(out_dir, quick=False, jobs=None):
@@ -32,12 +32,19 @@ def _monster_dice_check():
     return MonsterDiceSim(mc_cells(select_cards(monsters, None, "base", None), "base"), die, 20)
 
 
+def _build_solo(fields):
+    from simkit.games.valhalla.solo.simulation import build_solo
+
+    return build_solo(fields)
+
+
 GAME = Game(
     name="valhalla",
     title="Valhalla Solo Mode",
     rules_file="valhalla-solo.txt",
     rules_version=RULES_VERSION,
-    modes=[],
+    modes=[Mode("solo", "Valhalla Solo Mode (Levels I–III, +40 deck, Valkyries)", _build_solo,
+                default_scenario="valhalla/solo.toml", bench_games=10_000)],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
     dice_checks={"monster-dice": _monster_dice_check},

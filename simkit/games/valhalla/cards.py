@@ -15,6 +15,11 @@ from simkit.core.scenario import Fields, read_toml
 
 WILD = "wild"  # the ⊗ face
 
+# Machine-readable monster powers (``power_effect``); the codes are the indices (see deck.monster_arrays).
+POWERS = ("none", "defence_bonus", "attack_bonus", "extra_die", "no_reroll", "discard")
+# powers whose ``power_value`` must be at least 1; the others must have power_value 0
+POWERS_WITH_VALUE = ("defence_bonus", "attack_bonus", "extra_die", "discard")
+
 
 @dataclass(frozen=True)
 class WeaponDie:
@@ -29,7 +34,9 @@ class MonsterCard:
     clans: tuple[str, ...]
     weapons: tuple[str, ...]  # the multiset of weapons that triggers the attack
     warrior_symbols: int
-    power: str
+    power: str  # free text, as printed
+    power_effect: str = "none"  # one of POWERS
+    power_value: int = 0
 
 
 @dataclass(frozen=True)
@@ -73,8 +80,16 @@ def _cards(m: Fields, side: str, weapons: list[str], clans: tuple[str, ...]) -> 
             weapons=_names(f, "weapons", weapons, lo=1, hi=6),
             warrior_symbols=f.get("warrior_symbols", int, min=0),
             power=f.get("power", str, ""),
+            power_effect=f.get("power_effect", str, "none", choices=POWERS),
+            power_value=f.get("power_value", int, 0, min=0),
         )
         f.finish()
+        if card.power_effect in POWERS_WITH_VALUE and card.power_value < 1:
+            raise f.error("power_value", f"must be at least 1 when power_effect is {card.power_effect!r} "
+                          f"(got {card.power_value})")
+        if card.power_effect not in POWERS_WITH_VALUE and card.power_value != 0:
+            raise f.error("power_value", f"must be 0 (or left out) when power_effect is {card.power_effect!r}; "
+                          f"only {', '.join(map(repr, POWERS_WITH_VALUE))} take a value (got {card.power_value})")
         if cards and card.strength < cards[-1].strength:
             raise f.error("strength", f"must be at least {cards[-1].strength}, the strength of the card above it "
                           f"(cards go in ascending order of strength) (got {card.strength})")
@@ -84,8 +99,30 @@ def _cards(m: Fields, side: str, weapons: list[str], clans: tuple[str, ...]) -> 
     return cards
 
 
+@dataclass(frozen=True)
+class CardsFile:
+    """Everything in a cards file: the die, the monsters and the names other files refer to."""
+
+    path: Path
+    clans: tuple[str, ...]  # clan colours, in file order
+    symbols: tuple[str, ...]  # every die symbol, in file order (may include WILD)
+    die: WeaponDie
+    monsters: dict[str, Monster]
+
+    @property
+    def weapons(self) -> tuple[str, ...]:
+        """The non-wild symbols, in file order."""
+        return tuple(s for s in self.symbols if s != WILD)
+
+
 def load_cards(path: str | Path | None = None) -> tuple[WeaponDie, dict[str, Monster]]:
     """Read the monster die and the monsters (keyed by ``key``) from a cards file."""
+    cf = load_cards_file(path)
+    return cf.die, cf.monsters
+
+
+def load_cards_file(path: str | Path | None = None) -> CardsFile:
+    """Read a whole cards file (see :class:`CardsFile`)."""
     path = Path(path) if path is not None else default_cards_path()
     data, _ = read_toml(path)
     top = Fields(path, data)
@@ -108,4 +145,4 @@ def load_cards(path: str | Path | None = None) -> tuple[WeaponDie, dict[str, Mon
         m.finish()
         monsters[key] = mon
     top.finish()
-    return die, monsters
+    return CardsFile(path, clans, symbols, die, monsters)

@@ -1,0 +1,339 @@
+"""Valhalla Solo on the runner: scenario, block kernel and per-game rows.
+
+Rows (one per game per cell; a cell is monster × deck variant × level × Jarl × policy)::
+
+    game, monster, variant (base | plus40), level (1..3), jarl, policy, won, cause (none | shields | deck | cap),
+    cards_defeated, shields_left, turns, attacks_won, attacks_lost, defences_won, defences_lost, glory,
+    monster_attacks, missions
+
+Every cell of a block replays the same streams per game: the deck order from
+stream (g, 0), the policy's choices from (g, 1) and the dice from (g, 2). The
+levels of one monster and variant therefore start from the same shuffled deck
+with the same dice: the level comparisons use common random numbers.
+"""
+
+from __future__ import annotations
+
+import itertools
+from math import factorial
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from simkit.core.rng import seed_stream
+from simkit.core.simulation import Metric, Simulation
+from simkit.games.valhalla import RULES_VERSION
+from simkit.games.valhalla.solo import engine as E
+from simkit.games.valhalla.solo import layout as L
+from simkit.games.valhalla.solo import policies as pol
+
+COLUMNS = ("won", "cause", "cards_defeated", "shields_left", "turns", "attacks_won", "attacks_lost", "defences_won",
+           "defences_lost", "glory", "monster_attacks", "missions")
+VARIANTS = ("base", "plus40")
+DISCARDS = {1: 2, 2: 4, 3: 6}  # "Difficulty Level I … discards 2 cards", II 4, III 6
+PATH = ("unplayable", "own")
+
+
+def rules_vector(level=1, variant="base", wild_warriors=True, wild_monster=False, monster_powers=True,
+                 path_to_valhalla="unplayable", turn_cap=400, dice=6, start_discard=40, hand=6,
+                 shields=4) -> np.ndarray:
+    r = np.zeros(E.N_RULES, np.int64)
+    r[E.R_DISCARD] = DISCARDS[level]
+    r[E.R_PLUS40] = variant == "plus40"
+    r[E.R_WILD_WARRIORS] = bool(wild_warriors)
+    r[E.R_WILD_MONSTER] = bool(wild_monster)
+    r[E.R_POWERS] = bool(monster_powers)
+    r[E.R_PATH_OWN] = path_to_valhalla == "own"
+    r[E.R_TURN_CAP] = turn_cap
+    r[E.R_DICE] = dice
+    r[E.R_START_DISCARD] = start_discard
+    r[E.R_HAND] = hand
+    r[E.R_SHIELDS] = shields
+    return r
+
+
+def activation_probability(need_row, n_any, distinct, ice, faces, wild_ok, dice=6) -> float:
+    """P(``dice`` rolls of the die with ``faces`` activate one Warrior on its own), exact by counting."""
+    S = len(need_row)
+    kinds = sorted(set(faces))
+    weight = {k: faces.count(k) for k in kinds}
+    total = 0
+    good = 0
+    for counts in _compositions(dice, len(kinds)):
+        w = factorial(dice)
+        for k, c in zip(kinds, counts):
+            w //= factorial(c)
+            w *= weight[k] ** c
+        total += w
+        pool = [0] * (S + 1)
+        for k, c in zip(kinds, counts):
+            pool[k] += c
+        if _fits(list(need_row), n_any, distinct, ice, pool, wild_ok):
+            good += w
+    return good / total
+
+
+def _compositions(m, parts):
+    if parts == 1:
+        yield (m,)
+        return
+    for k in range(m + 1):
+        for rest in _compositions(m - k, parts - 1):
+            yield (k, *rest)
+
+
+def _fits(need, n_any, distinct, ice, pool, wild_ok):
+    """Python twin of ``engine.fit`` for one Warrior."""
+    S = len(need)
+    rem = list(pool)
+    wild = wild_ok and not ice
+    used = [False] * S
+    for sym, k in enumerate(need):
+        if k == 0:
+            continue
+        if distinct and k > 1:
+            return False
+        used[sym] = True
+        take = min(k, rem[sym])
+        rem[sym] -= take
+        short = k - take
+        if short:
+            if not wild or rem[S] < short:
+                return False
+            rem[S] -= short
+    for _ in range(n_any):
+        cand = [x for x in range(S) if rem[x] > 0 and not (distinct and used[x])]
+        if cand:
+            best = max(cand, key=lambda x: (rem[x], -x))
+            rem[best] -= 1
+            used[best] = True
+        elif wild and rem[S] > 0:
+            rem[S] -= 1
+        else:
+            return False
+    return True
+
+
+def tables(deck, monsters, monster_key, variant, wild_warriors=True):
+    """The kernel's tables for one monster and side (the Jarl row is added per cell)."""
+    from simkit.games.valhalla.monster_dice import weapon_types
+
+    a = deck.arrays()
+    n = len(a["card_type"])
+    cards = np.zeros((n, L.N_CCOLS), np.int32)
+    cols = {L.C_TYPE: "card_type", L.C_CLAN: "clan", L.C_STR: "strength", L.C_GLORY: "glory", L.C_SPECIAL: "special",
+            L.C_ANY: "need_any", L.C_DISTINCT: "distinct", L.C_BLESS: "blessing", L.C_BLESS_CLAN: "blessing_clan",
+            L.C_EFFECT: "effect", L.C_VALUE: "value", L.C_SYMBOL: "symbol", L.C_REQ: "requirement",
+            L.C_EXP: "expansion"}
+    for col, name in cols.items():
+        cards[:, col] = a[name]
+    need = np.ascontiguousarray(a["need"], dtype=np.int32)
+    faces = [int(x) for x in a["die_faces"]]
+    clan_ability = np.asarray(a["clan_ability"], np.int32)
+    p_act = np.zeros(n, np.float64)
+    cache = {}
+    for c in range(n):
+        if cards[c, L.C_TYPE] != L.WARRIOR:
+            continue
+        ice = cards[c, L.C_CLAN] >= 0 and clan_ability[cards[c, L.C_CLAN]] == L.A_ICE_GIANT
+        key = (tuple(need[c]), int(cards[c, L.C_ANY]), int(cards[c, L.C_DISTINCT]), bool(ice))
+        if key not in cache:
+            cache[key] = activation_probability(list(need[c]), key[1], key[2], ice, faces, wild_warriors)
+        p_act[c] = cache[key]
+    m = deck.monster_arrays(monster_key, "plus40" if variant == "plus40" else "base")
+    K = len(m["m_strength"])
+    mon = np.zeros((K, L.N_MCOLS), np.int32)
+    for col, name in {L.M_STRENGTH: "m_strength", L.M_MAX_GLORY: "m_max_glory", L.M_CLANS: "m_clans",
+                      L.M_WSYM: "m_warrior_symbols", L.M_POWER: "m_power", L.M_PVAL: "m_power_value"}.items():
+        mon[:, col] = m[name]
+    mweap = np.ascontiguousarray(m["m_weapons"], dtype=np.int32)
+    S = mweap.shape[1]
+    # the ⊗ fill order of the exact monster-dice model: most faces first, ties in card order
+    mwild = -np.ones((K, S), np.int32)
+    side = monsters[monster_key].cards_plus40 if variant == "plus40" else monsters[monster_key].cards_base
+    symbols = deck.symbols
+    for k, card in enumerate(side):
+        types = weapon_types(card.weapons)[0]
+        names = [symbols[f] if f < S else "wild" for f in faces]
+        order = sorted(range(len(types)), key=lambda i: (-names.count(types[i]), i))
+        for j, i in enumerate(order):
+            mwild[k, j] = symbols.index(types[i])
+    deck_ids = np.array([c for c in range(n) if variant == "plus40" or a["expansion"][c] == 0], np.int64)
+    return (cards, need, p_act, mon, mweap, mwild, clan_ability, np.asarray(faces, np.int32)), deck_ids
+
+
+@njit(cache=True)
+def play_cells(key, n, T0, deck_ids, jarls, jarl_idx, kinds, params, rules, out, counters):
+    """Play ``n`` games in each cell of one monster and side; row c * n + g gets game g of cell c.
+    ``counters[card, 0/1]`` accumulate monster phases begun on an empty card and the attacks among them."""
+    cards, need, p_act, mon, mweap, mwild, clan_ability, faces = T0
+    s = np.zeros(L.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    shuffler = np.empty(4, np.uint64)
+    for c in range(kinds.shape[0]):
+        T = (cards, need, p_act, mon, mweap, mwild, clan_ability, jarls[jarl_idx[c]], faces)
+        for g in range(n):
+            seed_stream(shuffler, key, g, 0)
+            seed_stream(prng, key, g, 1)
+            seed_stream(rng, key, g, 2)
+            E.play(s, T, rules[c], kinds[c], params[c], rng, prng, shuffler, deck_ids)
+            row = out[c * n + g]
+            row[0] = s[L.DONE] == 1 and s[L.CAUSE] == L.CAUSE_NONE and s[L.MON] >= mon.shape[0]
+            row[1] = s[L.CAUSE]
+            row[2] = s[L.MON]
+            row[3] = max(0, s[L.SHIELDS])
+            row[4] = s[L.TURNS]
+            row[5] = s[L.ATT_WON]
+            row[6] = s[L.ATT_LOST]
+            row[7] = s[L.DEF_WON]
+            row[8] = s[L.DEF_LOST]
+            row[9] = s[L.GLORY]
+            row[10] = s[L.MON_ATTACKS]
+            row[11] = s[L.MISSIONS]
+            for k in range(mon.shape[0]):
+                counters[k, 0] += s[L.EMPTY_PHASES + k]
+                counters[k, 1] += s[L.EMPTY_ATTACKS + k]
+
+
+class SoloSim(Simulation):
+    """Valhalla Solo games for every monster × variant × level × Jarl × policy cell."""
+
+    game = "valhalla"
+    mode = "solo"
+    rules_version = RULES_VERSION
+    default_block_size = 1_000
+
+    def __init__(self, deck, monsters, monster_keys, variants, levels, jarl_keys, policies, options=None,
+                 files=None):
+        self.deck = deck
+        self.options = dict(options or {})
+        self.files = dict(files or {})
+        self.monster_keys, self.variants, self.levels = list(monster_keys), list(variants), list(levels)
+        self.jarl_keys, self.policy_specs = list(jarl_keys), list(policies)
+        self.groups = []  # one per (monster, variant): tables and the cells inside
+        jarl_tab = np.stack([deck.arrays()["jarl_ability"], deck.arrays()["jarl_value"]], axis=1).astype(np.int64)
+        for mk, var in itertools.product(self.monster_keys, self.variants):
+            T0, deck_ids = tables(deck, monsters, mk, var, self.options.get("wild_warriors", True))
+            cells = list(itertools.product(self.levels, self.jarl_keys, self.policy_specs))
+            rules = np.stack([rules_vector(level=lv, variant=var, **self.options) for lv, _, _ in cells])
+            self.groups.append({
+                "monster": mk, "variant": var, "T0": T0, "deck_ids": deck_ids, "cells": cells, "rules": rules,
+                "jarl_idx": np.array([deck.jarl_keys.index(j) for _, j, _ in cells], np.int64),
+                "kinds": np.array([pol.KINDS[p[1]] for _, _, p in cells], np.int64),
+                "params": np.stack([pol.param_vector(p[2]) for _, _, p in cells]),
+            })
+        self.jarl_tab = jarl_tab
+        by = ("monster", "variant", "level")
+        self.metrics = [
+            Metric("win_rate", "won", "rate", by + ("policy",), "monster defeated"),
+            Metric("win_rate_by_jarl", "won", "rate", ("monster", "variant", "jarl"), "monster defeated, per Jarl"),
+            Metric("lost_shields", "lost_shields", "rate", by + ("policy",), "lost: fourth shield"),
+            Metric("lost_deck", "lost_deck", "rate", by + ("policy",), "lost: deck ran out"),
+            Metric("cards_defeated", "cards_defeated", "mean", by + ("policy",), "monster cards defeated"),
+            Metric("turns", "turns", "mean", by + ("policy",), "turns"),
+        ]
+
+    @property
+    def cells(self) -> int:
+        return sum(len(g["cells"]) for g in self.groups)
+
+    def run_block(self, key, n):
+        parts = []
+        for g in self.groups:
+            c = len(g["cells"])
+            out = np.zeros((c * n, len(COLUMNS)), np.int32)
+            counters = np.zeros((L.MAX_MON, 2), np.int64)
+            play_cells(key, n, g["T0"], g["deck_ids"], self.jarl_tab, g["jarl_idx"], g["kinds"], g["params"],
+                       g["rules"], out, counters)
+            cell = np.repeat(np.arange(c), n)
+            cols = {
+                "game": np.tile(np.arange(n, dtype=np.int32), c),
+                "monster": np.full(c * n, g["monster"]), "variant": np.full(c * n, g["variant"]),
+                "level": np.array([lv for lv, _, _ in g["cells"]], np.int8)[cell],
+                "jarl": np.array([j for _, j, _ in g["cells"]])[cell],
+                "policy": np.array([p[0] for _, _, p in g["cells"]])[cell],
+            }
+            for k, name in enumerate(COLUMNS):
+                cols[name] = np.array(L.CAUSES)[out[:, k]] if name == "cause" else out[:, k].astype(np.int16)
+            cols["won"] = cols["won"].astype(np.int8)
+            cols["lost_shields"] = (out[:, 1] == L.CAUSE_SHIELDS).astype(np.int8)
+            cols["lost_deck"] = (out[:, 1] == L.CAUSE_DECK).astype(np.int8)
+            parts.append(cols)
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def describe(self):
+        return {"files": self.files, "rule_options": self.options, "monsters": self.monster_keys,
+                "variants": self.variants, "levels": self.levels, "jarls": self.jarl_keys,
+                "policies": {name: {"kind": kind, **params} for name, kind, params in self.policy_specs},
+                "cards_notice": getattr(self.deck, "notice", "")}
+
+
+def build_solo(fields) -> SoloSim:
+    """Scenario ``mode = "solo"`` (see scenarios/valhalla/solo.toml)."""
+    from simkit.games.valhalla import cards as cards_mod
+    from simkit.games.valhalla.deck import load_deck
+
+    base = Path(fields.file).parent
+
+    def path_of(name, default):
+        rel = fields.get(name, str, default)
+        p = Path(rel) if Path(rel).is_absolute() else base / rel
+        if not p.exists():
+            raise fields.error(name, f"names a file that does not exist: {p}")
+        return p
+
+    cards_path, deck_path = path_of("cards", "cards.toml"), path_of("deck", "deck.toml")
+    _, monsters = cards_mod.load_cards(cards_path)
+    deck = load_deck(deck_path, cards_path)
+    mk = fields.get("monsters", list, sorted(monsters))
+    for i, m in enumerate(mk):
+        if m not in monsters:
+            raise fields.error(f"monsters[{i}]", f"must be one of {', '.join(map(repr, sorted(monsters)))} (got {m!r})")
+    variants = fields.get("variants", list, ["base"])
+    for i, v in enumerate(variants):
+        if v not in VARIANTS:
+            raise fields.error(f"variants[{i}]", f"must be one of 'base', 'plus40' (got {v!r})")
+    levels = fields.get("levels", list, [1, 2, 3])
+    for i, lv in enumerate(levels):
+        if lv not in DISCARDS:
+            raise fields.error(f"levels[{i}]", f"must be one of 1, 2, 3 (got {lv!r})")
+    jarls = fields.get("jarls", list, deck.jarl_keys[:1])
+    for i, j in enumerate(jarls):
+        if j not in deck.jarl_keys:
+            raise fields.error(f"jarls[{i}]", f"must be one of {', '.join(map(repr, deck.jarl_keys))} (got {j!r})")
+    ptable = fields.table("policies", default={})
+    defined = {}
+    for name in ptable.keys():
+        t = ptable.table(name)
+        kind = t.get("kind", str, pol.PRESETS.get(name, ("heuristic", {}))[0], choices=list(pol.KINDS))
+        preset = dict(pol.PRESETS.get(name, (kind, {}))[1])
+        for pname in pol.PARAMS:
+            v = t.get(pname, float, None)
+            if v is not None:
+                preset[pname] = v
+        t.finish()
+        defined[name] = (kind, preset)
+    ptable.finish()
+    names = fields.get("play", list, ["builder", "aggressive"])
+    allowed = sorted(set(pol.PRESETS) | set(defined))
+    policies = []
+    for i, name in enumerate(names):
+        if name in defined:
+            policies.append((name, *defined[name]))
+        elif name in pol.PRESETS:
+            policies.append((name, *pol.PRESETS[name]))
+        else:
+            raise fields.error(f"play[{i}]", f"names an unknown policy {name!r}; allowed values: {', '.join(allowed)}")
+    r = fields.table("rules", default={})
+    options = {
+        "wild_warriors": r.get("wild_warriors", bool, True),
+        "wild_monster": r.get("wild_monster", bool, False),
+        "monster_powers": r.get("monster_powers", bool, True),
+        "path_to_valhalla": r.get("path_to_valhalla", str, "unplayable", choices=PATH),
+        "turn_cap": r.get("turn_cap", int, 400, min=10, max=100_000),
+    }
+    r.finish()
+    return SoloSim(deck, monsters, mk, variants, levels, jarls, policies, options,
+                   {"cards": str(cards_path), "deck": str(deck_path)})
