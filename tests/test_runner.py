@@ -108,3 +108,29 @@ def test_loader_reads_run_defaults(chance_strike_scenario):
     assert sc.game == "valka" and sc.mode == "chance-strike"
     assert sc.run.games == 20_000 and sc.run.block_size == 10_000
     assert sc.simulation.cells == 169
+
+
+class PooledSim(Simulation):
+    """Two cells that replay the same coin flips: pooling them must not double the information."""
+
+    game, mode, rules_version = "test", "pooled", "0"
+    metrics = [Metric("heads_rows", "heads", "rate", ()), Metric("heads_games", "heads", "rate", (), unit="game")]
+
+    @property
+    def cells(self):
+        return 2
+
+    def run_block(self, key, n):
+        rng = np.random.default_rng(key)
+        flips = rng.integers(0, 2, n).astype(np.int8)
+        return {"game": np.tile(np.arange(n, dtype=np.int32), 2), "heads": np.concatenate([flips, flips])}
+
+
+def test_pooled_cells_use_the_game_as_the_unit():
+    res = run_simulation(PooledSim(), 4000, seed=1, jobs=1, block_size=1000)
+    rows = {r["metric"]: r for r in res.summary}
+    a, b = rows["heads_rows"], rows["heads_games"]
+    assert a["estimate"] == pytest.approx(b["estimate"])
+    assert a["n"] == 8000 and b["n"] == 4000
+    # identical copies carry the information of 4000 games, not 8000: the interval is sqrt(2) wider
+    assert (b["high"] - b["low"]) / (a["high"] - a["low"]) == pytest.approx(2 ** 0.5, rel=0.02)

@@ -30,6 +30,11 @@ class Metric:
     With ``trials`` set, rows are pre-aggregated: the rate is
     ``sum(column) / sum(trials)`` (used by dice checks that count events in
     bulk instead of writing a row per roll).
+
+    With ``unit="game"`` the metric pools several cells that replay the same
+    game streams (common random numbers), so their rows are not independent:
+    the game is the unit. Each game contributes the mean over its pooled cells,
+    and the interval is the normal one over games.
     """
 
     name: str
@@ -38,6 +43,7 @@ class Metric:
     by: tuple[str, ...] = ()
     label: str = ""
     trials: str | None = None
+    unit: Literal["row", "game"] = "row"
 
 
 class Simulation:
@@ -66,10 +72,12 @@ def _is_integer(dtype) -> bool:
     return dtype.is_integer() or dtype == pl.Boolean
 
 
-def block_stats(frame: pl.DataFrame, metrics: list[Metric]) -> list[tuple[str, tuple, int, Any, Any]]:
-    """Sufficient statistics of one block: ``(metric, group values, n, sum, sum_sq)`` per group.
+def block_stats(frame: pl.DataFrame, metrics: list[Metric]) -> list[tuple[str, tuple, int, Any, Any, int]]:
+    """Sufficient statistics of one block: ``(metric, group values, n, sum, sum_sq, cells)`` per group.
 
     Sums of integer columns are Python ints (exact); float sums are floats.
+    For ``unit="game"`` metrics, n counts games, the sums are over each game's
+    total across its ``cells`` pooled cells (exact integers for 0/1 outcomes).
     """
     out = []
     for m in metrics:
@@ -77,12 +85,20 @@ def block_stats(frame: pl.DataFrame, metrics: list[Metric]) -> list[tuple[str, t
         col = pl.col(m.column)
         if _is_integer(frame.schema[m.column]):
             col = col.cast(pl.Int64)
-        n_expr = pl.col(m.trials).cast(pl.Int64).sum() if m.trials else pl.len()
-        aggs = [n_expr.alias("__n"), col.sum().alias("__s"), (col * col).sum().alias("__ss")]
-        g = frame.group_by(by, maintain_order=True).agg(aggs) if by else frame.select(aggs)
-        for row in g.iter_rows(named=True):
+        if m.unit == "game":
+            per_game = frame.group_by(by + ["game"]).agg(col.sum().alias("__k"), pl.len().alias("__c"))
+            k = pl.col("__k")
+            aggs = [pl.len().alias("__n"), k.sum().alias("__s"), (k * k).sum().alias("__ss"),
+                    pl.col("__c").max().alias("__c")]
+            g = per_game.group_by(by).agg(aggs) if by else per_game.select(aggs)
+        else:
+            n_expr = pl.col(m.trials).cast(pl.Int64).sum() if m.trials else pl.len()
+            aggs = [n_expr.alias("__n"), col.sum().alias("__s"), (col * col).sum().alias("__ss"),
+                    pl.lit(1).alias("__c")]
+            g = frame.group_by(by, maintain_order=True).agg(aggs) if by else frame.select(aggs)
+        for row in g.sort(by).iter_rows(named=True) if by else g.iter_rows(named=True):
             key = tuple(row[b] for b in by)
-            out.append((m.name, key, int(row["__n"]), row["__s"], row["__ss"]))
+            out.append((m.name, key, int(row["__n"]), row["__s"], row["__ss"], int(row["__c"])))
     return out
 
 
@@ -94,19 +110,25 @@ class StatsAccumulator:
     totals: dict = field(default_factory=dict)
 
     def add(self, rows) -> None:
-        for name, key, n, s, ss in rows:
-            acc = self.totals.setdefault((name, key), [0, 0, 0])
+        for name, key, n, s, ss, c in rows:
+            acc = self.totals.setdefault((name, key), [0, 0, 0, 1])
             acc[0] += n
             acc[1] += s
             acc[2] += ss
+            acc[3] = max(acc[3], c)
 
     def summary(self) -> list[dict]:
         """Rows ``{metric, group, estimate, low, high, n}`` with 95% intervals."""
         by_name = {m.name: m for m in self.metrics}
         rows = []
-        for (name, key), (n, s, ss) in self.totals.items():
+        for (name, key), (n, s, ss, c) in self.totals.items():
             m = by_name[name]
-            if m.kind == "rate":
+            if m.unit == "game" and c > 1:
+                # each game's mean over its c pooled cells is one observation
+                e = stats.mean_interval(int(n), s / c, ss / (c * c))
+                if m.kind == "rate":
+                    e = stats.Estimate(e.estimate, max(0.0, e.low), min(1.0, e.high), e.n)
+            elif m.kind == "rate":
                 e = stats.wilson(int(s), int(n))
             else:
                 e = stats.mean_interval(int(n), float(s), float(ss))

@@ -13,8 +13,9 @@ from simkit.core.registry import Game, Mode  # noqa: E402
 
 def _bundled(out_dir, quick=False, jobs=None):
     from simkit.games.valhalla.reports import bundled_reports
+    from simkit.games.valhalla.solo.report import bundled_solo
 
-    return bundled_reports(out_dir, quick=quick, jobs=jobs)
+    return bundled_reports(out_dir, quick=quick, jobs=jobs) + bundled_solo(out_dir, quick=quick, jobs=jobs)
 
 
 def _odds_commands():
@@ -32,6 +33,18 @@ def _monster_dice_check():
     return MonsterDiceSim(mc_cells(select_cards(monsters, None, "base", None), "base"), die, 20)
 
 
+def _solo_report(run_dir, out_dir):
+    from simkit.games.valhalla.solo.report import solo_report
+
+    return solo_report(run_dir, out_dir)
+
+
+def _policies():
+    from simkit.games.valhalla.solo.policies import POLICY_DESCRIPTIONS
+
+    return {f"solo: {k}": v for k, v in POLICY_DESCRIPTIONS.items()}
+
+
 def _build_solo(fields):
     from simkit.games.valhalla.solo.simulation import build_solo
 
@@ -44,7 +57,8 @@ GAME = Game(
     rules_file="valhalla-solo.txt",
     rules_version=RULES_VERSION,
     modes=[Mode("solo", "Valhalla Solo Mode (Levels I–III, +40 deck, Valkyries)", _build_solo,
-                default_scenario="valhalla/solo.toml", bench_games=10_000)],
+                default_scenario="valhalla/solo.toml", report=_solo_report, bench_games=100)],
+    policies=_policies(),
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
     dice_checks={"monster-dice": _monster_dice_check},

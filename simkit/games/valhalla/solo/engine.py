@@ -272,22 +272,23 @@ def to_valhalla(s, T, kind, params, prng, team_idx, k, cap, all_or_one, discard_
     gone = np.zeros(L.MAX_TEAM, np.bool_)
     for i in range(n_going):
         gone[going[i]] = True
+    bonuses = np.zeros(L.MAX_TEAM, np.int64)
     for i in range(n_going):
         w = s[L.TEAM + going[i]]
         b = cards[w, L.C_BLESS]
-        bonus = 0
         if b == 1:
-            bonus = n_going - 1
+            bonuses[i] = n_going - 1
         elif b == 2:
             for j in range(n_going):
                 o = s[L.TEAM + going[j]]
                 if j != i and cards[o, L.C_CLAN] == cards[w, L.C_BLESS_CLAN]:
-                    bonus = 2
+                    bonuses[i] = 2
         elif b == 3 and n_going == 1:
-            bonus = 3
-        if bonus > 0:
-            blessing_draw(s, T, bonus, cap)
-    # move the cards: Valhalla for those going, the discard pile for the excess (when asked)
+            bonuses[i] = 3
+    # move the cards: Valhalla for those going; then the blessings' Glory from the discard pile; then the
+    # excess to the discard pile (so a blessing never draws a Warrior discarded in the same battle)
+    excess = np.empty(L.MAX_TEAM, np.int64)
+    n_excess = 0
     for i in range(s[L.TEAM_N] - 1, -1, -1):
         w = s[L.TEAM + i]
         activated = False
@@ -299,7 +300,13 @@ def to_valhalla(s, T, kind, params, prng, team_idx, k, cap, all_or_one, discard_
             push(s, L.VAL_N, w)
         elif activated and discard_rest:
             remove_at(s, L.TEAM_N, i)
-            push(s, L.DISC_N, w)
+            excess[n_excess] = w
+            n_excess += 1
+    for i in range(n_going):
+        if bonuses[i] > 0:
+            blessing_draw(s, T, bonuses[i], cap)
+    for i in range(n_excess):
+        push(s, L.DISC_N, excess[i])
 
 
 @njit(cache=True)

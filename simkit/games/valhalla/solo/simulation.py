@@ -226,13 +226,17 @@ class SoloSim(Simulation):
             })
         self.jarl_tab = jarl_tab
         by = ("monster", "variant", "level")
+        # pooled over Jarls (and levels/policies for the Jarl table): cells share game streams, so the game is
+        # the unit of these intervals
+        g = "game"
         self.metrics = [
-            Metric("win_rate", "won", "rate", by + ("policy",), "monster defeated"),
-            Metric("win_rate_by_jarl", "won", "rate", ("monster", "variant", "jarl"), "monster defeated, per Jarl"),
-            Metric("lost_shields", "lost_shields", "rate", by + ("policy",), "lost: fourth shield"),
-            Metric("lost_deck", "lost_deck", "rate", by + ("policy",), "lost: deck ran out"),
-            Metric("cards_defeated", "cards_defeated", "mean", by + ("policy",), "monster cards defeated"),
-            Metric("turns", "turns", "mean", by + ("policy",), "turns"),
+            Metric("win_rate", "won", "rate", by + ("policy",), "monster defeated", unit=g),
+            Metric("win_rate_by_jarl", "won", "rate", ("monster", "variant", "jarl"), "monster defeated, per Jarl",
+                   unit=g),
+            Metric("lost_shields", "lost_shields", "rate", by + ("policy",), "lost: fourth shield", unit=g),
+            Metric("lost_deck", "lost_deck", "rate", by + ("policy",), "lost: deck ran out", unit=g),
+            Metric("cards_defeated", "cards_defeated", "mean", by + ("policy",), "monster cards defeated", unit=g),
+            Metric("turns", "turns", "mean", by + ("policy",), "turns", unit=g),
         ]
 
     @property

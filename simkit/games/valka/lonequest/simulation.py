@@ -160,7 +160,9 @@ class LonequestSim(Simulation):
             Metric("battles", "battles", "mean", by, "battles fought"),
             Metric("marauders_defeated", "marauders_defeated", "mean", by, "Marauders defeated"),
             Metric("turns", "turns", "mean", by, "turns"),
-            Metric("win_rate_by_policy", "won", "rate", ("policy",), "Lonequest conquered, all Warbands"),
+            # pooled over Warbands, whose games share streams: the game is the unit of the interval
+            Metric("win_rate_by_policy", "won", "rate", ("policy",), "Lonequest conquered, all Warbands",
+                   unit="game"),
         ]
 
     @property

@@ -1,0 +1,443 @@
+"""Valhalla Solo report: how hard is each difficulty level, per monster, deck variant, Jarl and policy.
+
+Everything is aggregated from the run's per-game Parquet rows lazily with
+polars; no per-game rows are kept in memory.
+
+Common random numbers. Every cell of a run replays game ``(block, game)`` on
+the same deck shuffle and dice streams, whatever its level, Jarl, monster or
+policy. Levels are therefore compared *paired* (same shuffle, different
+level), which removes most of the luck from the difference. The same sharing
+also ties together the games of different Jarls (and monsters) with the same
+``(block, game)``: they are not independent draws. Every number pooled over
+several rows of one ``(block, game)`` thus gets a cluster-robust interval with
+the game as the unit: a Wilson interval on the effective number of games
+(Kish design effect, never below 1) for shares, and the normal interval of the
+per-game means for paired differences and means. A cell with one row per game
+(no pooling) gets the plain Wilson interval.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import statistics
+from pathlib import Path
+
+import polars as pl
+
+from simkit.core import results
+from simkit.core.plotting import bars, lines
+from simkit.core.report import STAND_IN_NOTICE, manifest_section, write_markdown
+from simkit.core.stats import Estimate, paired_difference, wilson, z_value
+from simkit.core.tables import render
+
+ROMAN = {1: "I", 2: "II", 3: "III"}
+CAUSES = ("shields", "deck", "cap")
+END_TEXT = {
+    "won": "won (every monster card defeated)",
+    "shields": "lost: the fourth shield (no shield left)",
+    "deck": "lost: the deck ran out",
+    "cap": "stopped at the turn cap",
+}
+MEANS = (
+    ("turns", "turns"),
+    ("glory", "Glory"),
+    ("shields_left", "shields left"),
+    ("attacks_won", "attacks won"),
+    ("attacks_lost", "attacks lost"),
+    ("defences_won", "defences won"),
+    ("defences_lost", "defences lost"),
+)
+PAIR_KEYS = ["block", "game", "monster", "variant", "jarl", "policy"]
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _iv(e: Estimate, digits: int = 3) -> str:
+    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
+
+
+def _siv(est: float, low: float, high: float) -> str:
+    return f"{est:+.4f} [{low:+.4f}, {high:+.4f}]"
+
+
+def _p(p: float) -> str:
+    if math.isnan(p):
+        return "–"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _lv(level) -> str:
+    return ROMAN.get(int(level), str(level))
+
+
+def _order(declared, present) -> list:
+    present = set(present)
+    out = [x for x in (declared or []) if x in present]
+    return out + sorted(present - set(out))
+
+
+def _policy_order(man: dict, present) -> list[str]:
+    """Heuristic policies first (declared order), the random baseline(s) last."""
+    declared = _order(list(man.get("policies", {})), present)
+    kind = {p: (man.get("policies", {}).get(p) or {}).get("kind", "heuristic") for p in declared}
+    return [p for p in declared if kind[p] != "random"] + [p for p in declared if kind[p] == "random"]
+
+
+def _clustered(frame: pl.LazyFrame, by: list[str], values: dict[str, pl.Expr]) -> dict[tuple, dict]:
+    """Per group of ``by``: rows, games (clusters ``(block, game)``) and, per value, its mean with a
+    cluster-robust variance of that mean. Returns ``{group key tuple: {...}}``."""
+    per = frame.group_by(["block", "game", *by]).agg(
+        pl.len().alias("m"), *[e.cast(pl.Float64).sum().alias(f"{k}_s") for k, e in values.items()])
+    aggs = [pl.col("m").sum().alias("n"), pl.len().alias("c"), (pl.col("m") * pl.col("m")).sum().alias("mm")]
+    for k in values:
+        s = pl.col(f"{k}_s")
+        aggs += [s.sum().alias(f"{k}_t"), (s * s).sum().alias(f"{k}_ss"), (s * pl.col("m")).sum().alias(f"{k}_sm")]
+    out = {}
+    for r in per.group_by(by).agg(aggs).collect().iter_rows(named=True):
+        n, c, mm = int(r["n"]), int(r["c"]), float(r["mm"])
+        cell = {"n": n, "games": c, "pooled": c < n}
+        for k in values:
+            mean = r[f"{k}_t"] / n
+            resid = r[f"{k}_ss"] - 2 * mean * r[f"{k}_sm"] + mean * mean * mm
+            var = c / (c - 1) * max(0.0, resid) / (n * n) if c > 1 else math.inf
+            cell[k] = (mean, var, float(r[f"{k}_t"]))
+        out[tuple(r[b] for b in by)] = cell
+    return out
+
+
+def _rate(cell: dict, key: str) -> Estimate:
+    """Wilson interval for a share; with several rows per game, on the effective number of games."""
+    mean, var, total = cell[key]
+    n = cell["n"]
+    if not cell["pooled"]:
+        return wilson(int(round(total)), n)
+    iid = mean * (1 - mean) / n
+    deff = max(1.0, var / iid) if iid > 0 and math.isfinite(var) else 1.0
+    e = wilson(mean * n / deff, n / deff)  # type: ignore[arg-type]  # float counts: effective sample
+    return Estimate(mean, e.low, e.high, n)
+
+
+def _mean(cell: dict, key: str) -> Estimate:
+    mean, var, _ = cell[key]
+    half = z_value() * math.sqrt(var)
+    return Estimate(mean, mean - half, mean + half, cell["n"])
+
+
+def _deff(cell: dict, key: str) -> float:
+    mean, var, _ = cell[key]
+    iid = mean * (1 - mean) / cell["n"]
+    return max(1.0, var / iid) if iid > 0 and math.isfinite(var) else 1.0
+
+
+def _monster_sizes(man: dict) -> dict[tuple[str, str], int]:
+    """Monster cards per monster and side, from the run's cards file (empty if it cannot be read)."""
+    try:
+        from simkit.games.valhalla import cards as cards_mod
+
+        _, monsters = cards_mod.load_cards((man.get("files") or {}).get("cards"))
+        return {(k, v): len(m.cards_plus40 if v == "plus40" else m.cards_base)
+                for k, m in monsters.items() for v in ("base", "plus40")}
+    except Exception:  # noqa: BLE001  (the file may have moved since the run; fall back to the rows)
+        return {}
+
+
+def _paired(frame: pl.LazyFrame, a: int, b: int) -> dict[tuple, dict]:
+    """won(level a) − won(level b) over games paired on (block, game, monster, variant, jarl, policy).
+
+    Rows of one (block, game) share their shuffle across Jarls, so the per-game mean over Jarls is
+    the unit handed to ``paired_difference`` (same estimate as the mean over all pairs)."""
+    wa = frame.filter(pl.col("level") == a).select(*PAIR_KEYS, pl.col("won").cast(pl.Float64).alias("wa"))
+    wb = frame.filter(pl.col("level") == b).select(*PAIR_KEYS, pl.col("won").cast(pl.Float64).alias("wb"))
+    j = wa.join(wb, on=PAIR_KEYS, how="inner").with_columns(d=pl.col("wa") - pl.col("wb"))
+    per = j.group_by("block", "game", "monster", "variant", "policy").agg(
+        pl.len().alias("m"), pl.col("d").mean(), pl.col("wa").mean(), pl.col("wb").mean())
+    aggs = [pl.col("m").sum().alias("pairs"), pl.len().alias("games")]
+    for k in ("d", "wa", "wb"):
+        aggs += [pl.col(k).sum().alias(f"{k}_s"), (pl.col(k) * pl.col(k)).sum().alias(f"{k}_ss")]
+    out = {}
+    z = z_value()
+    for r in per.group_by("monster", "variant", "policy").agg(aggs).collect().iter_rows(named=True):
+        c = int(r["games"])
+        pd = paired_difference(c, float(r["d_s"]), float(r["d_ss"]))
+
+        def var_of_mean(k):
+            if c < 2:
+                return math.nan
+            mean = r[f"{k}_s"] / c
+            return max(0.0, (r[f"{k}_ss"] - c * mean * mean) / (c - 1)) / c
+
+        unpaired = z * math.sqrt(var_of_mean("wa") + var_of_mean("wb"))
+        out[(r["monster"], r["variant"], r["policy"])] = {
+            "pd": pd, "pairs": int(r["pairs"]), "games": c,
+            "wa": r["wa_s"] / c, "wb": r["wb_s"] / c,
+            "ratio": (pd.high - pd.low) / 2 / unpaired if unpaired > 0 else math.nan,
+        }
+    return out
+
+
+def _verdict(pd) -> str:
+    if pd.low > 0:
+        return "harder"
+    if pd.high < 0:
+        return "easier?!"
+    return "no clear difference"
+
+
+# ---------------------------------------------------------------- the report
+
+
+def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """Write ``out_dir/report.md`` with ``win-by-level.png`` and ``jarls.png``; return the files."""
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    man = results.manifest(run_dir)
+    frame = results.scan(run_dir)
+
+    won = pl.col("won")
+    ends = {"won": won, **{c: (pl.col("cause") == c) for c in CAUSES}}
+    cell_keys = ["monster", "variant", "level", "policy"]
+    cells = _clustered(frame, cell_keys, ends)
+    monsters = _order(man.get("monsters"), {k[0] for k in cells})
+    variants = _order(man.get("variants"), {k[1] for k in cells})
+    levels = sorted({int(k[2]) for k in cells})
+    policies = _policy_order(man, {k[3] for k in cells})
+    kinds = {p: (man.get("policies", {}).get(p) or {}).get("kind", "heuristic") for p in policies}
+    heuristics = [p for p in policies if kinds[p] != "random"]
+    first = heuristics[0] if heuristics else policies[0]
+    mvs = [(m, v) for m in monsters for v in variants if any(k[:2] == (m, v) for k in cells)]
+    win = {k: _rate(c, "won") for k, c in cells.items()}
+    deffs = [_deff(c, "won") for c in cells.values() if c["pooled"]]
+
+    # --- difficulty tables: monster × variant (rows) by level (columns), one per policy ---
+    difficulty = ""
+    for p in policies:
+        rows = []
+        for m, v in mvs:
+            row = {"monster": m, "variant": v}
+            for lv in levels:
+                e = win.get((m, v, lv, p))
+                row[_lv(lv)] = _iv(e) if e else "–"
+            rows.append(row)
+        difficulty += f"### `{p}` ({kinds[p]})\n\n" + render(rows, "md") + "\n"
+
+    # --- paired differences between levels ---
+    pairs = [(a, b) for a, b in ((1, 2), (2, 3), (1, 3)) if a in levels and b in levels]
+    paired_text = ""
+    paired_all = {}
+    for a, b in pairs:
+        pr = _paired(frame, a, b)
+        paired_all[(a, b)] = pr
+        rows, ratios = [], []
+        for p in policies:
+            for m, v in mvs:
+                r = pr.get((m, v, p))
+                if r is None:
+                    continue
+                pd = r["pd"]
+                if not math.isnan(r["ratio"]):
+                    ratios.append(r["ratio"])
+                rows.append({
+                    "monster": m, "variant": v, "policy": p,
+                    f"win {_lv(a)}": f"{r['wa']:.3f}", f"win {_lv(b)}": f"{r['wb']:.3f}",
+                    f"{_lv(a)} − {_lv(b)} [95%]": _siv(pd.estimate, pd.low, pd.high),
+                    "p-value": _p(pd.p_value), "verdict": _verdict(pd),
+                    "paired / unpaired width": f"{r['ratio']:.2f}" if not math.isnan(r["ratio"]) else "–",
+                    "paired games": r["pairs"],
+                })
+        paired_text += f"### Level {_lv(a)} → {_lv(b)}\n\n" + render(rows, "md") + "\n"
+        if ratios:
+            med = statistics.median(ratios)
+            paired_text += (
+                f"Paired intervals here are {med:.2f} times as wide as unpaired ones would be (median over "
+                f"{len(ratios)} rows, range {min(ratios):.2f}–{max(ratios):.2f}): pairing is worth about "
+                f"{1 / med ** 2:.1f} times as many independent games.\n\n")
+
+    # --- plot: win rate by level for the first heuristic policy ---
+    png_levels = lines(
+        out_dir / "win-by-level.png", levels,
+        {f"{m} / {v}": [win[(m, v, lv, first)].estimate if (m, v, lv, first) in win else math.nan
+                        for lv in levels] for m, v in mvs},
+        title=f"Valhalla Solo: P(win) by difficulty level, policy {first} (all Jarls, 95% bands)",
+        xlabel="difficulty level (1 = I, 2 = II, 3 = III)", ylabel="P(win)",
+        bands={f"{m} / {v}": ([win[(m, v, lv, first)].low if (m, v, lv, first) in win else math.nan
+                               for lv in levels],
+                              [win[(m, v, lv, first)].high if (m, v, lv, first) in win else math.nan
+                               for lv in levels]) for m, v in mvs})
+
+    # --- Jarls at the lowest level, first heuristic policy ---
+    base_level = levels[0]
+    sub = frame.filter((pl.col("level") == base_level) & (pl.col("policy") == first))
+    jcells = _clustered(sub, ["jarl", "monster", "variant"], {"won": won})
+    jpooled = _clustered(sub, ["jarl"], {"won": won})
+    jwin = {k[0]: _rate(c, "won") for k, c in jpooled.items()}
+    jarls = sorted(_order(man.get("jarls"), jwin), key=lambda j: -jwin[j].estimate)
+    jrows = []
+    for jl in jarls:
+        row = {"Jarl": jl}
+        for m, v in mvs:
+            c = jcells.get((jl, m, v))
+            row[f"{m} / {v}"] = _iv(_rate(c, "won")) if c else "–"
+        row["pooled"] = _iv(jwin[jl])
+        jrows.append(row)
+    png_jarls = bars(
+        out_dir / "jarls.png", jarls, [jwin[j].estimate for j in jarls],
+        title=f"P(win) per Jarl, level {_lv(base_level)}, {first} (95%)",
+        ylabel="P(win)", low=[jwin[j].low for j in jarls], high=[jwin[j].high for j in jarls])
+
+    # --- how far players get: monster cards defeated (first heuristic policy) ---
+    sizes = _monster_sizes(man)
+    dist = (frame.filter(pl.col("policy") == first)
+            .group_by("monster", "variant", "level", "cards_defeated").agg(k=pl.len()).collect())
+    counts: dict[tuple, dict[int, int]] = {}
+    for m, v, lv, cd, k in dist.select("monster", "variant", "level", "cards_defeated", "k").iter_rows():
+        counts.setdefault((m, v, int(lv)), {})[int(cd)] = int(k)
+    for (m, v, _), cnt in counts.items():
+        sizes[(m, v)] = max(sizes.get((m, v), 0), max(cnt))
+    kmax = max((sizes.get(mv, 0) for mv in mvs), default=0)
+    cd_cells = _clustered(frame.filter(pl.col("policy") == first), ["monster", "variant", "level"],
+                          {"cd": pl.col("cards_defeated")})
+    dist_rows = []
+    for m, v in mvs:
+        for lv in levels:
+            cnt = counts.get((m, v, lv))
+            if not cnt:
+                continue
+            n = sum(cnt.values())
+            row = {"monster": m, "variant": v, "level": _lv(lv)}
+            for c in range(kmax + 1):
+                row[str(c)] = f"{cnt.get(c, 0) / n:.3f}" if c <= sizes.get((m, v), kmax) else "–"
+            row["mean [95%]"] = _iv(_mean(cd_cells[(m, v, lv)], "cd"), 2)
+            row["n"] = n
+            dist_rows.append(row)
+
+    # --- means per policy ---
+    mcells = _clustered(frame, ["policy"], {col: pl.col(col) for col, _ in MEANS})
+    mean_rows = []
+    for p in policies:
+        c = mcells[(p,)]
+        mean_rows.append({"policy": p, **{label: _iv(_mean(c, col), 2) for col, label in MEANS}, "n": c["n"]})
+
+    # --- how games end ---
+    ends_p = _clustered(frame, ["policy"], ends)
+    ends_pl = _clustered(frame, ["policy", "level"], ends)
+    end_rows, end_rows_lv = [], []
+    for p in policies:
+        c = ends_p[(p,)]
+        end_rows.append({"policy": p, **{k: _iv(_rate(c, k)) for k in ends}, "n": c["n"]})
+        for lv in levels:
+            c = ends_pl.get((p, lv))
+            if c:
+                end_rows_lv.append({"policy": p, "level": _lv(lv), **{k: _iv(_rate(c, k)) for k in ends},
+                                    "n": c["n"]})
+    other_ends = sum(c["n"] - round(sum(c[k][2] for k in ends)) for c in cells.values())
+
+    # --- text ---
+    opts = man.get("rule_options", {})
+    opt_text = ", ".join(f"`{k} = {_toml(v)}`" for k, v in opts.items()) or "defaults"
+    pol_text = ", ".join(f"`{p}` ({kinds[p]})" for p in policies)
+    jarl_list = _order(man.get("jarls"), jwin) or jarls
+    n_cells = man.get("cells") or len(cells) * max(1, len(jarl_list))
+    games = int(man.get("games", 0))
+    notice = man.get("cards_notice", "")
+    deff_text = (f" Pooled over Jarls the games are not independent (the Jarls of one game share its shuffle), "
+                 f"so those intervals use the effective number of games (design effect {min(deffs):.2f}–"
+                 f"{max(deffs):.2f} over the cells)." if deffs else "")
+    text = (
+        "# Valhalla Solo: how hard are the difficulty levels?\n\n"
+        f"{STAND_IN_NOTICE}\n\n"
+        + (f"Card data notice: {notice}\n\n" if notice else "")
+        + "## What was simulated\n\n"
+        f"{len(monsters)} monsters ({', '.join(monsters)}) × {len(variants)} deck variants ({', '.join(variants)}) "
+        f"× {len(levels)} levels ({', '.join(_lv(lv) for lv in levels)}) × {len(jarl_list)} Jarls × "
+        f"{len(policies)} policies = {n_cells:,} cells, {games:,} solo games per cell "
+        f"(root seed {man.get('root_seed')}). Policies: {pol_text}; `random` picks uniformly among the legal "
+        "options and is the baseline. "
+        f"Rule options: {opt_text} (see docs/rules.md). Card data: "
+        f"`{_shown_path((man.get('files') or {}).get('cards', '?'))}`, "
+        f"`{_shown_path((man.get('files') or {}).get('deck', '?'))}`.\n\n"
+        "Common random numbers: game g of block b is played on the same deck shuffle and the same dice streams "
+        "in every cell, so the rows with the same (block, game, monster, variant, Jarl, policy) and a different "
+        "level are the same game played at another level. Level differences are therefore measured on paired "
+        "games, which removes most of the luck from them.\n\n"
+        "All intervals are 95%: Wilson intervals for shares, normal intervals for means and paired differences."
+        f"{deff_text}\n\n"
+        "## Difficulty: P(win) by monster, deck variant and level\n\n"
+        f"![P(win) by level]({png_levels.name})\n\n"
+        f"P(win) (every monster card defeated) with its 95% interval, all {len(jarl_list)} Jarls pooled; "
+        f"{cells[next(iter(cells))]['n']:,} games per entry. The plot shows policy `{first}`.\n\n"
+        + difficulty
+        + "## Paired differences between levels\n\n"
+        "For each monster, variant and policy: the mean over paired games of won(lower level) − won(higher "
+        "level), i.e. how much the win rate drops from one level to the next, with its 95% interval and "
+        "two-sided p-value (`stats.paired_difference`, the game as the unit: the Jarls of one game are "
+        "averaged first, since they share its shuffle). Verdict: `harder` when the whole interval is above 0, "
+        "`easier?!` when it is below 0, otherwise `no clear difference`. With many rows a few verdicts are "
+        "expected to be wrong by chance (about 1 in 40 per direction when there is no difference). "
+        "`paired / unpaired width` is the paired interval's half-width over the half-width two independent "
+        "runs of the same size would give (from each level's own per-game variance).\n\n"
+        + paired_text
+        + f"## Jarls (level {_lv(base_level)}, policy `{first}`)\n\n"
+        f"![P(win) per Jarl]({png_jarls.name})\n\n"
+        f"P(win) per Jarl at level {_lv(base_level)} with policy `{first}`, per monster and variant and pooled "
+        "over them (last column, the plot), sorted by the pooled rate. The Jarls play the same shuffles, so "
+        "their differences are paired too.\n\n"
+        + render(jrows, "md") + "\n"
+        + "## How far players get\n\n"
+        f"Share of games ending with 0–{kmax} monster cards defeated (policy `{first}`, Jarls pooled; `–` "
+        "where the monster has fewer cards); the mean has its 95% interval. A game with every card defeated "
+        "is a won game.\n\n"
+        + render(dist_rows, "md") + "\n"
+        "### Means per game\n\n"
+        "Per policy, every monster, variant, level and Jarl pooled, with 95% intervals (the game as the "
+        "unit).\n\n"
+        + render(mean_rows, "md") + "\n"
+        + "## How games end\n\n"
+        + "; ".join(f"`{k}`: {t}" for k, t in END_TEXT.items()) + ". Shares with 95% intervals."
+        + (f" {other_ends:,} games end some other way (not counted above)." if other_ends else "") + "\n\n"
+        "### Per policy\n\n"
+        + render(end_rows, "md") + "\n"
+        "### Per policy and level\n\n"
+        + render(end_rows_lv, "md") + "\n"
+        + manifest_section(man)
+    )
+    return [write_markdown(out_dir / "report.md", text), png_levels, png_jarls]
+
+
+def _shown_path(p: str) -> str:
+    """A bundled file's path relative to the source checkout (no machine-specific prefix)."""
+    from simkit.core.registry import scenarios_dir
+
+    try:
+        return Path(p).resolve().relative_to(scenarios_dir().resolve().parent).as_posix()
+    except (ValueError, OSError):
+        return p
+
+
+def _toml(v) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, str):
+        return f'"{v}"'
+    return str(v)
+
+
+def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
+    """Run the bundled Solo scenario (seed 2026) into ``out_dir/valhalla/run`` and write its report."""
+    from simkit.core import loader, registry
+    from simkit.core.runner import run_simulation
+
+    scenario = registry.scenarios_dir() / "valhalla" / "solo.toml"
+    sc = loader.load(scenario)
+    base = Path(out_dir) / "valhalla"
+    run_folder = base / "run"
+    if run_folder.exists():
+        shutil.rmtree(run_folder)
+    try:
+        shown = str(scenario.relative_to(registry.scenarios_dir().parent))
+    except ValueError:
+        shown = str(scenario)
+    run_simulation(sc.simulation, 60 if quick else 300, seed=2026, jobs=jobs,
+                   block_size=sc.run.block_size, out=run_folder,
+                   manifest_extra={"scenario": shown, "scenario_sha256": sc.sha256})
+    return solo_report(run_folder, base)

@@ -1,0 +1,119 @@
+"""The Valhalla Solo report: files, content, and paired level differences that match the per-game rows."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib.image as mpimg
+import polars as pl
+import pytest
+
+import simkit
+from simkit.games.valhalla.solo.report import solo_report
+
+SCEN = Path(__file__).resolve().parents[2] / "scenarios" / "valhalla"
+POLICIES = ["builder", "random"]
+KEYS = ["block", "game", "monster", "variant", "jarl", "policy"]
+RATE = re.compile(r"^(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\]$")
+DIFF = re.compile(r"^([+-]\d\.\d{4}) \[([+-]\d\.\d{4}), ([+-]\d\.\d{4})\]$")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("valhalla")
+    scenario = tmp_path / "tiny.toml"
+    scenario.write_text(
+        'game = "valhalla"\nmode = "solo"\n'
+        f'cards = "{(SCEN / "cards.toml").as_posix()}"\n'
+        f'deck = "{(SCEN / "deck.toml").as_posix()}"\n'
+        'monsters = ["troll"]\nvariants = ["base"]\nlevels = [1, 2, 3]\n'
+        'jarls = ["sigurd", "egil"]\nplay = ["builder", "random"]\n'
+    )
+    run_dir = tmp_path / "run"
+    simkit.run(scenario, games=400, seed=3, jobs=1, out=run_dir)
+    files = solo_report(run_dir, tmp_path / "report")
+    return run_dir, files, files[0].read_text()
+
+
+def _table(text: str, heading: str) -> list[dict]:
+    """The first Markdown table after ``heading``, as dicts keyed by the header."""
+    table = []
+    for ln in text.split(heading, 1)[1].splitlines():
+        if ln.startswith("|"):
+            table.append(ln)
+        elif table:
+            break
+    head = [c.strip() for c in table[0].strip("|").split("|")]
+    return [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")))) for ln in table[2:]]
+
+
+def test_files_written(report):
+    _, files, _ = report
+    assert sorted(f.name for f in files) == ["jarls.png", "report.md", "win-by-level.png"]
+    for f in files:
+        assert f.exists() and f.stat().st_size > 0
+        if f.suffix == ".png":
+            img = mpimg.imread(f)
+            assert img.ndim == 3 and img.shape[0] >= 200 and img.shape[1] >= 300
+            assert img[..., :3].std() > 0.01  # not a blank canvas
+
+
+def test_markdown_content(report):
+    _, _, text = report
+    assert "Stand-in card data" in text
+    for s in ("troll", "sigurd", "egil", "builder", "random", "400 solo games per cell", "root seed 3",
+              "`turn_cap = 400`", "(win-by-level.png)", "(jarls.png)", "## Run", "common random numbers"):
+        assert s.lower() in text.lower(), s
+    for section in ("### Level I → II", "### Level II → III", "### Level I → III", "## Jarls", "## How far",
+                    "### Means per game", "## How games end"):
+        assert section in text
+    # heuristic policies first, the random baseline last
+    assert text.index("### `builder`") < text.index("### `random`")
+    rows = _table(text, "### `builder`")
+    assert [r["monster"] for r in rows] == ["troll"] and {"I", "II", "III"} <= set(rows[0])
+
+
+def test_win_rates_match_rows(report):
+    run_dir, _, text = report
+    df = simkit.results.load(run_dir)
+    direct = {(lv, p): m for lv, p, m in
+              df.group_by("level", "policy").agg(pl.col("won").cast(pl.Float64).mean()).iter_rows()}
+    for p in POLICIES:
+        (row,) = _table(text, f"### `{p}`")
+        for lv, name in ((1, "I"), (2, "II"), (3, "III")):
+            est, low, high = map(float, RATE.match(row[name]).groups())
+            assert low <= est <= high
+            assert est == pytest.approx(direct[(lv, p)], abs=6e-4)  # 3 decimals, ties may round down
+
+
+@pytest.mark.parametrize("a,b", [(1, 2), (2, 3), (1, 3)])
+def test_paired_differences_match_rows(report, a, b):
+    run_dir, _, text = report
+    roman = {1: "I", 2: "II", 3: "III"}
+    df = simkit.results.load(run_dir)
+    wa = df.filter(pl.col("level") == a).select(*KEYS, wa=pl.col("won").cast(pl.Int64))
+    wb = df.filter(pl.col("level") == b).select(*KEYS, wb=pl.col("won").cast(pl.Int64))
+    joined = wa.join(wb, on=KEYS)
+    assert joined.height == 2 * 2 * 400  # every game paired: 2 Jarls × 2 policies × 400 games
+    direct = dict(joined.group_by("policy").agg((pl.col("wa") - pl.col("wb")).mean()).iter_rows())
+    rows = {r["policy"]: r for r in _table(text, f"### Level {roman[a]} → {roman[b]}")}
+    assert set(rows) == set(POLICIES)
+    for p in POLICIES:
+        r = rows[p]
+        est, low, high = map(float, DIFF.match(r[f"{roman[a]} − {roman[b]} [95%]"]).groups())
+        assert est == pytest.approx(direct[p], abs=5e-5)
+        assert low <= est <= high
+        expected = "harder" if low > 0 else "easier?!" if high < 0 else "no clear difference"
+        assert r["verdict"] == expected
+        assert r["paired games"] == "800"
+        p_value = r["p-value"]
+        assert p_value == "< 0.0001" or 0.0 <= float(p_value) <= 1.0
+
+
+def test_jarl_table_sorted(report):
+    _, _, text = report
+    rows = _table(text, "## Jarls")
+    assert sorted(r["Jarl"] for r in rows) == ["egil", "sigurd"]
+    pooled = [float(RATE.match(r["pooled"]).group(1)) for r in rows]
+    assert pooled == sorted(pooled, reverse=True)
