@@ -40,3 +40,37 @@ def report_run(run_dir: str | Path, out: str | Path | None = None) -> list[Path]
     text = f"# {mode.title}\n\n{STAND_IN_NOTICE}\n\n## Summary (95% intervals)\n\n"
     text += render(summary_rows(summ), "md") + "\n" + manifest_section(man)
     return [write_markdown(out_dir / "report.md", text)]
+
+
+def shown_path(p: str) -> str:
+    """A bundled file's path relative to the source checkout (no machine-specific prefix)."""
+    try:
+        return Path(p).resolve().relative_to(registry.scenarios_dir().resolve().parent).as_posix()
+    except (ValueError, OSError):
+        return p
+
+
+def toml_value(v) -> str:
+    """A value as it is written in a scenario file (for quoting rule options in reports)."""
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, str):
+        return f'"{v}"'
+    return str(v)
+
+
+def run_bundled(scenario: str, run_folder: Path, games: int, seed: int = 2026, jobs=None) -> Path:
+    """Run a bundled scenario (path under ``scenarios/``) into ``run_folder``, replacing an earlier run."""
+    import shutil
+
+    from simkit.core import loader
+    from simkit.core.runner import run_simulation
+
+    path = registry.scenarios_dir() / scenario
+    sc = loader.load(path)
+    run_folder = Path(run_folder)
+    if run_folder.exists():
+        shutil.rmtree(run_folder)
+    run_simulation(sc.simulation, games, seed=seed, jobs=jobs, block_size=sc.run.block_size, out=run_folder,
+                   manifest_extra={"scenario": shown_path(str(path)), "scenario_sha256": sc.sha256})
+    return run_folder

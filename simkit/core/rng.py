@@ -88,3 +88,21 @@ def shuffle(state, arr, n):
         tmp = arr[i]
         arr[i] = arr[j]
         arr[j] = tmp
+
+
+@njit(cache=True)
+def pick_uniform(state, mask):
+    """A uniformly random index i with ``mask[i] != 0`` (-1 when there is none): a random legal choice."""
+    n = 0
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            n += 1
+    if n == 0:
+        return -1
+    k = randbelow(state, n)
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            if k == 0:
+                return i
+            k -= 1
+    return -1

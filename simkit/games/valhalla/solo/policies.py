@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.core.rng import randbelow
+from simkit.core.rng import pick_uniform, randbelow  # noqa: F401  (pick_uniform: used by the engine too)
 from simkit.games.valhalla.solo import layout as L
 
 HEURISTIC, RANDOM = 0, 1
@@ -96,22 +96,6 @@ def estimate(s, T, rules):
         if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_STRENGTH:
             e += cards[c, L.C_VALUE]
     return e
-
-
-@njit(cache=True)
-def pick_uniform(prng, mask):
-    n = 0
-    for i in range(mask.shape[0]):
-        n += mask[i] != 0
-    if n == 0:
-        return -1
-    k = randbelow(prng, n)
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
 
 
 @njit(cache=True)

@@ -19,7 +19,6 @@ per-game means for paired differences and means. A cell with one row per game
 from __future__ import annotations
 
 import math
-import shutil
 import statistics
 from pathlib import Path
 
@@ -27,7 +26,9 @@ import polars as pl
 
 from simkit.core import results
 from simkit.core.plotting import bars, lines
-from simkit.core.report import STAND_IN_NOTICE, manifest_section, write_markdown
+from simkit.core.report import (
+    STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown,
+)
 from simkit.core.stats import Estimate, paired_difference, wilson, z_value
 from simkit.core.tables import render
 
@@ -148,18 +149,23 @@ def _paired(frame: pl.LazyFrame, a: int, b: int) -> dict[tuple, dict]:
 
     Rows of one (block, game) share their shuffle across Jarls, so the per-game mean over Jarls is
     the unit handed to ``paired_difference`` (same estimate as the mean over all pairs)."""
-    wa = frame.filter(pl.col("level") == a).select(*PAIR_KEYS, pl.col("won").cast(pl.Float64).alias("wa"))
-    wb = frame.filter(pl.col("level") == b).select(*PAIR_KEYS, pl.col("won").cast(pl.Float64).alias("wb"))
+    wa = frame.filter(pl.col("level") == a).select(*PAIR_KEYS, pl.col("won").cast(pl.Int64).alias("wa"))
+    wb = frame.filter(pl.col("level") == b).select(*PAIR_KEYS, pl.col("won").cast(pl.Int64).alias("wb"))
     j = wa.join(wb, on=PAIR_KEYS, how="inner").with_columns(d=pl.col("wa") - pl.col("wb"))
+    # integer sums per game and over games (exact, so the report is byte-identical run after run); a game's
+    # value is its sum over its m paired Jarls divided by m
     per = j.group_by("block", "game", "monster", "variant", "policy").agg(
-        pl.len().alias("m"), pl.col("d").mean(), pl.col("wa").mean(), pl.col("wb").mean())
-    aggs = [pl.col("m").sum().alias("pairs"), pl.len().alias("games")]
+        pl.len().alias("m"), pl.col("d").sum(), pl.col("wa").sum(), pl.col("wb").sum())
+    aggs = [pl.col("m").sum().alias("pairs"), pl.len().alias("games"), pl.col("m").max().alias("m_max")]
     for k in ("d", "wa", "wb"):
         aggs += [pl.col(k).sum().alias(f"{k}_s"), (pl.col(k) * pl.col(k)).sum().alias(f"{k}_ss")]
     out = {}
     z = z_value()
     for r in per.group_by("monster", "variant", "policy").agg(aggs).collect().iter_rows(named=True):
         c = int(r["games"])
+        m = int(r["m_max"])
+        for k in ("d", "wa", "wb"):
+            r[f"{k}_s"], r[f"{k}_ss"] = r[f"{k}_s"] / m, r[f"{k}_ss"] / (m * m)
         pd = paired_difference(c, float(r["d_s"]), float(r["d_ss"]))
 
         def var_of_mean(k):
@@ -334,7 +340,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
 
     # --- text ---
     opts = man.get("rule_options", {})
-    opt_text = ", ".join(f"`{k} = {_toml(v)}`" for k, v in opts.items()) or "defaults"
+    opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
     pol_text = ", ".join(f"`{p}` ({kinds[p]})" for p in policies)
     jarl_list = _order(man.get("jarls"), jwin) or jarls
     n_cells = man.get("cells") or len(cells) * max(1, len(jarl_list))
@@ -354,8 +360,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         f"(root seed {man.get('root_seed')}). Policies: {pol_text}; `random` picks uniformly among the legal "
         "options and is the baseline. "
         f"Rule options: {opt_text} (see docs/rules.md). Card data: "
-        f"`{_shown_path((man.get('files') or {}).get('cards', '?'))}`, "
-        f"`{_shown_path((man.get('files') or {}).get('deck', '?'))}`.\n\n"
+        f"`{shown_path((man.get('files') or {}).get('cards', '?'))}`, "
+        f"`{shown_path((man.get('files') or {}).get('deck', '?'))}`.\n\n"
         "Common random numbers: game g of block b is played on the same deck shuffle and the same dice streams "
         "in every cell, so the rows with the same (block, game, monster, variant, Jarl, policy) and a different "
         "level are the same game played at another level. Level differences are therefore measured on paired "
@@ -404,40 +410,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     return [write_markdown(out_dir / "report.md", text), png_levels, png_jarls]
 
 
-def _shown_path(p: str) -> str:
-    """A bundled file's path relative to the source checkout (no machine-specific prefix)."""
-    from simkit.core.registry import scenarios_dir
-
-    try:
-        return Path(p).resolve().relative_to(scenarios_dir().resolve().parent).as_posix()
-    except (ValueError, OSError):
-        return p
-
-
-def _toml(v) -> str:
-    if isinstance(v, bool):
-        return str(v).lower()
-    if isinstance(v, str):
-        return f'"{v}"'
-    return str(v)
-
-
 def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled Solo scenario (seed 2026) into ``out_dir/valhalla/run`` and write its report."""
-    from simkit.core import loader, registry
-    from simkit.core.runner import run_simulation
-
-    scenario = registry.scenarios_dir() / "valhalla" / "solo.toml"
-    sc = loader.load(scenario)
     base = Path(out_dir) / "valhalla"
-    run_folder = base / "run"
-    if run_folder.exists():
-        shutil.rmtree(run_folder)
-    try:
-        shown = str(scenario.relative_to(registry.scenarios_dir().parent))
-    except ValueError:
-        shown = str(scenario)
-    run_simulation(sc.simulation, 60 if quick else 300, seed=2026, jobs=jobs,
-                   block_size=sc.run.block_size, out=run_folder,
-                   manifest_extra={"scenario": shown, "scenario_sha256": sc.sha256})
-    return solo_report(run_folder, base)
+    run = run_bundled("valhalla/solo.toml", base / "run", 60 if quick else 300, seed=2026, jobs=jobs)
+    return solo_report(run, base)

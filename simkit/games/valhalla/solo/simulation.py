@@ -21,7 +21,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from simkit.core.policies import read_policies
 from simkit.core.rng import seed_stream
+from simkit.games.valhalla.monster_dice import _compositions
 from simkit.core.simulation import Metric, Simulation
 from simkit.games.valhalla import RULES_VERSION
 from simkit.games.valhalla.solo import engine as E
@@ -53,66 +55,25 @@ def rules_vector(level=1, variant="base", wild_warriors=True, wild_monster=False
     return r
 
 
-def activation_probability(need_row, n_any, distinct, ice, faces, wild_ok, dice=6) -> float:
-    """P(``dice`` rolls of the die with ``faces`` activate one Warrior on its own), exact by counting."""
-    S = len(need_row)
+def activation_probability(T, rules, card, dice=6) -> float:
+    """P(``dice`` rolls of the die activate ``card`` on its own), exact: every face-count vector, weighted by its
+    multinomial count, checked with the engine's own ``fit``."""
+    faces = [int(f) for f in T[-1]]
     kinds = sorted(set(faces))
     weight = {k: faces.count(k) for k in kinds}
-    total = 0
-    good = 0
+    S = T[1].shape[1]
+    total = good = 0
     for counts in _compositions(dice, len(kinds)):
         w = factorial(dice)
         for k, c in zip(kinds, counts):
-            w //= factorial(c)
-            w *= weight[k] ** c
+            w = w // factorial(c) * weight[k] ** c
         total += w
-        pool = [0] * (S + 1)
+        pool = np.zeros(S + 1, np.int64)
         for k, c in zip(kinds, counts):
             pool[k] += c
-        if _fits(list(need_row), n_any, distinct, ice, pool, wild_ok):
+        if E.fit(T, rules, card, pool):
             good += w
     return good / total
-
-
-def _compositions(m, parts):
-    if parts == 1:
-        yield (m,)
-        return
-    for k in range(m + 1):
-        for rest in _compositions(m - k, parts - 1):
-            yield (k, *rest)
-
-
-def _fits(need, n_any, distinct, ice, pool, wild_ok):
-    """Python twin of ``engine.fit`` for one Warrior."""
-    S = len(need)
-    rem = list(pool)
-    wild = wild_ok and not ice
-    used = [False] * S
-    for sym, k in enumerate(need):
-        if k == 0:
-            continue
-        if distinct and k > 1:
-            return False
-        used[sym] = True
-        take = min(k, rem[sym])
-        rem[sym] -= take
-        short = k - take
-        if short:
-            if not wild or rem[S] < short:
-                return False
-            rem[S] -= short
-    for _ in range(n_any):
-        cand = [x for x in range(S) if rem[x] > 0 and not (distinct and used[x])]
-        if cand:
-            best = max(cand, key=lambda x: (rem[x], -x))
-            rem[best] -= 1
-            used[best] = True
-        elif wild and rem[S] > 0:
-            rem[S] -= 1
-        else:
-            return False
-    return True
 
 
 def tables(deck, monsters, monster_key, variant, wild_warriors=True):
@@ -132,6 +93,9 @@ def tables(deck, monsters, monster_key, variant, wild_warriors=True):
     faces = [int(x) for x in a["die_faces"]]
     clan_ability = np.asarray(a["clan_ability"], np.int32)
     p_act = np.zeros(n, np.float64)
+    rules = rules_vector(wild_warriors=wild_warriors)
+    probe = (cards, need, p_act, np.zeros((1, L.N_MCOLS), np.int32), np.zeros((1, need.shape[1]), np.int32),
+             np.zeros((1, need.shape[1]), np.int32), clan_ability, np.zeros(2, np.int64), np.asarray(faces, np.int32))
     cache = {}
     for c in range(n):
         if cards[c, L.C_TYPE] != L.WARRIOR:
@@ -139,7 +103,7 @@ def tables(deck, monsters, monster_key, variant, wild_warriors=True):
         ice = cards[c, L.C_CLAN] >= 0 and clan_ability[cards[c, L.C_CLAN]] == L.A_ICE_GIANT
         key = (tuple(need[c]), int(cards[c, L.C_ANY]), int(cards[c, L.C_DISTINCT]), bool(ice))
         if key not in cache:
-            cache[key] = activation_probability(list(need[c]), key[1], key[2], ice, faces, wild_warriors)
+            cache[key] = activation_probability(probe, rules, c)
         p_act[c] = cache[key]
     m = deck.monster_arrays(monster_key, "plus40" if variant == "plus40" else "base")
     K = len(m["m_strength"])
@@ -307,29 +271,7 @@ def build_solo(fields) -> SoloSim:
     for i, j in enumerate(jarls):
         if j not in deck.jarl_keys:
             raise fields.error(f"jarls[{i}]", f"must be one of {', '.join(map(repr, deck.jarl_keys))} (got {j!r})")
-    ptable = fields.table("policies", default={})
-    defined = {}
-    for name in ptable.keys():
-        t = ptable.table(name)
-        kind = t.get("kind", str, pol.PRESETS.get(name, ("heuristic", {}))[0], choices=list(pol.KINDS))
-        preset = dict(pol.PRESETS.get(name, (kind, {}))[1])
-        for pname in pol.PARAMS:
-            v = t.get(pname, float, None)
-            if v is not None:
-                preset[pname] = v
-        t.finish()
-        defined[name] = (kind, preset)
-    ptable.finish()
-    names = fields.get("play", list, ["builder", "aggressive"])
-    allowed = sorted(set(pol.PRESETS) | set(defined))
-    policies = []
-    for i, name in enumerate(names):
-        if name in defined:
-            policies.append((name, *defined[name]))
-        elif name in pol.PRESETS:
-            policies.append((name, *pol.PRESETS[name]))
-        else:
-            raise fields.error(f"play[{i}]", f"names an unknown policy {name!r}; allowed values: {', '.join(allowed)}")
+    policies = read_policies(fields, pol.PRESETS, pol.KINDS, pol.PARAMS, ["builder", "aggressive"])
     r = fields.table("rules", default={})
     options = {
         "wild_warriors": r.get("wild_warriors", bool, True),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.core.rng import randbelow
+from simkit.core.rng import pick_uniform, randbelow  # noqa: F401  (pick_uniform: used by the engine too)
 from simkit.games.valka.lonequest import layout as L
 
 HEURISTIC, RANDOM = 0, 1
@@ -82,24 +82,6 @@ def param_vector(overrides: dict[str, float] | None = None) -> np.ndarray:
 
 # --- decision functions ----------------------------------------------------------------
 # Each takes (kind, params, prng) first; prng is the policy's own random stream.
-
-@njit(cache=True)
-def pick_uniform(prng, mask):
-    """A uniformly random index i with mask[i] != 0 (-1 if none)."""
-    n = 0
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            n += 1
-    if n == 0:
-        return -1
-    k = randbelow(prng, n)
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
-
 
 @njit(cache=True)
 def choose_location(kind, params, prng, s, mask):

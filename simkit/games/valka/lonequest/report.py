@@ -6,14 +6,15 @@ polars (one ``group_by`` per table); no per-game rows are kept in memory.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import polars as pl
 
 from simkit.core import results
 from simkit.core.plotting import grouped_bars, lines
-from simkit.core.report import STAND_IN_NOTICE, manifest_section, write_markdown
+from simkit.core.report import (
+    STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown,
+)
 from simkit.core.stats import Estimate, mean_interval, wilson
 from simkit.core.tables import render
 
@@ -148,7 +149,7 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
 
     # --- text ---
     opts = man.get("rule_options", {})
-    opt_text = ", ".join(f"`{k} = {_toml(v)}`" for k, v in opts.items()) or "defaults"
+    opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
     pol_text = ", ".join(f"`{p}`" for p in policies)
     n_cells = len(cells)
     text = (
@@ -161,7 +162,7 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         f"cells come from the Warband and the way of playing, not from luck. Policies: {pol_text} "
         "(`random` is the baseline that picks any legal move; the others are heuristics, see `simkit list`). "
         f"Rule options and set-up: {opt_text} (see docs/rules.md). "
-        f"Card data: `{_shown_path(man.get('cards', '?'))}`.\n\n"
+        f"Card data: `{shown_path(man.get('cards', '?'))}`.\n\n"
         "All intervals are 95%: Wilson intervals for shares, normal intervals for means.\n\n"
         "## Win odds\n\n"
         f"![Win odds]({png_win.name})\n\n"
@@ -198,40 +199,8 @@ def _cleared_note(lost: int, n: int) -> str:
             "outcome tables), so the share at 6 is slightly above the win odds.")
 
 
-def _shown_path(p: str) -> str:
-    """A bundled file's path relative to the source checkout (no machine-specific prefix)."""
-    from simkit.core.registry import scenarios_dir
-
-    try:
-        return Path(p).resolve().relative_to(scenarios_dir().resolve().parent).as_posix()
-    except (ValueError, OSError):
-        return p
-
-
-def _toml(v) -> str:
-    if isinstance(v, bool):
-        return str(v).lower()
-    if isinstance(v, str):
-        return f'"{v}"'
-    return str(v)
-
-
 def bundled_lonequest(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled Lonequest scenario (seed 2026) into ``out_dir/lonequest/run`` and write its report."""
-    from simkit.core import loader, registry
-    from simkit.core.runner import run_simulation
-
-    scenario = registry.scenarios_dir() / "valka" / "lonequest.toml"
-    sc = loader.load(scenario)
     base = Path(out_dir) / "lonequest"
-    run_folder = base / "run"
-    if run_folder.exists():
-        shutil.rmtree(run_folder)
-    try:
-        shown = str(scenario.relative_to(registry.scenarios_dir().parent))
-    except ValueError:
-        shown = str(scenario)
-    run_simulation(sc.simulation, 2_000 if quick else 10_000, seed=2026, jobs=jobs,
-                   block_size=sc.run.block_size, out=run_folder,
-                   manifest_extra={"scenario": shown, "scenario_sha256": sc.sha256})
-    return lonequest_report(run_folder, base)
+    run = run_bundled("valka/lonequest.toml", base / "run", 2_000 if quick else 10_000, seed=2026, jobs=jobs)
+    return lonequest_report(run, base)

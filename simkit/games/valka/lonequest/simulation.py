@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from simkit.core.policies import read_policies
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.errors import InputError
@@ -208,32 +209,8 @@ def build_lonequest(fields) -> LonequestSim:
             raise fields.error(f"warbands[{i}]", f"must be one of {', '.join(map(repr, WARBANDS))} (got {w!r})")
     if not warbands:
         raise fields.error("warbands", "must name at least one Warband")
-    ptable = fields.table("policies", default={})
-    defined = {}
-    for name in ptable.keys():
-        t = ptable.table(name)
-        kind = t.get("kind", str, pol.PRESETS.get(name, ("heuristic", {}))[0], choices=list(pol.KINDS))
-        preset = dict(pol.PRESETS.get(name, (kind, {}))[1])
-        for pname in pol.PARAMS:
-            value = t.get(pname, float, None)
-            if value is not None:
-                preset[pname] = value
-        t.finish()
-        defined[name] = (kind, preset)
-    ptable.finish()
-    names = fields.get("play", list, ["cautious", "aggressive", "greedy_trader"])
-    policies = []
-    allowed = sorted(set(pol.PRESETS) | set(defined))
-    for i, name in enumerate(names):
-        if name in defined:
-            kind, params = defined[name]
-        elif name in pol.PRESETS:
-            kind, params = pol.PRESETS[name]
-        else:
-            raise fields.error(f"play[{i}]", f"names an unknown policy {name!r}; allowed values: {', '.join(allowed)}")
-        policies.append((name, kind, params))
-    if not policies:
-        raise fields.error("play", "must name at least one policy")
+    policies = read_policies(fields, pol.PRESETS, pol.KINDS, pol.PARAMS,
+                             ["cautious", "aggressive", "greedy_trader"])
     r = fields.table("rules", default={})
     opts = {
         "strong_enuf": r.get("strong_enuf", str, "sum", choices=STRONG_ENUF),
