@@ -1,12 +1,15 @@
 # simkit — two commands on a fresh clone:
-#   make report   set up .venv and write the bundled reports under reports/
-#   make test     set up .venv and run the whole test suite
+#   make report   set up .venv and write the bundled reports under reports/ (Markdown and HTML)
+#   make test     set up .venv (and headless Chromium for the HTML test) and run the whole test suite
+#   make check    re-run the committed balance baselines (reports/baseline/) and fail if a number moved
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.simkit-installed
+# apt-get needs root: use sudo when not root and sudo exists
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: setup test report bench clean
+.PHONY: setup browser test report check bench clean
 
 setup: $(STAMP)
 
@@ -18,12 +21,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
-test: setup
+# Debian's headless Chromium, for the test that renders the HTML reports in a real browser.
+browser:
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+test: setup browser
 	$(BIN)/pytest -q
 
 report: setup
-	$(BIN)/simkit report --bundled --out reports
-	@echo "reports written under reports/ (open reports/odds/*.md)"
+	$(BIN)/simkit report --bundled --out reports --html
+	@echo "reports written under reports/ (open reports/index.html, or the .md files)"
+
+check: setup
+	$(BIN)/simkit check --baselines reports/baseline
 
 bench: setup
 	$(BIN)/simkit bench

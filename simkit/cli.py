@@ -121,9 +121,12 @@ def _jobs_option(f):
 @click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky", show_default=True,
               help="joblib backend that runs the blocks.")
 @click.option("--scheduler", default=None, help="Dask scheduler address (tcp://HOST:PORT) with --backend dask.")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="Change a scenario or card value, e.g. --set fighters.old_gob.health=4 (repeatable).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @format_option()
-def run_cmd(scenario, games, seed, jobs, out, block_size, precision, max_games, backend, scheduler, quiet, fmt):
+def run_cmd(scenario, games, seed, jobs, out, block_size, precision, max_games, backend, scheduler, sets, quiet,
+            fmt):
     """Simulate a scenario file and write its results.
 
     Writes one Parquet row per game under the run folder, with manifest.json
@@ -134,7 +137,7 @@ def run_cmd(scenario, games, seed, jobs, out, block_size, precision, max_games, 
     from simkit.core.runner import make_run_dir, run_simulation
     from simkit.core.seeding import normalize_seed
 
-    sc = loader.load(scenario)
+    sc = loader.load(scenario, list(sets))
     root = normalize_seed(seed if seed is not None else sc.run.seed)
     run_dir = out if out is not None else make_run_dir("runs", sc.mode, root)
     show = not quiet and sys.stderr.isatty()
@@ -142,7 +145,7 @@ def run_cmd(scenario, games, seed, jobs, out, block_size, precision, max_games, 
         sc.simulation, games if games is not None else (sc.run.games or 10_000), seed=root, jobs=jobs,
         block_size=block_size or sc.run.block_size, out=run_dir, progress=show, precision=precision,
         max_games=max_games, backend=backend, scheduler=scheduler,
-        manifest_extra={"scenario": str(scenario), "scenario_sha256": sc.sha256},
+        manifest_extra={"scenario": str(scenario), "scenario_sha256": sc.sha256, "overrides": sc.overrides},
     )
     if not quiet:
         click.echo(render(summary_rows(res.summary), fmt), nl=False)
@@ -158,30 +161,280 @@ def run_cmd(scenario, games, seed, jobs, out, block_size, precision, max_games, 
               help="Where to write the report (default: RUN_DIR/report, or reports/ with --bundled).")
 @click.option("--bundled", is_flag=True, help="Write every registered game's bundled reports (what `make report` runs).")
 @click.option("--quick", is_flag=True, help="With --bundled: fewer simulated games, for a fast check.")
+@click.option("--html", is_flag=True, help="Also write each report as one self-contained HTML page, and an index.html.")
 @_jobs_option
-def report_cmd(run_dir, out, bundled, quick, jobs):
+def report_cmd(run_dir, out, bundled, quick, html, jobs):
     """Turn a run folder into a Markdown report with plots (or write all bundled reports)."""
     if bundled:
-        out = out or Path("reports")
+        out = Path(out or "reports")
         written = []
         for game in registry.games().values():
             if game.bundled_reports:
-                written += game.bundled_reports(Path(out), quick=quick, jobs=jobs or None)
-        for p in written:
-            click.echo(f"wrote {p}")
-        return
-    if run_dir is None:
-        raise InputError("report: give a RUN_DIR, or --bundled for the bundled reports")
-    from simkit.core import report
+                written += game.bundled_reports(out, quick=quick, jobs=jobs or None)
+    else:
+        if run_dir is None:
+            raise InputError("report: give a RUN_DIR, or --bundled for the bundled reports")
+        from simkit.core import report
 
-    files = report.report_run(run_dir, out)
-    for p in files:
+        written = report.report_run(run_dir, out)
+        out = Path(out) if out else Path(run_dir) / "report"
+    if html:
+        from simkit.core.html import html_for_reports, write_index
+
+        pages = html_for_reports(written)
+        index_dir = out if bundled else out
+        written += pages + [write_index(index_dir, pages)]
+    for p in written:
         click.echo(f"wrote {p}")
 
 
 @cli.group("odds", cls=click.Group)
 def odds_group():
     """Exact dice odds (fractions), optionally checked by Monte Carlo (--mc N)."""
+
+
+@cli.command("compare")
+@click.argument("a", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("b", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="Change applied to B (B = A with these changes when only A is given). Repeatable.")
+@click.option("--games", "-n", type=click.IntRange(min=1), default=None,
+              help="Games per cell (default: the scenario's [run] games; the cap with --precision/--sprt).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (drawn and printed when absent).")
+@_jobs_option
+@click.option("--block-size", type=click.IntRange(min=1), default=None, help="Games per block (per cell).")
+@click.option("--metric", "metrics", multiple=True, help="Compare only these metrics (repeatable; default: all).")
+@click.option("--precision", type=float, default=None,
+              help="Stop as soon as every difference's 95% half-width is at most this.")
+@click.option("--sprt", is_flag=True, help="Stop as soon as a sequential test decides whether the change moved "
+                                            "--sprt-metric (pooled over all cells) by at least --delta.")
+@click.option("--sprt-metric", default=None, help="Metric for --sprt (default: the scenario's first metric).")
+@click.option("--delta", type=float, default=0.02, show_default=True, help="The change --sprt looks for.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="--sprt: P(says 'moved' when it did not).")
+@click.option("--beta", type=float, default=0.10, show_default=True, help="--sprt: P(says 'not moved' when it did).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write compare.md and compare.json here.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@format_option()
+def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, sprt, sprt_metric, delta, alpha,
+                beta, out, quiet, fmt):
+    """Compare two scenarios (or one with --set changes) on common random numbers.
+
+    Both are played on the same seeds, so the same shuffles and dice wherever
+    they consume randomness alike; every number is reported for A, for B, and
+    as the paired difference B − A with its 95% interval and p-value.
+
+    \b
+    Example: simkit compare scenarios/valka/lonequest.toml --set fighters.old_gob.health=4 --games 20000
+    """
+    import json
+
+    from simkit.core import compare as cmp
+    from simkit.core import loader
+    from simkit.core.runner import run_simulation
+    from simkit.core.seeding import normalize_seed
+
+    sa = loader.load(a)
+    sb = loader.load(b or a, list(sets))
+    if b is None and not sets:
+        raise InputError("compare: give a second scenario B, or --set changes to compare against A")
+    paired = cmp.PairedSim(sa.simulation, sb.simulation, list(metrics) or None)
+    root = normalize_seed(seed if seed is not None else sa.run.seed)
+    rule, test = None, None
+    if sprt and precision is not None:
+        raise InputError("compare: use --precision or --sprt, not both")
+    if precision is not None:
+        if not 0 < precision < 1:
+            raise InputError(f"--precision: must lie between 0 and 1 (got {precision})")
+        rule = cmp.precision_rule(precision)
+    if sprt:
+        names = [m.name for m in sa.simulation.metrics if m.trials is None]
+        test = cmp.SPRT(sprt_metric or names[0], delta, alpha, beta)
+        if test.metric not in names:
+            raise InputError(f"--sprt-metric: unknown metric {test.metric!r}; allowed values: {', '.join(names)}")
+        if not (0 < alpha < 1 and 0 < beta < 1 and delta > 0):
+            raise InputError("--sprt: --alpha and --beta must lie between 0 and 1, and --delta must be positive")
+        rule = test
+    n = games if games is not None else (sa.run.games or 10_000)
+    res = run_simulation(paired, n, seed=root, jobs=jobs, block_size=block_size or sa.run.block_size,
+                         progress=not quiet and sys.stderr.isatty(), stop_when=rule, max_games=n if rule else None,
+                         min_games=2 * (block_size or sa.run.block_size or paired.default_block_size) if rule else 0)
+    rows = cmp.rows_from(res.accumulator)
+    lines = [cmp.summary_sentence(rows), cmp.efficiency_note(rows)]
+    if test is not None:
+        lines.insert(0, f"Sequential test (SPRT) on {test.metric}, all cells pooled: {test.decision} after "
+                        f"{res.games:,} games per cell (alpha {alpha:g}, beta {beta:g}, delta {delta:g}; the error "
+                        "rates are Wald's, with the variance estimated as the games come in).")
+    text = render(cmp.table_rows(rows), fmt)
+    if fmt in ("table", "md"):
+        text += "\n" + "\n".join(line for line in lines if line) + "\n"
+    click.echo(text, nl=False)
+    click.echo(f"{res.games:,} games per cell, seed {root}; A = {a}, B = {b or a}"
+               + (f" with {' '.join(sets)}" if sets else ""), err=True)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "compare.md").write_text(f"# Comparison\n\nA: `{a}`  \nB: `{b or a}` {' '.join(sets)}\n\n"
+                                        + render(cmp.table_rows(rows), "md") + "\n" + "\n\n".join(lines) + "\n")
+        (out / "compare.json").write_text(json.dumps({
+            "a": str(a), "b": str(b or a), "set": list(sets), "seed": str(root), "games": res.games,
+            "sprt": None if test is None else {"metric": test.metric, "decision": test.decision, "delta": delta,
+                                               "alpha": alpha, "beta": beta},
+            "rows": [r.__dict__ for r in rows]}, indent=2, default=float) + "\n")
+        click.echo(f"wrote {out / 'compare.md'} and compare.json", err=True)
+
+
+@cli.command("sweep")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--set", "sets", multiple=True, required=True, metavar="PATH=A:B",
+              help="An axis (path=start:stop[:step] or path=v1,v2,…) or a fixed change (path=value). One or two axes.")
+@click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Games per cell at every point.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed, shared by every point.")
+@_jobs_option
+@click.option("--metric", default=None, help="The metric to tabulate and plot (default: the first).")
+@click.option("--where", "wheres", multiple=True, metavar="KEY=VALUE",
+              help="Keep only groups with this value (e.g. --where policy=cautious). Repeatable.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True,
+              help="Folder for sweep.md, sweep.csv and sweep.png.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@format_option()
+def sweep_cmd(scenario, sets, games, seed, jobs, metric, wheres, out, quiet, fmt):
+    """Run SCENARIO at every point of a grid of --set values, on common random numbers.
+
+    \b
+    Example: simkit sweep scenarios/valka/lonequest.toml --set fighters.old_gob.health=2:6 \\
+               --metric win_rate --where policy=cautious --games 5000
+    """
+    from simkit.core import loader
+    from simkit.core import sweep as sw
+    from simkit.core.runner import run_simulation
+    from simkit.core.seeding import normalize_seed
+
+    parsed = [sw.parse_axis_or_fixed(t) for t in sets]
+    axes = [p for p in parsed if isinstance(p, sw.Axis)]
+    fixed = [p for p in parsed if not isinstance(p, sw.Axis)]
+    if not 1 <= len(axes) <= 2:
+        raise InputError(f"sweep: give one or two axes as --set path=start:stop (got {len(axes)})")
+    filters = []
+    for w in wheres:
+        if "=" not in w:
+            raise InputError(f"--where {w!r}: expected KEY=VALUE, e.g. policy=cautious")
+        filters.append(tuple(x.strip() for x in w.split("=", 1)))
+    root = normalize_seed(seed)
+    rows = []
+    names = None
+    for point in sw.grid(axes):
+        sc = loader.load(scenario, fixed + sw.point_overrides(axes, point))
+        sim = sc.simulation
+        names = names or [m.name for m in sim.metrics]
+        chosen = metric or names[0]
+        if chosen not in names:
+            raise InputError(f"--metric: unknown metric {chosen!r}; allowed values: {', '.join(names)}")
+        res = run_simulation(sim, games or sc.run.games or 10_000, seed=root, jobs=jobs,
+                             block_size=sc.run.block_size, progress=not quiet and sys.stderr.isatty())
+        for r in res.summary:
+            if r["metric"] != chosen:
+                continue
+            if any(str(r["group"].get(k)) != v for k, v in filters):
+                continue
+            row = {a.name: v for a, v in zip(axes, point)}
+            row.update(group=", ".join(f"{k}={v}" for k, v in r["group"].items()) or "all",
+                       estimate=r["estimate"], low=r["low"], high=r["high"], n=r["n"])
+            rows.append(row)
+    if not rows:
+        raise InputError("--where: no group matches; drop it or check the names (see the scenario's cells)")
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "sweep.csv").write_text(render(rows, "csv"))
+    (out / "sweep.md").write_text(f"# Sweep of {chosen}\n\n`{scenario}` with " + ", ".join(f"`{t}`" for t in sets)
+                                  + f", seed {root}, 95% intervals.\n\n![{chosen}](sweep.png)\n\n"
+                                  + render(rows, "md"))
+    png = sw.sweep_plot(out / "sweep.png", axes, rows, chosen, groups[:12])
+    click.echo(render(rows, fmt), nl=False)
+    note = "" if len(axes) == 1 or len(groups) == 1 else f" (heat-map of {groups[0]}; pick one with --where)"
+    click.echo(f"wrote {out / 'sweep.md'}, {out / 'sweep.csv'}, {png}{note}; seed {root}", err=True)
+
+
+@cli.command("check")
+@click.option("--baselines", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/baseline"),
+              show_default=True, help="Folder of baseline JSON files.")
+@click.option("--update", is_flag=True, help="Rewrite the baselines with the new numbers (after an intended change).")
+@click.option("--only", multiple=True, help="Check only these baselines (file names without .json).")
+@_jobs_option
+@format_option()
+def check_cmd(baselines, update, only, jobs, fmt):
+    """Re-run every baseline at its seed and games; fail when a balance number moved.
+
+    A number fails when it moved significantly (z-test at the baseline's alpha,
+    Bonferroni-corrected over its metrics) AND by more than the baseline's
+    practical tolerance. Exit code 1 on any failure.
+    """
+    from simkit.core import check as ck
+
+    files = sorted(baselines.glob("*.json"))
+    if only:
+        files = [f for f in files if f.stem in only]
+    if not files:
+        raise InputError(f"check: no baselines in {baselines} (create one with `simkit baseline NAME SCENARIO`)")
+    root = Path.cwd()
+    verdicts = []
+    for f in files:
+        data = ck.load_baseline(f)
+        new = ck.run_baseline(data, root, jobs or None)
+        if update:
+            ck.write_baseline(f, data["scenario"], data.get("overrides") or [], data["seed"], data["games"],
+                              data.get("block_size"), new, data.get("alpha", ck.DEFAULT_ALPHA),
+                              data.get("tolerance", ck.DEFAULT_TOLERANCE))
+            click.echo(f"updated {f}")
+            continue
+        verdicts += ck.compare_rows(f.stem, data["metrics"], new, data.get("alpha", ck.DEFAULT_ALPHA),
+                                    data.get("tolerance", ck.DEFAULT_TOLERANCE))
+    if update:
+        return
+    bad = [v for v in verdicts if v.status != "ok"]
+    if not bad:
+        per = {}
+        for v in verdicts:
+            d = per.setdefault(v.baseline, {"baseline": v.baseline, "numbers": 0, "largest move": 0.0})
+            d["numbers"] += 1
+            d["largest move"] = max(d["largest move"], abs(v.diff))
+        click.echo(render([{**d, "largest move": f"{d['largest move']:.4f}", "verdict": "ok"}
+                           for d in per.values()], fmt), nl=False)
+        click.echo(f"check passed: {len(verdicts)} numbers in {len(files)} baseline(s) as recorded", err=True)
+        return
+    shown = [v.__dict__ for v in bad]
+    for r in shown:
+        for k in ("old", "new", "diff"):
+            r[k] = f"{r[k]:.4f}" if r[k] == r[k] else "–"
+        r["p_value"] = f"{r['p_value']:.3g}" if r["p_value"] == r["p_value"] else "–"
+    click.echo(render(shown[:200], fmt), nl=False)
+    click.echo(f"check FAILED: {len(bad)} of {len(verdicts)} numbers moved (or appeared / disappeared) in "
+               f"{len({v.baseline for v in bad})} baseline(s); if the change was intended, run "
+               "`simkit check --update`", err=True)
+    sys.exit(1)
+
+
+@cli.command("baseline")
+@click.argument("name")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--games", "-n", type=click.IntRange(min=1), required=True, help="Games per cell.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Overrides recorded with the baseline.")
+@click.option("--tolerance", type=float, default=0.02, show_default=True,
+              help="Practical tolerance: smaller moves never fail the check.")
+@click.option("--alpha", type=float, default=0.001, show_default=True,
+              help="Family significance level (Bonferroni over the baseline's metrics).")
+@click.option("--baselines", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/baseline"),
+              show_default=True, help="Folder of baseline JSON files.")
+@_jobs_option
+def baseline_cmd(name, scenario, games, seed, sets, tolerance, alpha, baselines, jobs):
+    """Record a new baseline NAME for `simkit check` from SCENARIO."""
+    from simkit.core import check as ck
+
+    rel = str(scenario)
+    data = {"scenario": rel, "overrides": list(sets), "seed": seed, "games": games}
+    new = ck.run_baseline(data, Path.cwd(), jobs or None)
+    p = ck.write_baseline(baselines / f"{name}.json", rel, list(sets), seed, games, None, new, alpha, tolerance)
+    click.echo(f"wrote {p} ({len(new)} numbers)")
 
 
 @cli.command("bench")

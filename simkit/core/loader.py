@@ -7,6 +7,7 @@ holds defaults for the runner. Everything else belongs to the mode, whose
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,12 +33,22 @@ class Scenario:
     data: dict
     simulation: object
     run: RunDefaults = field(default_factory=RunDefaults)
+    overrides: list[str] = field(default_factory=list)
 
 
-def load(path: str | Path) -> Scenario:
-    """Read, validate and build a scenario file; raises InputError on any problem."""
+def load(path: str | Path, overrides=None) -> Scenario:
+    """Read, validate and build a scenario file; raises InputError on any problem.
+
+    ``overrides`` (``--set``): ``Override`` objects or ``"path=value"`` strings, applied before validation.
+    """
+    from simkit.core.overrides import Override, apply_overrides, parse_set
+
     path = Path(path)
     data, sha = read_toml(path)
+    ovs = [o if isinstance(o, Override) else parse_set(o) for o in (overrides or [])]
+    data, set_hash = apply_overrides(path, data, ovs)
+    if set_hash:
+        sha = hashlib.sha256((sha + set_hash).encode()).hexdigest()
     top = Fields(path, data)
     game_names = sorted(registry.games())
     game_name = top.get("game", str, choices=game_names)
@@ -54,4 +65,5 @@ def load(path: str | Path) -> Scenario:
     run.finish()
     sim = mode.build(top)
     top.finish()
-    return Scenario(path=path, sha256=sha, game=game_name, mode=mode_name, data=data, simulation=sim, run=defaults)
+    return Scenario(path=path, sha256=sha, game=game_name, mode=mode_name, data=data, simulation=sim, run=defaults,
+                    overrides=[o.text for o in ovs])

@@ -37,6 +37,7 @@ class RunResult:
     games: int
     blocks: int
     wall_seconds: float
+    accumulator: StatsAccumulator | None = field(default=None, repr=False)
     _frame: pl.DataFrame | None = field(default=None, repr=False)
 
     @property
@@ -86,13 +87,37 @@ def _execute(tasks, jobs: int, backend: str | None, scheduler: str | None):
     from joblib import Parallel, delayed, parallel_config
 
     if backend == "dask":
+        # The blocks run on the cluster's workers, and each worker writes its block's
+        # Parquet file itself: the out folder must be writable at the same path on
+        # every worker (a shared file system).
         try:
-            from dask.distributed import Client
+            from distributed import Client
+            from joblib._dask import DaskDistributedBackend
         except ImportError:
             raise InputError("--backend dask needs the 'dask' extra: pip install 'simkit[dask]'") from None
-        client = Client(scheduler) if scheduler else Client(processes=False)
+
+        class ClusterBackend(DaskDistributedBackend):
+            # joblib runs a call sequentially *in this process* when the backend reports
+            # one core: a one-thread cluster must still run the blocks on its worker.
+            def effective_n_jobs(self, n_jobs):
+                return max(2, super().effective_n_jobs(n_jobs))
+
+        connect_s, workers_s = 5, 10
+        if scheduler:
+            try:
+                client = Client(scheduler, timeout=connect_s, set_as_default=False)
+            except Exception as e:  # OSError (unreachable), ValueError (malformed address), ...
+                raise InputError(f"--scheduler: cannot connect to the Dask scheduler at {scheduler!r} "
+                                 f"within {connect_s} s ({e})") from None
+        else:
+            client = Client(processes=False, dashboard_address=None, set_as_default=False)
         try:
-            with parallel_config(backend="dask"):
+            try:
+                client.wait_for_workers(1, timeout=workers_s)
+            except Exception:
+                raise InputError(f"--scheduler: no Dask worker joined {scheduler} within {workers_s} s; "
+                                 f"start workers with `dask worker {scheduler}`") from None
+            with parallel_config(backend=ClusterBackend(client=client, wait_for_workers_timeout=0)):
                 yield from Parallel(return_as="generator")(delayed(_block_task)(*a) for a in tasks)
         finally:
             client.close()
@@ -123,13 +148,17 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
                    block_size: int | None = None, out: str | Path | None = None,
                    progress: bool = False, precision: float | None = None,
                    max_games: int | None = None, backend: str | None = None,
-                   scheduler: str | None = None, manifest_extra: dict | None = None) -> RunResult:
+                   scheduler: str | None = None, manifest_extra: dict | None = None,
+                   stop_when=None, min_games: int = 0) -> RunResult:
     """Run ``games`` games per cell of ``sim`` and return the summary.
 
     ``out`` is the run folder to write (None keeps nothing on disk). With
     ``precision`` set, blocks are added in order until every rate's 95%
     half-width is at most ``precision`` (or ``max_games`` is reached); the
-    stopping block depends only on the seed, never on ``jobs``.
+    stopping block depends only on the seed, never on ``jobs``. ``stop_when``
+    generalises this: a function of the accumulated statistics, asked after
+    each block in block order (from ``min_games`` games on), that ends the run
+    when it returns True.
     """
     root_seed = normalize_seed(seed)
     block_size = int(block_size or sim.default_block_size)
@@ -138,9 +167,14 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
     jobs = default_jobs() if jobs in (None, 0) else int(jobs)
     if jobs < 1:
         raise InputError(f"--jobs: must be at least 1 (got {jobs})")
-    if precision is not None:
+    if precision is not None and stop_when is None:
         if not (0 < precision < 0.5):
             raise InputError(f"--precision: must lie strictly between 0 and 0.5 (got {precision})")
+
+        def stop_when(acc):
+            return acc.max_rate_half_width() <= precision
+    sequential = stop_when is not None
+    if sequential:
         cap = int(max_games or DEFAULT_MAX_GAMES)
         target = cap
     else:
@@ -161,15 +195,17 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
         **sim.describe(),
         "root_seed": str(root_seed),
         "block_size": block_size,
-        "games_requested": None if precision is not None else target,
+        "games_requested": None if sequential else target,
         "precision": precision,
-        "max_games": cap if precision is not None else None,
+        "max_games": cap if sequential else None,
         "cells": sim.cells,
         "status": "running",
     }
+    created = False
     if run_dir is not None:
         if results.block_files(run_dir):
             raise InputError(f"--out: {run_dir} already holds result blocks; choose a new folder")
+        created = not run_dir.exists()
         run_dir.mkdir(parents=True, exist_ok=True)
         results.write_json(run_dir / "manifest.json", manifest)
 
@@ -177,8 +213,8 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
     done_games = 0
     done_blocks = 0
     start = time.perf_counter()
-    bar = _progress((target if precision is None else cap) * sim.cells, progress, sim.mode)
-    round_size = n_blocks if precision is None else max(2 * jobs, 1)
+    bar = _progress(target * sim.cells, progress, sim.mode)
+    round_size = n_blocks if not sequential else max(2 * jobs, 1)
     stop = False
     try:
         b = 0
@@ -195,9 +231,20 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
                 done_games += n
                 done_blocks += 1
                 bar.update(n * sim.cells)
-                if precision is not None and acc.max_rate_half_width() <= precision:
+                if sequential and done_games >= min_games and stop_when(acc):
                     stop = True
             b = chunk.stop
+    except InputError:
+        # bad input found only when the blocks start (e.g. an unreachable --scheduler): leave nothing half-done
+        bar.close()
+        if run_dir is not None and done_blocks == 0:
+            import shutil
+
+            if created:
+                shutil.rmtree(run_dir, ignore_errors=True)
+            else:
+                (run_dir / "manifest.json").unlink(missing_ok=True)
+        raise
     except KeyboardInterrupt:
         bar.close()
         if run_dir is not None:
@@ -214,7 +261,7 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
         results.write_json(run_dir / "summary.json", summary)
         results.write_json(run_dir / "manifest.json", manifest)
     return RunResult(run_dir=run_dir, manifest=manifest, summary=summary, games=done_games,
-                     blocks=done_blocks, wall_seconds=wall)
+                     blocks=done_blocks, wall_seconds=wall, accumulator=acc)
 
 
 def _version() -> str:

@@ -127,6 +127,7 @@ def load_cards_file(path: str | Path | None = None) -> CardsFile:
     data, _ = read_toml(path)
     top = Fields(path, data)
     top.get("notice", str)
+    top.get("experiment", bool, False)  # marks files changed by --set; no printed facts to relax here
     clans = _names(top, "clans", None, lo=1, unique=True)
     d = top.table("die")
     symbols = _names(d, "symbols", None, lo=1, unique=True)

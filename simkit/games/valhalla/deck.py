@@ -374,6 +374,7 @@ def load_deck(path: str | Path | None = None, cards_path: str | Path | None = No
     data, _ = read_toml(path)
     top = Fields(path, data)
     notice = top.get("notice", str)
+    top.get("experiment", bool, False)  # marks files changed by --set; no printed facts to relax here
 
     clans: dict[str, Clan] = {}
     for f in top.tables("clans"):

@@ -1,0 +1,232 @@
+"""Self-contained HTML pages for the Markdown reports.
+
+Every report is written as Markdown with its plots next to it; these helpers turn
+each Markdown report into one HTML page that needs nothing else: the CSS is
+inline and the plots are embedded as ``data:`` URIs, so the page makes no
+requests and can be mailed or opened from anywhere. ``reports/index.html``
+links the pages.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import mimetypes
+import os
+import re
+import xml.etree.ElementTree as etree
+from pathlib import Path
+
+import markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+
+CSS = """
+:root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --zebra: #f6f8fa;
+        --accent: #0969da; --note: #fff8c5; --note-line: #d4a72c; }
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0 auto; padding: 2rem 1.5rem 4rem; max-width: 72rem; color: var(--fg); background: #fff;
+       font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "DejaVu Sans",
+       "Liberation Sans", Arial, sans-serif; }
+h1, h2, h3, h4 { line-height: 1.25; margin: 2rem 0 0.75rem; }
+h1 { font-size: 2rem; margin-top: 0; padding-bottom: 0.3em; border-bottom: 1px solid var(--line); }
+h2 { font-size: 1.5rem; padding-bottom: 0.25em; border-bottom: 1px solid var(--line); }
+h3 { font-size: 1.2rem; }
+p, ul, ol, blockquote, pre, .table-wrap, figure { margin: 0 0 1rem; }
+figure img { margin: 0; }
+p, li { max-width: 48rem; }
+a { color: var(--accent); }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace;
+       font-size: 0.875em; background: var(--zebra); border-radius: 4px; padding: 0.1em 0.25em; }
+pre { background: var(--zebra); border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem 1rem;
+      overflow-x: auto; }
+pre code { background: none; padding: 0; font-size: 0.85em; }
+blockquote { max-width: 48rem; padding: 0.6rem 1rem; color: var(--fg); background: var(--note);
+             border-left: 4px solid var(--note-line); border-radius: 0 6px 6px 0; }
+blockquote p:last-child { margin-bottom: 0; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; font-size: 0.875rem; font-variant-numeric: tabular-nums; }
+th, td { padding: 0.3rem 0.7rem; border: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { background: #eef1f4; font-weight: 600; }
+tbody tr:nth-child(even) { background: var(--zebra); }
+tbody tr:hover { background: #eaf2fc; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+img { display: block; max-width: 100%; height: auto; margin: 0 0 1rem; border: 1px solid var(--line);
+      border-radius: 6px; }
+nav.index ul { list-style: none; padding-left: 0; }
+nav.index li { margin: 0.25rem 0; }
+nav.index .path { color: var(--muted); font-size: 0.85em; margin-left: 0.5em; }
+footer { margin-top: 3rem; color: var(--muted); font-size: 0.85rem; }
+@media print { body { max-width: none; padding: 0; } tbody tr:hover { background: none; } }
+"""
+
+# A cell counts as a number when it starts with one: "0.770 [0.737, 0.801]", "27/50 ≈ 0.5400",
+# "5,100", "−0.012", "12%", "+3". Text cells ("troll", "`builder`") stay left-aligned.
+_NUMERIC = re.compile(r"^\s*[-+−–]?(\d[\d,]*(\.\d+)?|\.\d+)([eE][-+]?\d+)?\s*%?(\s|/|\[|≈|±|$)")
+_EMPTY = {"", "-", "—", "–", "n/a", "nan", "inf", "-inf"}
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        # Belt and braces for "no external requests": the page may only use what it carries.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+        f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"{body}\n</body>\n</html>\n"
+    )
+
+
+def _text(el: etree.Element) -> str:
+    return re.sub(r"\s+", " ", "".join(el.itertext())).strip()
+
+
+class _ReportTree(Treeprocessor):
+    """Embeds images, marks numeric table cells, wraps tables, records the title."""
+
+    def __init__(self, md, base: Path):
+        super().__init__(md)
+        self.base = base
+        self.title: str | None = None
+
+    def run(self, root: etree.Element) -> None:
+        for el in root.iter():
+            if self.title is None and el.tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+                self.title = _text(el)
+            if el.tag == "img":
+                self._embed(el)
+        for p in root.iter("p"):
+            # A plot on its own line becomes a figure: it may use the page's width, not the text column's.
+            kids = list(p)
+            if len(kids) == 1 and kids[0].tag == "img" and not (p.text or "").strip() \
+                    and not (kids[0].tail or "").strip():
+                p.tag = "figure"
+        for table in list(root.iter("table")):
+            self._align(table)
+        self._wrap_tables(root)
+
+    def _embed(self, img: etree.Element) -> None:
+        src = img.get("src", "")
+        if src.startswith("data:"):
+            return
+        if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//", src):
+            raise ValueError(f"{self.base}: image {src!r} is not a local file; a report page embeds its plots")
+        path = (self.base / src).resolve()
+        if not path.is_file():
+            raise FileNotFoundError(f"{self.base}: the report shows {src!r}, but {path} does not exist")
+        mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        img.set("src", f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii"))
+        img.set("data-file", src)
+        # Marks the image once the browser has decoded it (the browser test checks for it).
+        img.set("onload", "this.dataset.loaded=1")
+        if not img.get("title") and img.get("alt"):
+            img.set("title", img.get("alt"))
+
+    @staticmethod
+    def _align(table: etree.Element) -> None:
+        rows = [tr for tr in table.iter("tr")]
+        body = [tr for tr in rows if tr.find("td") is not None]
+        numeric_cols: dict[int, bool] = {}
+        for tr in body:
+            for i, td in enumerate(tr.findall("td")):
+                text = _text(td)
+                if text.lower() in _EMPTY:
+                    continue
+                is_num = bool(_NUMERIC.match(text))
+                if is_num:
+                    td.set("class", "num")
+                numeric_cols[i] = numeric_cols.get(i, True) and is_num
+        for tr in rows:
+            for i, th in enumerate(tr.findall("th")):
+                if numeric_cols.get(i):
+                    th.set("class", "num")
+
+    @staticmethod
+    def _wrap_tables(root: etree.Element) -> None:
+        for parent in list(root.iter()):
+            for i, child in enumerate(list(parent)):
+                if child.tag == "table":
+                    wrap = etree.Element("div", {"class": "table-wrap"})
+                    parent.remove(child)
+                    wrap.append(child)
+                    wrap.tail, child.tail = child.tail, None
+                    parent.insert(i, wrap)
+
+
+class _ReportExtension(Extension):
+    def __init__(self, base: Path):
+        super().__init__()
+        self.base = base
+        self.tree: _ReportTree | None = None
+
+    def extendMarkdown(self, md) -> None:  # noqa: N802 (Python-Markdown's API)
+        self.tree = _ReportTree(md, self.base)
+        # After the inline processor (priority 20), so images and inline markup exist.
+        md.treeprocessors.register(self.tree, "simkit_report", 5)
+
+
+def render_markdown(text: str, base: Path) -> tuple[str, str | None]:
+    """``(body HTML, first heading)`` of Markdown text whose images are relative to ``base``."""
+    ext = _ReportExtension(Path(base))
+    md = markdown.Markdown(extensions=["tables", "fenced_code", "sane_lists", ext], output_format="html")
+    body = md.convert(text)
+    return body, ext.tree.title if ext.tree else None
+
+
+def markdown_to_html(md_path: str | Path) -> Path:
+    """Write ``md_path`` as a self-contained HTML page next to it (same name, ``.html``)."""
+    md_path = Path(md_path)
+    body, title = render_markdown(md_path.read_text(encoding="utf-8"), md_path.parent)
+    out = md_path.with_suffix(".html")
+    out.write_text(_page(title or md_path.stem, f'<main class="report">\n{body}\n</main>'), encoding="utf-8")
+    return out
+
+
+def page_title(page: str | Path) -> str:
+    """The ``<title>`` of an HTML page (its file name when it has none)."""
+    page = Path(page)
+    m = re.search(r"<title>(.*?)</title>", page.read_text(encoding="utf-8"), re.S | re.I)
+    return html.unescape(m.group(1)).strip() if m and m.group(1).strip() else page.stem
+
+
+def write_index(reports_dir: str | Path, pages: list[Path]) -> Path:
+    """Write ``reports_dir/index.html``: every page with its title, grouped by folder, relative links."""
+    reports_dir = Path(reports_dir)
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    root = reports_dir.resolve()
+    index = root / "index.html"
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for page in sorted({Path(p).resolve() for p in pages if Path(p).resolve() != index}):
+        rel = Path(os.path.relpath(page, root)).as_posix()
+        folder = Path(rel).parent.as_posix()
+        groups.setdefault("" if folder == "." else folder, []).append((rel, page_title(page)))
+    parts = ['<main class="index">', "<h1>simkit reports</h1>"]
+    if not groups:
+        parts.append("<p>No reports.</p>")
+    parts.append('<nav class="index">')
+    for folder in sorted(groups, key=lambda f: (f != "", f)):
+        parts.append(f"<h2>{html.escape(folder + '/') if folder else 'Top level'}</h2>\n<ul>")
+        for rel, title in sorted(groups[folder], key=lambda e: e[0]):
+            href = html.escape("/".join(_quote(s) for s in rel.split("/")), quote=True)
+            parts.append(f'<li><a href="{href}">{html.escape(title)}</a>'
+                         f'<span class="path">{html.escape(rel)}</span></li>')
+        parts.append("</ul>")
+    parts.append("</nav>")
+    parts.append("<footer>Each page is self-contained (plots embedded); the Markdown versions sit next to them."
+                 "</footer>\n</main>")
+    index.write_text(_page("simkit reports", "\n".join(parts)), encoding="utf-8")
+    return reports_dir / "index.html"
+
+
+def _quote(segment: str) -> str:
+    from urllib.parse import quote
+
+    return quote(segment)
+
+
+def html_for_reports(paths: list[Path]) -> list[Path]:
+    """Convert every ``.md`` among ``paths`` (other files are ignored); return the HTML pages."""
+    return [markdown_to_html(Path(p)) for p in paths if Path(p).suffix.lower() == ".md"]

@@ -1,0 +1,77 @@
+"""``simkit sweep``: run a scenario over a grid of ``--set`` values on common random numbers."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from simkit.core.overrides import Override, parse_set, parse_value
+from simkit.errors import InputError
+
+
+@dataclass
+class Axis:
+    path: tuple[str, ...]
+    values: list
+    text: str
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.path)
+
+
+def parse_axis_or_fixed(text: str) -> Axis | Override:
+    """``path=a:b`` (integers a..b), ``path=a:b:step`` or ``path=v1,v2,…`` is an axis; anything else is fixed."""
+    ov = parse_set(text)
+    raw = text.split("=", 1)[1].strip()
+    if ":" in raw and not raw.startswith(("[", '"')):
+        parts = raw.split(":")
+        try:
+            nums = [parse_value(p) for p in parts]
+            if len(parts) not in (2, 3) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                    for x in nums):
+                raise ValueError
+        except ValueError:
+            raise InputError(f"--set {text!r}: a range is start:stop or start:stop:step with numbers") from None
+        start, stop = nums[0], nums[1]
+        step = nums[2] if len(parts) == 3 else 1
+        if step <= 0 or stop < start:
+            raise InputError(f"--set {text!r}: the range must go up (start <= stop, step > 0)")
+        values = list(np.arange(start, stop + step / 2, step))
+        values = [int(v) if all(isinstance(x, int) for x in nums) else float(round(v, 10)) for v in values]
+        return Axis(ov.path, values, text)
+    if "," in raw and not raw.startswith(("[", '"')):
+        return Axis(ov.path, [parse_value(v.strip()) for v in raw.split(",")], text)
+    return ov
+
+
+def grid(axes: list[Axis]) -> list[tuple]:
+    return list(itertools.product(*(a.values for a in axes)))
+
+
+def point_overrides(axes: list[Axis], point: tuple) -> list[Override]:
+    return [Override(a.path, v, f"{a.name}={v}") for a, v in zip(axes, point)]
+
+
+def sweep_plot(path: Path, axes: list[Axis], rows: list[dict], metric: str, groups: list[str]) -> Path:
+    """A line with its interval band per group (one axis), or a heat-map (two axes, first group)."""
+    from simkit.core import plotting
+
+    if len(axes) == 1:
+        x = np.array(axes[0].values, dtype=float)
+        series, bands = {}, {}
+        for g in groups:
+            sel = [next(r for r in rows if r["group"] == g and r[axes[0].name] == v) for v in axes[0].values]
+            series[g] = np.array([r["estimate"] for r in sel])
+            bands[g] = (np.array([r["low"] for r in sel]), np.array([r["high"] for r in sel]))
+        return plotting.lines(path, x, series, bands=bands, title=f"{metric} against {axes[0].name} (95% bands)",
+                              xlabel=axes[0].name, ylabel=metric)
+    g = groups[0]
+    a0, a1 = axes
+    vals = np.array([[next(r["estimate"] for r in rows if r["group"] == g and r[a0.name] == v0 and r[a1.name] == v1)
+                      for v0 in a0.values] for v1 in a1.values])
+    return plotting.heatmap(path, vals, a0.values, a1.values, title=f"{metric} ({g})", xlabel=a0.name,
+                            ylabel=a1.name, cbar_label=metric, fmt="{:.3f}")

@@ -1,0 +1,195 @@
+"""The balance workflow: --set overrides, compare on common random numbers, sweep, and the check gate."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from simkit.cli import cli
+from simkit.core import compare as cmp
+from simkit.core import loader
+from simkit.core.overrides import parse_set
+from simkit.core.runner import run_simulation
+from simkit.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+LQ = ROOT / "scenarios" / "valka" / "lonequest.toml"
+
+
+def small_lonequest(tmp_path, cards=None):
+    """Two Warbands × one policy, 200-game blocks, on the bundled cards (or a copy)."""
+    cards = cards or ROOT / "scenarios" / "valka" / "cards.toml"
+    p = tmp_path / "lq.toml"
+    p.write_text(f'game = "valka"\nmode = "lonequest"\ncards = "{cards}"\nwarbands = ["goblins", "knights"]\n'
+                 'play = ["cautious"]\n[run]\ngames = 1000\nblock_size = 200\n')
+    return p
+
+
+# --- --set -------------------------------------------------------------------------------------------
+
+def test_set_reaches_scenario_and_card_values():
+    sc = loader.load(LQ, ["fighters.old_gob.health=4", "rules.strong_enuf=each", "setup.krone=30"])
+    sim = sc.simulation
+    assert next(f for f in sim.cards.fighters if f.key == "old_gob").health == 4
+    assert sim.rule_options["strong_enuf"] == "each" and sim.rule_options["krone"] == 30
+    assert sc.overrides == ["fighters.old_gob.health=4", "rules.strong_enuf=each", "setup.krone=30"]
+    assert sc.sha256 != loader.load(LQ).sha256
+    assert loader.load(LQ).simulation.cards.fighters[10].health == 3  # the file itself is untouched
+
+
+@pytest.mark.parametrize("text, needles", [
+    ("fighters.old_gob.helth=4", ["fighters.old_gob.helth", "did you mean 'fighters.old_gob.health'"]),
+    ("fighter.old_gob.health=4", ["'fighter'", "did you mean 'fighters'"]),
+    ("fighters.old_gobb.health=4", ["fighters.old_gobb", "'fighters.old_gob'"]),
+    ("fighters.old_gob.health", ["path=value"]),
+])
+def test_a_wrong_path_names_the_nearest_valid_ones(text, needles):
+    with pytest.raises(InputError) as err:
+        loader.load(LQ, [text])
+    for n in needles:
+        assert n in str(err.value), (n, str(err.value))
+
+
+def test_set_values_are_still_validated():
+    with pytest.raises(InputError, match="fighters\\[10\\].health' must be at least 1"):
+        loader.load(LQ, ["fighters.old_gob.health=0"])
+    assert parse_set("a.b=[1, 2]").value == [1, 2] and parse_set("a=word").value == "word"
+
+
+# --- compare -------------------------------------------------------------------------------------------
+
+def _paired(tmp_path, sets, games=1000, **kw):
+    a = loader.load(small_lonequest(tmp_path)).simulation
+    b = loader.load(small_lonequest(tmp_path), sets).simulation
+    sim = cmp.PairedSim(a, b, ["win_rate"])
+    res = run_simulation(sim, games, seed=9, jobs=1, block_size=200, **kw)
+    return {(r.metric, r.group): r for r in cmp.rows_from(res.accumulator)}, res
+
+
+def test_compare_no_change_is_exactly_zero(tmp_path):
+    rows, _ = _paired(tmp_path, ["rules.step_cap=4999"])
+    for r in rows.values():
+        assert r.d == 0 and r.d_low == 0 and r.d_high == 0 and not r.significant
+
+
+def test_compare_pairs_games_and_matches_two_separate_runs(tmp_path):
+    rows, _ = _paired(tmp_path, ["fighters.old_gob.health=1"])
+    a = run_simulation(loader.load(small_lonequest(tmp_path)).simulation, 1000, seed=9, jobs=1, block_size=200)
+    b = run_simulation(loader.load(small_lonequest(tmp_path), ["fighters.old_gob.health=1"]).simulation, 1000,
+                       seed=9, jobs=1, block_size=200)
+    est = {(r["metric"], tuple(r["group"].values())): r["estimate"] for r in a.summary}
+    est_b = {(r["metric"], tuple(r["group"].values())): r["estimate"] for r in b.summary}
+    g = rows[("win_rate", "warband=goblins, policy=cautious")]
+    assert g.a == pytest.approx(est[("win_rate", ("goblins", "cautious"))])
+    assert g.b == pytest.approx(est_b[("win_rate", ("goblins", "cautious"))])
+    # a weaker Old Gob costs the Goblins games: significant, and the paired interval is narrower than unpaired
+    assert g.d < 0 and g.d_high < 0 and g.significant
+    assert g.efficiency < 1
+    assert ("win_rate", "all") in rows
+
+
+def test_compare_precision_stops_early_and_deterministically(tmp_path):
+    r1, res1 = _paired(tmp_path, ["fighters.old_gob.health=1"], games=20_000, stop_when=cmp.precision_rule(0.03),
+                       max_games=20_000, min_games=400)
+    r2, res2 = _paired(tmp_path, ["fighters.old_gob.health=1"], games=20_000, stop_when=cmp.precision_rule(0.03),
+                       max_games=20_000, min_games=400)
+    assert res1.games == res2.games < 20_000
+    assert all((r.d_high - r.d_low) / 2 <= 0.03 for r in r1.values())
+
+
+def test_sprt_decides_both_ways(tmp_path):
+    test = cmp.SPRT("win_rate", delta=0.02)
+    _, res = _paired(tmp_path, ["fighters.old_gob.health=1"], games=50_000, stop_when=test, max_games=50_000,
+                     min_games=400)
+    assert test.decision.startswith("moved") and res.games < 50_000
+    same = cmp.SPRT("win_rate", delta=0.02)
+    _, res = _paired(tmp_path, ["rules.step_cap=4999"], games=50_000, stop_when=same, max_games=50_000,
+                     min_games=400)
+    assert same.decision == "no change" and res.games == 400
+
+
+def test_compare_command(tmp_path):
+    p = small_lonequest(tmp_path)
+    res = CliRunner().invoke(cli, ["compare", str(p), "--set", "fighters.old_gob.health=1", "--metric", "win_rate",
+                                   "--games", "600", "--seed", "2", "--jobs", "1", "-q", "--out", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    assert "Significant change" in res.stdout and "paired design needs" in res.stdout
+    data = json.loads((tmp_path / "c" / "compare.json").read_text())
+    assert data["set"] == ["fighters.old_gob.health=1"] and data["games"] == 600
+    bad = CliRunner().invoke(cli, ["compare", str(p), "--set", "play=[\"random\"]", "--games", "200", "-q"])
+    assert bad.exit_code == 2 and "same cells" in bad.stderr
+
+
+# --- sweep ---------------------------------------------------------------------------------------------
+
+def test_sweep_writes_table_and_plot(tmp_path):
+    p = small_lonequest(tmp_path)
+    res = CliRunner().invoke(cli, ["sweep", str(p), "--set", "fighters.old_gob.health=1:3", "--metric", "win_rate",
+                                   "--where", "warband=goblins", "--games", "400", "--seed", "5", "--jobs", "1",
+                                   "-q", "--out", str(tmp_path / "sw"), "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    import csv
+
+    rows = list(csv.DictReader((tmp_path / "sw" / "sweep.csv").open()))
+    assert [r["fighters.old_gob.health"] for r in rows] == ["1", "2", "3"]
+    assert all(r["group"] == "warband=goblins, policy=cautious" for r in rows)
+    est = [float(r["estimate"]) for r in rows]
+    assert est[0] < est[2]  # a tougher Old Gob wins the Goblins more games
+    import matplotlib.image as mpimg
+
+    assert mpimg.imread(tmp_path / "sw" / "sweep.png").shape[0] > 200
+    bad = CliRunner().invoke(cli, ["sweep", str(p), "--set", "fighters.old_gob.health=5:1"])
+    assert bad.exit_code == 2 and "--set" in bad.stderr
+
+
+# --- check ---------------------------------------------------------------------------------------------
+
+def _baseline(tmp_path, cards):
+    p = small_lonequest(tmp_path, cards)
+    base = tmp_path / "baseline"
+    res = CliRunner().invoke(cli, ["baseline", "small", str(p), "--games", "600", "--seed", "4", "--jobs", "1",
+                                   "--baselines", str(base)])
+    assert res.exit_code == 0, res.output
+    return base
+
+
+def test_check_passes_unchanged_and_with_other_jobs(tmp_path):
+    cards = tmp_path / "cards.toml"
+    shutil.copy(ROOT / "scenarios" / "valka" / "cards.toml", cards)
+    base = _baseline(tmp_path, cards)
+    for jobs in ("1", "2"):
+        res = CliRunner().invoke(cli, ["check", "--baselines", str(base), "--jobs", jobs])
+        assert res.exit_code == 0, res.output
+        assert "check passed" in res.stderr
+
+
+def test_check_fails_when_a_card_stat_changes(tmp_path):
+    cards = tmp_path / "cards.toml"
+    shutil.copy(ROOT / "scenarios" / "valka" / "cards.toml", cards)
+    base = _baseline(tmp_path, cards)
+    # every Goblin becomes much weaker (Strike 0): the Goblins' win rate collapses
+    import re
+
+    text = cards.read_text()
+    text = re.sub(r'(warband = "goblins",\s+infamy = \d+, )strike = \d+', r"\1strike = 0", text)
+    cards.write_text(text)
+    res = CliRunner().invoke(cli, ["check", "--baselines", str(base), "--jobs", "1"])
+    assert res.exit_code == 1, res.output
+    assert "FAIL" in res.stdout and "goblins" in res.stdout and "check FAILED" in res.stderr
+    upd = CliRunner().invoke(cli, ["check", "--baselines", str(base), "--jobs", "1", "--update"])
+    assert upd.exit_code == 0
+    assert CliRunner().invoke(cli, ["check", "--baselines", str(base), "--jobs", "1"]).exit_code == 0
+
+
+def test_check_verdict_needs_significance_and_tolerance():
+    from simkit.core.check import compare_rows
+
+    old = [{"metric": "m", "group": {}, "estimate": 0.50, "low": 0.49, "high": 0.51, "n": 10000}]
+    small = [{"metric": "m", "group": {}, "estimate": 0.515, "low": 0.505, "high": 0.525, "n": 10000}]
+    big = [{"metric": "m", "group": {}, "estimate": 0.60, "low": 0.59, "high": 0.61, "n": 10000}]
+    assert compare_rows("x", old, small, 0.001, 0.02)[0].status == "ok"      # significant but within tolerance
+    assert compare_rows("x", old, big, 0.001, 0.02)[0].status == "FAIL"
+    assert compare_rows("x", old, [], 0.001, 0.02)[0].status == "missing"

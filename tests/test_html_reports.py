@@ -1,0 +1,224 @@
+"""Self-contained HTML report pages, checked as text and in a real headless browser (Debian's chromium)."""
+
+from __future__ import annotations
+
+import base64
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import simkit
+from simkit.core.html import html_for_reports, markdown_to_html, write_index
+from simkit.core.report import report_run
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDTH, HEIGHT = 1200, 2000
+NOTICE = "Stand-in card data."
+
+
+def chromium() -> str:
+    exe = shutil.which("chromium")
+    if exe is None:
+        pytest.fail("chromium (Debian's headless browser) is not installed: run `make setup` "
+                    "(it runs `apt-get install -y chromium`).")
+    return exe
+
+
+def run_chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp / "chromium-profile"
+    profile.mkdir(parents=True, exist_ok=True)
+    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           "--disable-extensions", "--hide-scrollbars", "--force-device-scale-factor=1",
+           f"--user-data-dir={profile}", f"--window-size={WIDTH},{HEIGHT}", *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
+    return proc
+
+
+class Parsed(HTMLParser):
+    """Tags with attributes, and the page text (enough to check a page without a DOM library)."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def all(self, tag: str) -> list[dict]:
+        return [a for t, a in self.tags if t == tag]
+
+    @property
+    def plain(self) -> str:
+        return re.sub(r"\s+", " ", "".join(self.text))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """Two small runs reported into one reports folder, converted to HTML, with an index."""
+    tmp = tmp_path_factory.mktemp("html")
+    reports = tmp / "reports"
+    written = []
+    simkit.run(ROOT / "scenarios/valka/lonequest.toml", games=40, seed=1, block_size=20, out=tmp / "runs/lq")
+    written += report_run(tmp / "runs/lq", reports / "lonequest")
+    simkit.run(ROOT / "scenarios/valka/chance_strike.toml", games=2000, seed=1, out=tmp / "runs/cs")
+    written += report_run(tmp / "runs/cs", reports / "chance-strike")
+    pages = html_for_reports(written)
+    index = write_index(reports, pages)
+    return {"tmp": tmp, "reports": reports, "written": written, "pages": pages, "index": index,
+            "page": reports / "lonequest" / "report.html"}
+
+
+def test_one_page_per_markdown_report(site):
+    mds = [p for p in site["written"] if p.suffix == ".md"]
+    assert len(mds) == 2 and any(p.suffix == ".png" for p in site["written"])
+    assert sorted(site["pages"]) == sorted(p.with_suffix(".html") for p in mds)
+    assert all(p.is_file() for p in site["pages"])
+
+
+def test_page_is_self_contained(site):
+    text = site["page"].read_text(encoding="utf-8")
+    doc = Parsed(text)
+    assert doc.all("title") and re.search(r"<title>VÁLKA Lonequest: win odds by Warband and policy</title>", text)
+    # the stand-in data notice, as a highlighted blockquote
+    assert NOTICE in doc.plain and re.search(r"<blockquote>\s*<p><strong>Stand-in card data\.</strong>", text)
+    # plots embedded, nothing fetched from anywhere
+    imgs = doc.all("img")
+    assert len(imgs) == 2
+    for img in imgs:
+        assert img["src"].startswith("data:image/png;base64,")
+        png = base64.b64decode(img["src"].split(",", 1)[1])
+        assert png.startswith(b"\x89PNG") and png == (site["page"].parent / img["data-file"]).read_bytes()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text, re.I)
+    assert "@import" not in text and not re.search(r"url\(", text)
+    assert not doc.all("link") and not [s for s in doc.all("script") if "src" in s]
+    assert "default-src 'none'" in text  # the page forbids itself any request
+    # the run manifest table
+    assert re.search(r"<h2>Run</h2>", text)
+    for field in ("game", "mode", "scenario_sha256", "root_seed", "simkit_version"):
+        assert f"<td>{field}</td>" in text
+    assert "<td>lonequest</td>" in text
+    # tables: numbers right-aligned, text left, zebra rows in the CSS
+    assert len(doc.all("table")) >= 5
+    assert 'class="num"' in text and "tbody tr:nth-child(even)" in text
+    assert not re.search(r"<td[^>]*class=\"num\"[^>]*>lonequest<", text)
+
+
+def test_markdown_features(tmp_path):
+    Image.new("RGB", (40, 20), (200, 30, 30)).save(tmp_path / "p.png")
+    md = tmp_path / "r.md"
+    md.write_text("# A *nice* `title`\n\n> **Note.** quoted\n\nSome **bold**, *italic* and `code`.\n\n"
+                  "- one\n- two\n\n1. first\n2. second\n\n```\nx = 1 < 2\n```\n\n![a plot](p.png)\n\n"
+                  "| name | p | n |\n|---|---|---|\n| troll | 0.770 [0.737, 0.801] | 5,100 |\n"
+                  "| dragon | 27/50 ≈ 0.5400 | −3 |\n", encoding="utf-8")
+    out = markdown_to_html(md)
+    text = out.read_text(encoding="utf-8")
+    assert out == tmp_path / "r.html"
+    assert "<title>A nice title</title>" in text
+    for snippet in ("<strong>bold</strong>", "<em>italic</em>", "<code>code</code>", "<li>one</li>",
+                    "<ol>", "<blockquote>", "x = 1 &lt; 2", '<th class="num">p</th>', '<th>name</th>',
+                    '<td class="num">5,100</td>', '<td class="num">−3</td>', "<td>troll</td>",
+                    'src="data:image/png;base64,'):
+        assert snippet in text, snippet
+    (tmp_path / "p.png").unlink()
+    with pytest.raises(FileNotFoundError, match="p.png"):
+        markdown_to_html(md)
+    md.write_text("# x\n\n![remote](https://example.org/p.png)\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a local file"):
+        markdown_to_html(md)
+
+
+def test_index_links_every_page_by_folder(site):
+    index = site["index"]
+    assert index == site["reports"] / "index.html"
+    text = index.read_text(encoding="utf-8")
+    links = {a["href"] for a in Parsed(text).all("a")}
+    assert links == {"lonequest/report.html", "chance-strike/report.html"}
+    assert all((index.parent / href).is_file() for href in links)
+    assert "<h2>lonequest/</h2>" in text and "<h2>chance-strike/</h2>" in text
+    assert ">VÁLKA Lonequest: win odds by Warband and policy</a>" in text
+    assert ">VÁLKA Chance Strike: simulated against exact</a>" in text
+    assert html_for_reports([index, site["reports"] / "lonequest" / "win-odds.png"]) == []
+
+
+PROBE = """<script>
+addEventListener("load", () => {
+  for (const img of document.images) {
+    const r = img.getBoundingClientRect(), s = getComputedStyle(img);
+    const bl = parseFloat(s.borderLeftWidth), bt = parseFloat(s.borderTopWidth);
+    img.dataset.probe = [img.complete, img.naturalWidth, img.naturalHeight,
+                         r.left + bl, r.top + bt, img.clientWidth, img.clientHeight].join(",");
+  }
+});
+</script>
+"""
+
+
+def rendered_dom(site, page: Path) -> str:
+    """The DOM chromium renders for ``page`` (a copy with a probe script noting where each image lands)."""
+    probe = page.with_name(page.stem + "-probe.html")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    try:
+        return run_chromium(site["tmp"], "--dump-dom", probe.as_uri()).stdout
+    finally:
+        probe.unlink()
+
+
+def image_boxes(dom: str) -> list[dict]:
+    boxes = []
+    for img in Parsed(dom).all("img"):
+        complete, nw, nh, x, y, w, h = img.get("data-probe", "false,0,0,0,0,0,0").split(",")
+        boxes.append({"file": img.get("data-file"), "complete": complete == "true", "nw": int(nw), "nh": int(nh),
+                      "x": round(float(x)), "y": round(float(y)), "w": int(w), "h": int(h)})
+    return boxes
+
+
+def test_browser_renders_tables_and_plots(site):
+    page = site["page"]
+    plain = run_chromium(site["tmp"], "--dump-dom", page.as_uri()).stdout
+    doc = Parsed(plain)
+    assert NOTICE in doc.plain
+    assert len(doc.all("table")) >= 5 and len(doc.all("td")) > 50
+    imgs = doc.all("img")
+    assert len(imgs) == 2 and all(img.get("data-loaded") == "1" for img in imgs), \
+        "every plot must have been decoded by the browser (onload sets data-loaded)"
+    boxes = image_boxes(rendered_dom(site, page))
+    assert len(boxes) == 2
+    for box in boxes:
+        assert box["complete"] and box["nw"] > 100 and box["nh"] > 100 and box["w"] > 100 and box["h"] > 100
+        assert box["w"] <= WIDTH  # scaled to the page, not overflowing it
+
+
+def test_screenshot_shows_the_page_with_its_plot(site):
+    page = site["page"]
+    shot = site["tmp"] / "lonequest.png"
+    run_chromium(site["tmp"], f"--screenshot={shot}", page.as_uri())
+    img = Image.open(shot).convert("RGB")
+    assert img.size == (WIDTH, HEIGHT)
+    px = np.asarray(img, dtype=np.float64)
+    assert px.std() > 20, "the screenshot is (nearly) blank"
+    assert (px.min(axis=2) < 128).mean() > 0.01, "no dark pixels: no text rendered"
+
+    box = next(b for b in image_boxes(rendered_dom(site, page)) if b["file"] == "win-odds.png")
+    assert 0 <= box["y"] and box["y"] + box["h"] <= HEIGHT, f"the first plot is not in the screenshot: {box}"
+    region = px[box["y"]:box["y"] + box["h"], box["x"]:box["x"] + box["w"]]
+    nonwhite = (region.min(axis=2) < 235).mean()
+    colourful = ((region.max(axis=2) - region.min(axis=2)) > 60).mean()
+    assert nonwhite > 0.02 and colourful > 0.005, f"the plot's region looks empty ({nonwhite=:.3f}, {colourful=:.3f})"
+    # ... and it is the report's plot: the source PNG scaled to the same box matches the pixels
+    src = page.parent / box["file"]
+    want = np.asarray(Image.open(src).convert("RGB").resize((box["w"], box["h"]), Image.LANCZOS), dtype=np.float64)
+    diff = np.abs(region - want).mean()
+    assert diff < 12, f"the rendered plot differs from {src.name} (mean abs difference {diff:.1f}/255)"
