@@ -193,3 +193,28 @@ def test_check_verdict_needs_significance_and_tolerance():
     assert compare_rows("x", old, small, 0.001, 0.02)[0].status == "ok"      # significant but within tolerance
     assert compare_rows("x", old, big, 0.001, 0.02)[0].status == "FAIL"
     assert compare_rows("x", old, [], 0.001, 0.02)[0].status == "missing"
+
+
+# --- every registered simulator ----------------------------------------------------------------------------
+
+def _modes():
+    from simkit.core import registry
+
+    return [(g.name, m.name, m.default_scenario) for g, m in registry.all_modes() if m.default_scenario]
+
+
+@pytest.mark.parametrize("game, mode, scenario", _modes())
+def test_compare_and_check_work_on_every_registered_mode(tmp_path, game, mode, scenario):
+    """A change that does nothing compares as exactly zero, and a baseline re-checks as passed, for every mode."""
+    from simkit.core.check import compare_rows, run_baseline
+
+    path = ROOT / "scenarios" / scenario
+    a = loader.load(path).simulation
+    b = loader.load(path, ['description="a no-op change"']).simulation
+    res = run_simulation(cmp.PairedSim(a, b), 20, seed=3, jobs=1, block_size=20)
+    rows = cmp.rows_from(res.accumulator)
+    assert rows and all(r.d == 0 and not r.significant for r in rows)
+    data = {"scenario": str(path), "overrides": [], "seed": 5, "games": 20, "block_size": 20}
+    first = run_baseline(data, ROOT, jobs=1)
+    again = run_baseline(data, ROOT, jobs=2)
+    assert all(v.status == "ok" and v.diff == 0 for v in compare_rows(mode, first, again, 0.001, 0.02))
