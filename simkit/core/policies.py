@@ -7,6 +7,33 @@ adjust any in ``[policies.NAME]`` tables (``kind`` plus parameters).
 
 from __future__ import annotations
 
+import numpy as np
+from numba import njit
+
+from simkit.core.rng import randbelow
+
+# the policy kinds every game shares: rules of thumb steered by parameters, and the random legal baseline
+HEURISTIC, RANDOM = 0, 1
+KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
+
+
+def param_vector(spec: dict, overrides: dict | None = None) -> np.ndarray:
+    """A float64 parameter vector from ``spec`` (name -> (index, default, description)) and overrides."""
+    v = np.zeros(len(spec), dtype=np.float64)
+    for idx, default, _ in spec.values():
+        v[idx] = default
+    for name, value in (overrides or {}).items():
+        v[spec[name][0]] = float(value)
+    return v
+
+
+@njit(cache=True)
+def coin(kind, prng, heuristic_answer):
+    """A yes/no decision: the heuristic's fixed answer, or a fair coin for the random policy."""
+    if kind == RANDOM:
+        return randbelow(prng, 2) == 1
+    return heuristic_answer
+
 
 def read_policies(fields, presets: dict, kinds, params, default_play: list[str]) -> list[tuple[str, str, dict]]:
     """``(name, kind, parameters)`` for every policy the scenario plays.

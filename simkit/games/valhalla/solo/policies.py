@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.core import policies as _core
+from simkit.core.policies import HEURISTIC, KINDS, RANDOM, coin  # noqa: F401  (shared kinds)
 from simkit.core.rng import pick_uniform, randbelow  # noqa: F401  (pick_uniform: used by the engine too)
 from simkit.games.valhalla.solo import layout as L
 
-HEURISTIC, RANDOM = 0, 1
-KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
 
 PARAMS = {
     "attack_ratio": (0, 1.0, "attack when the estimated strength is at least this share of what wins"),
@@ -40,20 +40,6 @@ POLICY_DESCRIPTIONS = {
     "aggressive": "heuristic: attacks from 75% of the monster's strength",
     "random": "baseline: uniformly random among the legal options at every decision",
 }
-
-
-def param_vector(overrides: dict | None = None) -> np.ndarray:
-    v = np.array([d for _, d, _ in PARAMS.values()], dtype=np.float64)
-    for name, value in (overrides or {}).items():
-        v[PARAMS[name][0]] = float(value)
-    return v
-
-
-@njit(cache=True)
-def coin(kind, prng, heuristic_answer):
-    if kind == RANDOM:
-        return randbelow(prng, 2) == 1
-    return heuristic_answer
 
 
 @njit(cache=True)
@@ -186,3 +172,8 @@ def want_exchange(kind, params, prng, s, T, c):
     if kind == RANDOM:
         return randbelow(prng, 2) == 1
     return card_value(T, params, c) < params[3]
+
+
+def param_vector(overrides: dict | None = None) -> np.ndarray:
+    """This game's parameter vector: the defaults of ``PARAMS`` with ``overrides``."""
+    return _core.param_vector(PARAMS, overrides)

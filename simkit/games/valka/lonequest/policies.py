@@ -18,11 +18,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.core import policies as _core
+from simkit.core.policies import HEURISTIC, KINDS, RANDOM, coin  # noqa: F401  (shared kinds)
 from simkit.core.rng import pick_uniform, randbelow  # noqa: F401  (pick_uniform: used by the engine too)
 from simkit.games.valka.lonequest import layout as L
 
-HEURISTIC, RANDOM = 0, 1
-KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
 
 # parameter vector layout: name -> (index, default, description)
 PARAMS = {
@@ -71,13 +71,6 @@ POLICY_DESCRIPTIONS = {
     "greedy_trader": "heuristic: spends every Krone in Markets (Buffs, Stamina, Events, recruits), steals with Thieves",
     "random": "baseline: uniformly random among the legal options at every decision",
 }
-
-
-def param_vector(overrides: dict[str, float] | None = None) -> np.ndarray:
-    v = np.array([default for _, default, _ in PARAMS.values()], dtype=np.float64)
-    for name, value in (overrides or {}).items():
-        v[P[name]] = float(value)
-    return v
 
 
 # --- decision functions ----------------------------------------------------------------
@@ -150,16 +143,13 @@ def use_offering(kind, params, prng, s, context, harmful):
 
 
 @njit(cache=True)
-def coin(kind, prng, heuristic_answer):
-    """Yes/no decisions the heuristic answers by a fixed rule; random flips a coin."""
-    if kind == RANDOM:
-        return randbelow(prng, 2) == 1
-    return heuristic_answer
-
-
-@njit(cache=True)
 def choose_action(kind, prng, mask, preferred):
     """Random: uniformly among the legal actions; heuristic: its ``preferred`` choice."""
     if kind == RANDOM:
         return pick_uniform(prng, mask)
     return preferred
+
+
+def param_vector(overrides: dict | None = None) -> np.ndarray:
+    """This game's parameter vector: the defaults of ``PARAMS`` with ``overrides``."""
+    return _core.param_vector(PARAMS, overrides)
