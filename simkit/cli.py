@@ -290,14 +290,14 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
 @click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Games per cell at every point.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed, shared by every point.")
 @_jobs_option
-@click.option("--metric", default=None, help="The metric to tabulate and plot (default: the first).")
+@click.option("--metric", "metrics", multiple=True, help="Metrics to tabulate and plot (repeatable; default: the first).")
 @click.option("--where", "wheres", multiple=True, metavar="KEY=VALUE",
               help="Keep only groups with this value (e.g. --where policy=cautious). Repeatable.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True,
               help="Folder for sweep.md, sweep.csv and sweep.png.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
-def sweep_cmd(scenario, sets, games, seed, jobs, metric, wheres, out, quiet, fmt):
+def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fmt):
     """Run SCENARIO at every point of a grid of --set values, on common random numbers.
 
     \b
@@ -321,37 +321,44 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metric, wheres, out, quiet, fmt
         filters.append(tuple(x.strip() for x in w.split("=", 1)))
     root = normalize_seed(seed)
     rows = []
-    names = None
+    chosen = None
     for point in sw.grid(axes):
         sc = loader.load(scenario, fixed + sw.point_overrides(axes, point))
         sim = sc.simulation
-        names = names or [m.name for m in sim.metrics]
-        chosen = metric or names[0]
-        if chosen not in names:
-            raise InputError(f"--metric: unknown metric {chosen!r}; allowed values: {', '.join(names)}")
+        names = [m.name for m in sim.metrics]
+        chosen = list(metrics) or names[:1]
+        for m in chosen:
+            if m not in names:
+                raise InputError(f"--metric: unknown metric {m!r}; allowed values: {', '.join(names)}")
         res = run_simulation(sim, games or sc.run.games or 10_000, seed=root, jobs=jobs,
                              block_size=sc.run.block_size, progress=not quiet and sys.stderr.isatty())
         for r in res.summary:
-            if r["metric"] != chosen:
+            if r["metric"] not in chosen:
                 continue
             if any(str(r["group"].get(k)) != v for k, v in filters):
                 continue
             row = {a.name: v for a, v in zip(axes, point)}
-            row.update(group=", ".join(f"{k}={v}" for k, v in r["group"].items()) or "all",
+            row.update(metric=r["metric"], group=", ".join(f"{k}={v}" for k, v in r["group"].items()) or "all",
                        estimate=r["estimate"], low=r["low"], high=r["high"], n=r["n"])
             rows.append(row)
     if not rows:
         raise InputError("--where: no group matches; drop it or check the names (see the scenario's cells)")
-    groups = list(dict.fromkeys(r["group"] for r in rows))
     out.mkdir(parents=True, exist_ok=True)
     (out / "sweep.csv").write_text(render(rows, "csv"))
-    (out / "sweep.md").write_text(f"# Sweep of {chosen}\n\n`{scenario}` with " + ", ".join(f"`{t}`" for t in sets)
-                                  + f", seed {root}, 95% intervals.\n\n![{chosen}](sweep.png)\n\n"
-                                  + render(rows, "md"))
-    png = sw.sweep_plot(out / "sweep.png", axes, rows, chosen, groups[:12])
+    pngs, notes = [], []
+    for m in chosen:
+        mrows = [r for r in rows if r["metric"] == m]
+        groups = list(dict.fromkeys(r["group"] for r in mrows))
+        name = "sweep.png" if len(chosen) == 1 else f"sweep-{m}.png"
+        pngs.append(sw.sweep_plot(out / name, axes, mrows, m, groups[:12]))
+        if len(axes) == 2 and len(groups) > 1:
+            notes.append(f"the {m} heat-map shows {groups[0]}; pick a group with --where")
+    (out / "sweep.md").write_text(f"# Sweep of {', '.join(chosen)}\n\n`{scenario}` with "
+                                  + ", ".join(f"`{t}`" for t in sets) + f", seed {root}, 95% intervals.\n\n"
+                                  + "".join(f"![{p.stem}]({p.name})\n\n" for p in pngs) + render(rows, "md"))
     click.echo(render(rows, fmt), nl=False)
-    note = "" if len(axes) == 1 or len(groups) == 1 else f" (heat-map of {groups[0]}; pick one with --where)"
-    click.echo(f"wrote {out / 'sweep.md'}, {out / 'sweep.csv'}, {png}{note}; seed {root}", err=True)
+    click.echo(f"wrote {out / 'sweep.md'}, {out / 'sweep.csv'}, " + ", ".join(str(p) for p in pngs)
+               + (f" ({'; '.join(notes)})" if notes else "") + f"; seed {root}", err=True)
 
 
 @cli.command("check")
@@ -359,9 +366,11 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metric, wheres, out, quiet, fmt
               show_default=True, help="Folder of baseline JSON files.")
 @click.option("--update", is_flag=True, help="Rewrite the baselines with the new numbers (after an intended change).")
 @click.option("--only", multiple=True, help="Check only these baselines (file names without .json).")
+@click.option("--all", "show_all", is_flag=True,
+              help="Print every number (old, new, difference, verdict), not only the failing ones.")
 @_jobs_option
 @format_option()
-def check_cmd(baselines, update, only, jobs, fmt):
+def check_cmd(baselines, update, only, show_all, jobs, fmt):
     """Re-run every baseline at its seed and games; fail when a balance number moved.
 
     A number fails when it moved significantly (z-test at the baseline's alpha,
@@ -391,7 +400,7 @@ def check_cmd(baselines, update, only, jobs, fmt):
     if update:
         return
     bad = [v for v in verdicts if v.status != "ok"]
-    if not bad:
+    if not bad and not show_all:
         per = {}
         for v in verdicts:
             d = per.setdefault(v.baseline, {"baseline": v.baseline, "numbers": 0, "largest move": 0.0})
@@ -401,12 +410,15 @@ def check_cmd(baselines, update, only, jobs, fmt):
                            for d in per.values()], fmt), nl=False)
         click.echo(f"check passed: {len(verdicts)} numbers in {len(files)} baseline(s) as recorded", err=True)
         return
-    shown = [v.__dict__ for v in bad]
+    shown = [dict(v.__dict__) for v in (verdicts if show_all else bad)]
     for r in shown:
         for k in ("old", "new", "diff"):
             r[k] = f"{r[k]:.4f}" if r[k] == r[k] else "–"
         r["p_value"] = f"{r['p_value']:.3g}" if r["p_value"] == r["p_value"] else "–"
-    click.echo(render(shown[:200], fmt), nl=False)
+    click.echo(render(shown if show_all else shown[:200], fmt), nl=False)
+    if not bad:
+        click.echo(f"check passed: {len(verdicts)} numbers in {len(files)} baseline(s) as recorded", err=True)
+        return
     click.echo(f"check FAILED: {len(bad)} of {len(verdicts)} numbers moved (or appeared / disappeared) in "
                f"{len({v.baseline for v in bad})} baseline(s); if the change was intended, run "
                "`simkit check --update`", err=True)

@@ -214,7 +214,35 @@ def test_compare_and_check_work_on_every_registered_mode(tmp_path, game, mode, s
     res = run_simulation(cmp.PairedSim(a, b), 20, seed=3, jobs=1, block_size=20)
     rows = cmp.rows_from(res.accumulator)
     assert rows and all(r.d == 0 and not r.significant for r in rows)
+    sw = CliRunner().invoke(cli, ["sweep", str(path), "--set", "description=one,two", "--games", "20", "--seed", "1",
+                                  "--jobs", "1", "-q", "--out", str(tmp_path / "sweep")])
+    assert sw.exit_code == 0, sw.output
     data = {"scenario": str(path), "overrides": [], "seed": 5, "games": 20, "block_size": 20}
     first = run_baseline(data, ROOT, jobs=1)
     again = run_baseline(data, ROOT, jobs=2)
     assert all(v.status == "ok" and v.diff == 0 for v in compare_rows(mode, first, again, 0.001, 0.02))
+
+
+def test_sweep_two_axes_and_several_metrics(tmp_path):
+    p = small_lonequest(tmp_path)
+    res = CliRunner().invoke(cli, ["sweep", str(p), "--set", "fighters.old_gob.health=2,4", "--set",
+                                   "setup.krone=0:20:20", "--metric", "win_rate", "--metric", "turns", "--where",
+                                   "warband=goblins", "--games", "200", "--seed", "5", "--jobs", "1", "-q",
+                                   "--out", str(tmp_path / "sw2"), "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    import csv
+
+    rows = list(csv.DictReader((tmp_path / "sw2" / "sweep.csv").open()))
+    assert len(rows) == 2 * 2 * 2  # 2 x 2 points, 2 metrics, one group
+    assert {r["metric"] for r in rows} == {"win_rate", "turns"}
+    assert (tmp_path / "sw2" / "sweep-win_rate.png").exists() and (tmp_path / "sw2" / "sweep-turns.png").exists()
+
+
+def test_check_all_prints_old_new_difference_and_verdict(tmp_path):
+    cards = tmp_path / "cards.toml"
+    shutil.copy(ROOT / "scenarios" / "valka" / "cards.toml", cards)
+    base = _baseline(tmp_path, cards)
+    res = CliRunner().invoke(cli, ["check", "--baselines", str(base), "--jobs", "1", "--all", "--format", "csv"])
+    assert res.exit_code == 0
+    header = res.stdout.splitlines()[0].split(",")
+    assert {"old", "new", "diff", "status"} <= set(header)

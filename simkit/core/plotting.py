@@ -31,8 +31,9 @@ def heatmap(path: Path, values: np.ndarray, xlabels, ylabels, *, title: str, xla
 
 
 def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: str, ylabel: str,
-          bands: dict[str, tuple[np.ndarray, np.ndarray]] | None = None, markers: bool = True) -> Path:
-    """One line per series, with an optional shaded interval band per series."""
+          bands: dict[str, tuple[np.ndarray, np.ndarray]] | None = None, markers: bool = True,
+          xticklabels=None) -> Path:
+    """One line per series, with an optional shaded interval band per series (``xticklabels`` for categories)."""
     fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
     for name, y in series.items():
         line, = ax.plot(x, y, marker="o" if markers else None, ms=3, label=name)
@@ -43,7 +44,9 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    if all(float(v).is_integer() for v in np.asarray(x, dtype=float)):
+    if xticklabels is not None:
+        ax.set_xticks(x, [str(t) for t in xticklabels])
+    elif all(float(v).is_integer() for v in np.asarray(x, dtype=float)):
         from matplotlib.ticker import MaxNLocator
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))

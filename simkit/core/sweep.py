@@ -61,14 +61,17 @@ def sweep_plot(path: Path, axes: list[Axis], rows: list[dict], metric: str, grou
     from simkit.core import plotting
 
     if len(axes) == 1:
-        x = np.array(axes[0].values, dtype=float)
+        try:
+            x, labels = np.array(axes[0].values, dtype=float), None
+        except (TypeError, ValueError):  # words, not numbers: categories in their order
+            x, labels = np.arange(len(axes[0].values), dtype=float), axes[0].values
         series, bands = {}, {}
         for g in groups:
             sel = [next(r for r in rows if r["group"] == g and r[axes[0].name] == v) for v in axes[0].values]
             series[g] = np.array([r["estimate"] for r in sel])
             bands[g] = (np.array([r["low"] for r in sel]), np.array([r["high"] for r in sel]))
         return plotting.lines(path, x, series, bands=bands, title=f"{metric} against {axes[0].name} (95% bands)",
-                              xlabel=axes[0].name, ylabel=metric)
+                              xlabel=axes[0].name, ylabel=metric, xticklabels=labels)
     g = groups[0]
     a0, a1 = axes
     vals = np.array([[next(r["estimate"] for r in rows if r["group"] == g and r[a0.name] == v0 and r[a1.name] == v1)
