@@ -14,10 +14,12 @@ validates them the same way.
 
 from __future__ import annotations
 
+import atexit
 import copy
 import difflib
 import hashlib
 import json
+import shutil
 import tempfile
 import tomllib
 from dataclasses import dataclass
@@ -174,6 +176,8 @@ def apply_overrides(scenario: Path, data: dict, overrides: list[Override]) -> tu
             raise best_error
     if files:
         folder = Path(tempfile.mkdtemp(prefix="simkit-set-"))
+        # the games read their card files while the scenario loads; the copies go when the process ends
+        atexit.register(shutil.rmtree, folder, True)
         for field, content in files.items():
             # an experiment may change what a rulebook prints (e.g. a card's stat); games that check printed
             # facts relax only those checks for files marked so (impossible values are still rejected)
