@@ -284,3 +284,48 @@ def test_monster_attack_frequency_matches_the_exact_odds():
             assert e.low <= exact <= e.high, (g["monster"], g["variant"], k, attacks / phases, exact)
             checked += 1
     assert checked >= 6
+
+
+# --- regressions found in review -------------------------------------------------------------------
+
+def tactic(effect, value=0, symbol=-1):
+    return dict(type=L.TACTIC, strength=0, glory=0, need=(), clan=-1, special=0, bless=0, bless_clan=-1, any_=0,
+                distinct=0, effect=effect, value=value, symbol=symbol)
+
+
+def make_T2(specs, monster, face, p_act=None):
+    T = make_T(specs, monster, face, p_act)
+    for i, c in enumerate(specs):
+        if c["type"] == L.TACTIC:
+            T[0][i, L.C_EFFECT], T[0][i, L.C_VALUE], T[0][i, L.C_SYMBOL] = c["effect"], c["value"], c["symbol"]
+    return T
+
+
+def test_path_to_valhalla_keeps_every_other_activated_warrior_in_the_group():
+    # three activated Warriors (3 strength each) defend against 4: Path to Valhalla ("own" reading) takes the first;
+    # the other two still make 6 > 4, and after the won defence both go to Valhalla with it
+    T = make_T2([warrior(3, need=(AXE,)), warrior(3, need=(AXE,)), warrior(3, need=(AXE,)), tactic(L.T_PATH)],
+                [(4, 20, 0, (HAMMER,)), (9, 20, 0, ())], AXE)
+    s = state(team=[0, 1, 2], hand=[3])
+    rng, prng = streams()
+    E.battle(s, T, rules_vector(path_to_valhalla="own"), H, BUILDER, rng, prng, False)
+    assert s[L.DEF_WON] == 1 and s[L.TEAM_N] == 0 and sorted(pile(s, L.VAL_N)) == [0, 1, 2]
+
+
+def test_a_silenced_discard_power_discards_nothing_extra():
+    T = make_T2([warrior(1, need=(AXE,)), tactic(L.T_SILENCE)], [(9, 20, 0, (HAMMER,)), (9, 20, 0, ())], AXE)
+    T[3][0, L.M_POWER], T[3][0, L.M_PVAL] = L.P_DISCARD, 1
+    for silence_in_hand, discarded in ((False, 2 + 1), (True, 2)):
+        s = state(team=[0], hand=[1] if silence_in_hand else [], deck=[0] * 10)
+        rng, prng = streams()
+        E.battle(s, T, RULES, H, BUILDER, rng, prng, True)  # a lost attack at Level I
+        assert s[L.ATT_LOST] == 1 and s[L.DECK_N] == 10 - discarded
+
+
+def test_glory_limit_counts_only_the_warriors():
+    # a Jarl's 3 starting Glory against a new card whose limit is 3: a Glory-2 Warrior still fits
+    T = make_T([warrior(5, glory=2, need=(AXE,))], [(5, 20, 0, (HAMMER,)), (9, 3, 0, ())], AXE)
+    s = state(team=[0], glory=3)
+    rng, prng = streams()
+    E.battle(s, T, RULES, H, BUILDER, rng, prng, True)  # 3 Glory + 5 >= 5
+    assert s[L.ATT_WON] == 1 and pile(s, L.VAL_N) == [0] and s[L.GLORY] == 5 and s[L.WGLORY] == 2

@@ -209,11 +209,13 @@ def monster_strength(s, T, rules, attacking, silenced):
 @njit(cache=True)
 def send_to_valhalla(s, T, card, cap):
     """"Warriors in Valhalla are kept face up to add their Glory Points"; "The sum of the Glory Points of the
-    Warriors in a player's Valhalla may never exceed the limit" — a Warrior that does not fit is not sent."""
+    Warriors in a player's Valhalla may never exceed the limit" — a Warrior that does not fit is not sent. The
+    limit counts the Warriors' Glory (WGLORY), not Missions or a Jarl's starting Glory."""
     g = T[0][card, L.C_GLORY]
-    if s[L.GLORY] + g > cap:
+    if s[L.WGLORY] + g > cap:
         return False
     s[L.GLORY] += g
+    s[L.WGLORY] += g
     push(s, L.VAL_N, card)
     return True
 
@@ -223,7 +225,7 @@ def blessing_draw(s, T, bonus, cap):
     """Valkyrie blessings: "draw Warrior cards from the discard pile whose combined Glory Point value equals the
     additional Glory Points … without changing the order of the cards in it" (as much as the limit allows)."""
     cards = T[0]
-    want = min(bonus, cap - s[L.GLORY])
+    want = min(bonus, cap - s[L.WGLORY])
     while want > 0:
         best_i, best_g = -1, 0
         for i in range(s[L.DISC_N]):
@@ -235,6 +237,7 @@ def blessing_draw(s, T, bonus, cap):
             return
         c = remove_at(s, L.DISC_N, best_i)
         s[L.GLORY] += best_g
+        s[L.WGLORY] += best_g
         push(s, L.VAL_N, c)
         want -= best_g
 
@@ -264,8 +267,9 @@ def to_valhalla(s, T, kind, params, prng, team_idx, k, cap, all_or_one, discard_
         w = s[L.TEAM + order[i]]
         if all_or_one == 0 and n_going == 1:
             break
-        if s[L.GLORY] + cards[w, L.C_GLORY] <= cap:
+        if s[L.WGLORY] + cards[w, L.C_GLORY] <= cap:
             s[L.GLORY] += cards[w, L.C_GLORY]
+            s[L.WGLORY] += cards[w, L.C_GLORY]
             going[n_going] = order[i]
             n_going += 1
     # the blessings look at who goes together
@@ -345,7 +349,9 @@ def battle(s, T, rules, kind, params, rng, prng, attacking):
     pool = np.zeros(S + 1, np.int64)
     for _ in range(dice):
         pool[roll_die(rng, faces)] += 1
-    # Weapon Delivery: "may be treated as a weapon die with the symbol shown on the card"
+    # Weapon Delivery: "may be treated as a weapon die with the symbol shown on the card" — a card, not a die:
+    # it counts for activation (``fixed``) but is never rerolled or discarded for a reroll
+    fixed = np.zeros(S + 1, np.int64)
     for h in range(s[L.HAND_N]):
         c = s[L.HAND + h]
         if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_DELIVERY and not played[h]:
@@ -354,6 +360,7 @@ def battle(s, T, rules, kind, params, rng, prng, attacking):
             after = best_activation(s, T, rules, pool, team, n, -1)[1]
             if pol.coin(kind, prng, after > before):
                 played[h] = True
+                fixed[cards[c, L.C_SYMBOL]] += 1
             else:
                 pool[cards[c, L.C_SYMBOL]] -= 1
     # free rerolls from Battle Tactics (played only when a reroll is wanted)
@@ -388,14 +395,15 @@ def battle(s, T, rules, kind, params, rng, prng, attacking):
             clan_rerolls_given = cr
         if glory + bonus + st >= needed and kind != pol.RANDOM:
             break
-        idle = pool - used
+        rolled = pool - fixed
+        idle = rolled - np.maximum(used - fixed, 0)  # delivered symbols are used first
         n_idle = idle.sum()
         if kind == pol.RANDOM:
-            if randbelow(prng, 2) == 0 or pool.sum() < 2:
+            if randbelow(prng, 2) == 0 or rolled.sum() < 2:
                 break
             idle[:] = 0
             for sym in range(S + 1):
-                for _ in range(pool[sym]):
+                for _ in range(rolled[sym]):
                     if randbelow(prng, 2) == 1:
                         idle[sym] += 1
             n_idle = idle.sum()
@@ -413,7 +421,7 @@ def battle(s, T, rules, kind, params, rng, prng, attacking):
         if free > 0:
             free -= 1
             reroll(rng, faces, pool, idle)
-        elif basic_ok and pool.sum() >= 2 and n_idle >= 2:
+        elif basic_ok and rolled.sum() >= 2 and n_idle >= 2:
             # "the player may discard 1 die from their pool of dice to reroll any of the remaining dice"
             for sym in range(S, -1, -1):
                 if idle[sym] > 0:
@@ -435,11 +443,11 @@ def battle(s, T, rules, kind, params, rng, prng, attacking):
             if not played[h] and cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_PATH:
                 for i in range(n):
                     if (mask >> i) & 1:
-                        m2, st2, _ = best_activation(s, T, rules, pool, team, n, i)
+                        m2, st2, u2 = best_activation(s, T, rules, pool, team, n, i)
                         if pol.coin(kind, prng, glory + bonus + st2 >= needed):
                             played[h] = True
                             path_warrior = i
-                            mask, st = m2, st2
+                            mask, st, used = m2, st2, u2
                             total = glory + bonus + st
                         break
                 break
@@ -478,11 +486,13 @@ def battle(s, T, rules, kind, params, rng, prng, attacking):
         if (mask >> i) & 1 or i == path_warrior:
             act[n_act] = i
             n_act += 1
-    resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_warrior, total - target, basic_used)
+    resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_warrior, total - target, basic_used,
+            silenced)
 
 
 @njit(cache=True)
-def resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_warrior, margin, basic_used):
+def resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_warrior, margin, basic_used,
+            silenced=False):
     """The battle's consequences (valhalla-solo.txt, Battle)."""
     mon = T[3]
     K = mon.shape[0]
@@ -495,13 +505,10 @@ def resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_wa
         remove_at(s, L.TEAM_N, path_warrior)
         if not send_to_valhalla(s, T, w, mon[s[L.MON], L.M_MAX_GLORY]):
             push(s, L.DISC_N, w)
-        for i in range(n_act):
-            if act[i] > path_warrior:
-                act[i] -= 1
-        keep = 0
+        keep = 0  # the Path Warrior has left the team: drop it, then shift the indices above it
         for i in range(n_act):
             if act[i] != path_warrior:
-                act[keep] = act[i]
+                act[keep] = act[i] - 1 if act[i] > path_warrior else act[i]
                 keep += 1
         n_act = keep
     if attacking and won:
@@ -520,7 +527,7 @@ def resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_wa
         # are discarded."
         s[L.ATT_LOST] += 1
         to_valhalla(s, T, kind, params, prng, act, n_act, mon[s[L.MON], L.M_MAX_GLORY], 0, False)
-        lost_battle_discards(s, T, rules)
+        lost_battle_discards(s, T, rules, silenced)
     elif won:
         # "the player may send any of their activated Warriors to Valhalla"
         s[L.DEF_WON] += 1
@@ -536,18 +543,18 @@ def resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_wa
             s[L.DONE] = 1
             s[L.CAUSE] = L.CAUSE_SHIELDS
             return
-        lost_battle_discards(s, T, rules)
+        lost_battle_discards(s, T, rules, silenced)
     if won:
         mission(s, T, margin, n_act, basic_used, attacking)
 
 
 @njit(cache=True)
-def lost_battle_discards(s, T, rules):
+def lost_battle_discards(s, T, rules, silenced=False):
     """"After losing a battle … the player discards 2 [Level I] / 4 [II] / 6 [III] cards from the deck", plus the
-    monster's "discard" power."""
+    monster's "discard" power unless a Battle Tactic silenced it for this battle."""
     mon = T[3]
     n = rules[R_DISCARD]
-    if rules[R_POWERS] == 1 and mon[s[L.MON], L.M_POWER] == L.P_DISCARD:
+    if rules[R_POWERS] == 1 and not silenced and mon[s[L.MON], L.M_POWER] == L.P_DISCARD:
         n += mon[s[L.MON], L.M_PVAL]
     discard_from_deck(s, n)
 
@@ -633,7 +640,7 @@ def draw_keep(s, T, rules, kind, params, prng, n_draw):
         return
     keep = pol.choose_keep(kind, params, prng, s, T, drawn, m)
     for i in range(m):
-        if i == keep:
+        if i == keep and s[L.HAND_N] < L.MAX_HAND:  # a simulator bound on the hand, far above what play reaches
             push(s, L.HAND_N, drawn[i])
         else:
             push(s, L.DISC_N, drawn[i])

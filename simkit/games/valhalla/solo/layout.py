@@ -5,6 +5,8 @@ State vector ``s``::
     SHIELDS GLORY MON DONE CAUSE TURNS STEPS                     scalars (MON: active monster card, 0 = top)
     ATT_WON ATT_LOST DEF_WON DEF_LOST MON_ATTACKS MISSIONS        counters for the results
     EXHAUSTED                 1 once a draw or discard took the deck's last card
+    WGLORY                    the Glory of the Warriors in Valhalla (what the monster card's limit caps; GLORY
+                              adds Missions and a Jarl's starting Glory, which the limit does not count)
     DECK_N DECK[MAX_CARDS]    draw pile; the top card is DECK[DECK_N - 1]
     DISC_N DISC[MAX_CARDS]    discard pile in order; the top card is DISC[DISC_N - 1]
     HAND_N HAND[MAX_HAND]     cards in hand
@@ -27,14 +29,14 @@ Card tables (built from ``deck.toml`` and ``cards.toml``):
 from __future__ import annotations
 
 MAX_CARDS = 176
-MAX_HAND = 40
+MAX_HAND = 60
 MAX_TEAM = 4
 MAX_SYM = 8
 MAX_MON = 12
 
 (SHIELDS, GLORY, MON, DONE, CAUSE, TURNS, STEPS, ATT_WON, ATT_LOST, DEF_WON, DEF_LOST, MON_ATTACKS,
- MISSIONS, EXHAUSTED) = range(14)
-DECK_N = 14
+ MISSIONS, EXHAUSTED, WGLORY) = range(15)
+DECK_N = 15
 DECK = DECK_N + 1
 DISC_N = DECK + MAX_CARDS
 DISC = DISC_N + 1

@@ -23,9 +23,10 @@ from numba import njit
 
 from simkit.core.policies import read_policies
 from simkit.core.rng import seed_stream
-from simkit.games.valhalla.monster_dice import _compositions
 from simkit.core.simulation import Metric, Simulation
+from simkit.errors import InputError
 from simkit.games.valhalla import RULES_VERSION
+from simkit.games.valhalla.monster_dice import _compositions
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo import policies as pol
@@ -255,6 +256,20 @@ def build_solo(fields) -> SoloSim:
     cards_path, deck_path = path_of("cards", "cards.toml"), path_of("deck", "deck.toml")
     _, monsters = cards_mod.load_cards(cards_path)
     deck = load_deck(deck_path, cards_path)
+    # the simulator's fixed-size state: at most 12 cards a monster side, 8 weapon symbols, 5 extra Phase B cards
+    for key, m in monsters.items():
+        for side, cards in (("base", m.cards_base), ("plus40", m.cards_plus40)):
+            if len(cards) > L.MAX_MON:
+                raise InputError(f"{cards_path}: monster {key!r} has {len(cards)} {side} cards; the simulator "
+                                 f"allows at most {L.MAX_MON}")
+    if len(deck.symbols) > L.MAX_SYM:
+        raise InputError(f"{cards_path}: field 'die.symbols' lists {len(deck.symbols)} weapon symbols; the "
+                         f"simulator allows at most {L.MAX_SYM}")
+    jt = deck.arrays()
+    for j, key in enumerate(deck.jarl_keys):
+        if jt["jarl_ability"][j] == L.J_DRAW and jt["jarl_value"][j] > 5:
+            raise InputError(f"{deck_path}: field 'jarls[{j}].value' of {key!r} (draw_more) must be at most 5 "
+                             f"(got {jt['jarl_value'][j]})")
     mk = fields.get("monsters", list, sorted(monsters))
     for i, m in enumerate(mk):
         if m not in monsters:
