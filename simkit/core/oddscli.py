@@ -87,5 +87,7 @@ def display_rows(rows):
                 d[k] = f"{v} ≈ {r[k + '_p']:.4f}"
             else:
                 d[k] = v
+        if "mc_n" in r:
+            d["MC n"] = r["mc_n"]  # every simulated rate with its number of trials
         out.append(d)
     return out

@@ -144,6 +144,7 @@ def turn_display(row):
             lo, hi = row["attack_by_turn_low"][t], row["attack_by_turn_high"][t]
             d["MC [95%]"] = f"{row['attack_by_turn_mc'][t]:.4f} [{lo:.4f}, {hi:.4f}]"
             d["inside"] = "yes" if lo <= p <= hi else "NO"
+            d["MC n"] = row.get("mc_n", "")
         out.append(d)
     return out
 

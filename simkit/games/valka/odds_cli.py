@@ -44,6 +44,8 @@ def display_rows(rows, health, with_mc):
             if with_mc:
                 d[f"{title} MC [95%]"] = f"{row[r + '_mc']:.4f} [{row[r + '_low']:.4f}, {row[r + '_high']:.4f}]"
         d[f"E[strikes] to defeat H={health}"] = "∞" if row["expected_strikes"] is None else f"{row['expected_strikes_p']:.3f}"
+        if with_mc:
+            d["MC n"] = row["mc_n"]
         out.append(d)
     return out
 
