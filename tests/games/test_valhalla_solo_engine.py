@@ -329,3 +329,22 @@ def test_glory_limit_counts_only_the_warriors():
     rng, prng = streams()
     E.battle(s, T, RULES, H, BUILDER, rng, prng, True)  # 3 Glory + 5 >= 5
     assert s[L.ATT_WON] == 1 and pile(s, L.VAL_N) == [0] and s[L.GLORY] == 5 and s[L.WGLORY] == 2
+
+
+def test_final_attack_with_an_empty_team_counts_the_glory():
+    T = make_T([warrior(1, need=(SPEAR,))], [(3, 10, 0, (HAMMER,)), (5, 10, 0, (SPEAR,))], AXE, p_act=[0.0])
+    s = state(deck=[0], hand=[], mon=1, glory=5)
+    rng, prng = streams()
+    E.run(s, T, RULES, H, BUILDER, rng, prng)  # Phase A: draw (takes the last card); the final attack: 5 >= 5
+    assert s[L.DONE] == 1 and s[L.CAUSE] == L.CAUSE_NONE and s[L.MON] == 2
+
+
+def test_blessing_reaches_the_exact_sum_from_smaller_cards():
+    # +3 alone; the discard pile holds Glory 2, 2, 1 (no 3): the draw must still add exactly 3, as 2 + 1, and leave
+    # the rest of the pile in its order
+    T = make_T([warrior(6, glory=1, need=(AXE,), bless=3), warrior(1, glory=2), warrior(1, glory=2),
+                warrior(1, glory=1)], [(6, 20, 0, (HAMMER,)), (9, 20, 0, (HAMMER,))], AXE)
+    s = state(team=[0], discard=[1, 2, 3])
+    rng, prng = streams()
+    E.battle(s, T, RULES, H, BUILDER, rng, prng, True)
+    assert s[L.GLORY] == 1 + 3 and pile(s, L.DISC_N) == [2] and sorted(pile(s, L.VAL_N)) == [0, 1, 3]

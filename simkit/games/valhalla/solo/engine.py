@@ -223,7 +223,9 @@ def send_to_valhalla(s, T, card, cap):
 @njit(cache=True)
 def blessing_draw(s, T, bonus, cap):
     """Valkyrie blessings: "draw Warrior cards from the discard pile whose combined Glory Point value equals the
-    additional Glory Points … without changing the order of the cards in it" (as much as the limit allows)."""
+    additional Glory Points … without changing the order of the cards in it" (as much as the limit allows).
+    Largest Glory first: for the blessings' bonuses of at most 3 this reaches the exact sum whenever the pile
+    holds one (3 = 3, 2 + 1 or 1 + 1 + 1)."""
     cards = T[0]
     want = min(bonus, cap - s[L.WGLORY])
     while want > 0:
@@ -263,6 +265,8 @@ def to_valhalla(s, T, kind, params, prng, team_idx, k, cap, all_or_one, discard_
                     order[i], order[j] = order[j], order[i]
     going = np.zeros(k, np.int64)
     n_going = 0
+    if all_or_one == 0 and not pol.coin(kind, prng, True):
+        k = 0  # "they can send 1 of their activated Warriors": the random policy may send none
     for i in range(k):
         w = s[L.TEAM + order[i]]
         if all_or_one == 0 and n_going == 1:
@@ -695,7 +699,7 @@ def final_attack(s, T, rules, kind, params, rng, prng):
     possible if the active Monster card is the last one. If any other card is on the top of the monster deck, the
     player loses immediately. If the player loses the final attack, they lose the game.\""""
     K = T[3].shape[0]
-    if s[L.MON] == K - 1 and s[L.TEAM_N] > 0:
+    if s[L.MON] == K - 1:  # with no Warrior left the Glory in Valhalla may still be enough
         battle(s, T, rules, kind, params, rng, prng, True)
     if s[L.MON] < K:
         s[L.CAUSE] = L.CAUSE_DECK
