@@ -13,6 +13,10 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from simkit import _numba_cache  # noqa: E402
+
+_numba_cache.configure()  # before any kernel compiles: a cache keyed by simkit's source
+
 from pathlib import Path
 
 from simkit import results  # noqa: F401  (simkit.results.load)

@@ -348,3 +348,13 @@ def test_blessing_reaches_the_exact_sum_from_smaller_cards():
     rng, prng = streams()
     E.battle(s, T, RULES, H, BUILDER, rng, prng, True)
     assert s[L.GLORY] == 1 + 3 and pile(s, L.DISC_N) == [2] and sorted(pile(s, L.VAL_N)) == [0, 1, 3]
+
+
+def test_heuristic_keeps_silence_for_powers_that_matter_in_an_attack():
+    T = make_T2([warrior(9, need=(AXE,)), tactic(L.T_SILENCE)], [(5, 20, 0, (HAMMER,)), (9, 20, 0, ())], AXE)
+    for power, spent in ((L.P_DEFENCE, False), (L.P_ATTACK, True)):
+        T[3][0, L.M_POWER], T[3][0, L.M_PVAL] = power, 1
+        s = state(team=[0], hand=[1], deck=[0] * 5)
+        rng, prng = streams()
+        E.battle(s, T, RULES, H, BUILDER, rng, prng, True)
+        assert (1 in pile(s, L.DISC_N)) == spent and (1 in pile(s, L.HAND_N)) != spent

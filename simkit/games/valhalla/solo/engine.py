@@ -334,10 +334,12 @@ def battle(s, T, rules, kind, params, rng, prng, attacking):
     played = np.zeros(L.MAX_HAND, np.bool_)
     silenced = False
     if attacking and powers and mon[k, L.M_POWER] != L.P_NONE:
+        # worth silencing in an attack: what weakens the attack or punishes losing it (not a defence bonus)
+        matters = mon[k, L.M_POWER] != L.P_DEFENCE
         for h in range(s[L.HAND_N]):
             c = s[L.HAND + h]
             if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_SILENCE:
-                if pol.coin(kind, prng, params[6] > 0):
+                if pol.coin(kind, prng, params[6] > 0 and matters):
                     played[h] = True
                     silenced = True
                 break
