@@ -182,8 +182,7 @@ def report_cmd(run_dir, out, bundled, quick, html, jobs):
         from simkit.core.html import html_for_reports, write_index
 
         pages = html_for_reports(written)
-        index_dir = out if bundled else out
-        written += pages + [write_index(index_dir, pages)]
+        written += pages + [write_index(out, pages)]
     for p in written:
         click.echo(f"wrote {p}")
 

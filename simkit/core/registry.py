@@ -99,17 +99,6 @@ def all_modes() -> list[tuple[Game, Mode]]:
     return [(g, m) for g in games().values() for m in g.modes]
 
 
-def find_modes(name: str | None) -> list[tuple[Game, Mode]]:
-    """Modes matching a game name, a mode name or ``game/mode`` (all when ``name`` is None)."""
-    if not name:
-        return all_modes()
-    hits = [(g, m) for g, m in all_modes() if name in (g.name, m.name, f"{g.name}/{m.name}")]
-    if not hits:
-        allowed = sorted({g.name for g, _ in all_modes()} | {m.name for _, m in all_modes()})
-        raise InputError(f"unknown game or mode {name!r}; allowed values: {', '.join(allowed)}")
-    return hits
-
-
 def scenarios_dir() -> Path:
     """The bundled ``scenarios/`` folder (beside the package in a source checkout)."""
     import os

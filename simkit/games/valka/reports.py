@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 from scipy import stats as st
 
 from simkit.core import results
@@ -112,9 +113,8 @@ def chance_strike_run_report(run_dir: Path, out_dir: Path) -> list[Path]:
     rows = chance_strike_rows(strikes, shields, bonus, rules, 1, est)
     frame = results.scan(run_dir).select("attacker_hits", "defender_hits", "both_hurt", "strike", "shield")
     frame = frame.group_by("strike", "shield").agg(
-        n=__import__("polars").len(), a=__import__("polars").col("attacker_hits").cast(int).sum(),
-        d=__import__("polars").col("defender_hits").cast(int).sum(),
-        b=__import__("polars").col("both_hurt").cast(int).sum()).sort("strike", "shield").collect()
+        n=pl.len(), a=pl.col("attacker_hits").cast(int).sum(), d=pl.col("defender_hits").cast(int).sum(),
+        b=pl.col("both_hurt").cast(int).sum()).sort("strike", "shield").collect()
     obs = np.array([[n - a - d - b, a, d, b] for n, a, d, b in frame.select("n", "a", "d", "b").iter_rows()])
     exact = np.array([[float(v) for v in outcome_distribution(s + bonus, h, rules).values()]
                       for s, h in frame.select("strike", "shield").iter_rows()])

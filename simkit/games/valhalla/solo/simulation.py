@@ -77,10 +77,8 @@ def activation_probability(T, rules, card, dice=6) -> float:
     return good / total
 
 
-def tables(deck, monsters, monster_key, variant, wild_warriors=True):
-    """The kernel's tables for one monster and side (the Jarl row is added per cell)."""
-    from simkit.games.valhalla.monster_dice import weapon_types
-
+def deck_tables(deck, wild_warriors=True) -> dict:
+    """The deck's part of the kernel's tables, the same for every monster and side: computed once a scenario."""
     a = deck.arrays()
     n = len(a["card_type"])
     cards = np.zeros((n, L.N_CCOLS), np.int32)
@@ -106,6 +104,16 @@ def tables(deck, monsters, monster_key, variant, wild_warriors=True):
         if key not in cache:
             cache[key] = activation_probability(probe, rules, c)
         p_act[c] = cache[key]
+    return {"arrays": a, "cards": cards, "need": need, "p_act": p_act, "clan_ability": clan_ability,
+            "faces": faces}
+
+
+def tables(deck, D: dict, monsters, monster_key, variant):
+    """The kernel's tables for one monster and side, from the deck's part ``D`` (the Jarl row is added per cell)."""
+    from simkit.games.valhalla.monster_dice import weapon_types
+
+    a, faces = D["arrays"], D["faces"]
+    n = len(a["card_type"])
     m = deck.monster_arrays(monster_key, "plus40" if variant == "plus40" else "base")
     K = len(m["m_strength"])
     mon = np.zeros((K, L.N_MCOLS), np.int32)
@@ -125,7 +133,8 @@ def tables(deck, monsters, monster_key, variant, wild_warriors=True):
         for j, i in enumerate(order):
             mwild[k, j] = symbols.index(types[i])
     deck_ids = np.array([c for c in range(n) if variant == "plus40" or a["expansion"][c] == 0], np.int64)
-    return (cards, need, p_act, mon, mweap, mwild, clan_ability, np.asarray(faces, np.int32)), deck_ids
+    return (D["cards"], D["need"], D["p_act"], mon, mweap, mwild, D["clan_ability"],
+            np.asarray(faces, np.int32)), deck_ids
 
 
 @njit(cache=True)
@@ -178,9 +187,10 @@ class SoloSim(Simulation):
         self.monster_keys, self.variants, self.levels = list(monster_keys), list(variants), list(levels)
         self.jarl_keys, self.policy_specs = list(jarl_keys), list(policies)
         self.groups = []  # one per (monster, variant): tables and the cells inside
-        jarl_tab = np.stack([deck.arrays()["jarl_ability"], deck.arrays()["jarl_value"]], axis=1).astype(np.int64)
+        D = deck_tables(deck, self.options.get("wild_warriors", True))
+        jarl_tab = np.stack([D["arrays"]["jarl_ability"], D["arrays"]["jarl_value"]], axis=1).astype(np.int64)
         for mk, var in itertools.product(self.monster_keys, self.variants):
-            T0, deck_ids = tables(deck, monsters, mk, var, self.options.get("wild_warriors", True))
+            T0, deck_ids = tables(deck, D, monsters, mk, var)
             cells = list(itertools.product(self.levels, self.jarl_keys, self.policy_specs))
             rules = np.stack([rules_vector(level=lv, variant=var, **self.options) for lv, _, _ in cells])
             self.groups.append({
@@ -241,7 +251,6 @@ class SoloSim(Simulation):
 
 def build_solo(fields) -> SoloSim:
     """Scenario ``mode = "solo"`` (see scenarios/valhalla/solo.toml)."""
-    from simkit.games.valhalla import cards as cards_mod
     from simkit.games.valhalla.deck import load_deck
 
     base = Path(fields.file).parent
@@ -254,8 +263,8 @@ def build_solo(fields) -> SoloSim:
         return p
 
     cards_path, deck_path = path_of("cards", "cards.toml"), path_of("deck", "deck.toml")
-    _, monsters = cards_mod.load_cards(cards_path)
-    deck = load_deck(deck_path, cards_path)
+    deck = load_deck(deck_path, cards_path)  # reads and checks cards.toml too
+    monsters = deck.monsters
     # the simulator's fixed-size state: at most 12 cards a monster side, 8 weapon symbols, 5 extra Phase B cards
     for key, m in monsters.items():
         for side, cards in (("base", m.cards_base), ("plus40", m.cards_plus40)):

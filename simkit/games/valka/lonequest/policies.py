@@ -50,7 +50,6 @@ PARAMS = {
     "grave_robber_below": (21, 3.0, "use Grave Robber when the Warband Deck holds fewer than this"),
 }
 N_PARAMS = len(PARAMS)
-P = {name: idx for name, (idx, _, _) in PARAMS.items()}
 
 PRESETS = {
     "cautious": ("heuristic", {"summon_min_stamina": 5, "rally_min_stamina": 5, "krone_reserve": 25,

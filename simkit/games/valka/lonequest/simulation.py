@@ -21,7 +21,6 @@ from numba import njit
 from simkit.core.policies import read_policies
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
-from simkit.errors import InputError
 from simkit.games.valka import RULES_VERSION
 from simkit.games.valka.cards import WARBANDS, CardSet, load_cards
 from simkit.games.valka.lonequest import engine as E
@@ -237,9 +236,3 @@ def build_lonequest(fields) -> LonequestSim:
         rel = str(cards_path)
     return LonequestSim(cards, warbands, policies, opts, rel)
 
-
-def policy_names() -> dict[str, str]:
-    return dict(pol.POLICY_DESCRIPTIONS)
-
-
-__all__ = ["LonequestSim", "build_lonequest", "InputError"]
