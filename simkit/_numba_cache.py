@@ -19,7 +19,7 @@ import shutil
 import sys
 from pathlib import Path
 
-KEEP = 4  # cache folders of other source versions kept before the oldest are removed
+KEEP = 16  # cache folders of other source versions kept before the oldest are removed
 
 
 def source_hash(package_dir: Path) -> str:
