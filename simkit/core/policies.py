@@ -12,16 +12,22 @@ from numba import njit
 
 from simkit.core.rng import randbelow
 
-# the policy kinds every game shares: rules of thumb steered by parameters, and the random legal baseline
-HEURISTIC, RANDOM = 0, 1
+# the policy kinds every game shares: rules of thumb steered by parameters, the random legal baseline, and the
+# generic `search` (simkit.core.decision), which a game offers once its engine has the decision-point interface
+HEURISTIC, RANDOM, SEARCH = 0, 1, 2
 KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
+SEARCH_KINDS = {"heuristic": HEURISTIC, "random": RANDOM, "search": SEARCH}
+# a `search` policy's own parameters: rollouts per legal action (mean), the base policy of the rollouts (a
+# heuristic or random policy of the scenario, by name), how the rollouts are spent
+SEARCH_DEFAULTS = {"rollouts": 16, "base": "", "budget": "halving"}
 
 
 def param_vector(spec: dict, overrides: dict | None = None) -> np.ndarray:
-    """A float64 parameter vector from ``spec`` (name -> (index, default, description)) and overrides."""
+    """A float64 parameter vector from ``spec`` (name -> (index, default, description[, low, high])) and
+    overrides. ``low``/``high`` declare the range `simkit tune` searches and scenarios may set."""
     v = np.zeros(len(spec), dtype=np.float64)
-    for idx, default, _ in spec.values():
-        v[idx] = default
+    for entry in spec.values():
+        v[entry[0]] = entry[1]
     for name, value in (overrides or {}).items():
         v[spec[name][0]] = float(value)
     return v
@@ -48,6 +54,14 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
         t = ptable.table(name)
         kind = t.get("kind", str, presets.get(name, ("heuristic", {}))[0], choices=list(kinds))
         values = dict(presets.get(name, (kind, {}))[1])
+        if kind == "search":
+            values = {**SEARCH_DEFAULTS, **values}
+            values["rollouts"] = t.get("rollouts", int, values["rollouts"], min=1, max=100_000)
+            values["base"] = t.get("base", str, values["base"] or default_play[0])
+            values["budget"] = t.get("budget", str, values["budget"], choices=["halving", "uniform"])
+            t.finish()
+            defined[name] = (kind, values)
+            continue
         for pname in params:
             v = t.get(pname, float, None)
             if v is not None:
@@ -67,4 +81,31 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
             raise fields.error(f"play[{i}]", f"names an unknown policy {name!r}; allowed values: {', '.join(allowed)}")
     if not out:
         raise fields.error("play", "must name at least one policy")
+    known = {**{n: p for n, p in presets.items()}, **defined}
+    for name, kind, values in out:
+        if kind == "search":
+            base = values["base"]
+            if base not in known or known[base][0] == "search":
+                ok = sorted(n for n, p in known.items() if p[0] != "search")
+                raise fields.error(f"policies.{name}.base",
+                                   f"names {base!r}, not a heuristic or random policy; allowed values: {', '.join(ok)}")
+            values["base_kind"], values["base_params"] = known[base][0], dict(known[base][1])
     return out
+
+
+def compile_policy(kind: str, values: dict, params: dict):
+    """``(kind number, parameter vector, search configuration, base parameter vector)`` of a policy spec."""
+    from simkit.core.decision import search_config
+
+    if kind == "search":
+        cfg = search_config(values["rollouts"], SEARCH_KINDS[values["base_kind"]], values["budget"])
+        base = param_vector(params, values["base_params"])
+        return SEARCH, np.zeros(len(params), np.float64), cfg, base
+    vec = param_vector(params, values)
+    return SEARCH_KINDS[kind], vec, search_config(), vec
+
+
+def param_range(spec: dict, name: str) -> tuple[float, float] | None:
+    """The declared ``(low, high)`` of a parameter, or None where the game declares none."""
+    entry = spec[name]
+    return (float(entry[3]), float(entry[4])) if len(entry) >= 5 else None
