@@ -34,6 +34,8 @@ class Mode:
     default_scenario: str | None = None
     report: Callable[..., list[Path]] | None = None
     bench_games: int = 100_000
+    engine: Callable[..., Any] | None = None  # () -> simkit.core.decision.DecisionGame (decision-point engines)
+    params: Callable[..., dict] | None = None  # () -> the policy parameter spec (name -> index, default, …, low, high)
 
 
 @dataclass

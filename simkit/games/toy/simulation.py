@@ -1,0 +1,147 @@
+"""Draw to Ten on the runner: scenario, cell kernels and per-game rows.
+
+Rows (one per game per policy): ``game, policy, won, total, draws``. Every
+policy replays the same shuffles game by game (common random numbers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simkit.core import decision as D
+from simkit.core.policies import SEARCH, SEARCH_KINDS, compile_policy, read_policies
+from simkit.core.rng import seed_stream
+from simkit.core.simulation import Metric, Simulation
+from simkit.games.toy import RULES_VERSION
+from simkit.games.toy import engine as E
+
+FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy)
+
+
+@njit(cache=True)
+def play_cells(key, n, env, kinds, params, out):
+    """Heuristic and random policies (the cached fast path): row c * n + g gets game g of cell c."""
+    s = np.zeros(E.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    buf = np.empty(E.MAX_ACTIONS, np.int64)
+    for c in range(kinds.shape[0]):
+        for g in range(n):
+            seed_stream(rng, key, g, 0)
+            seed_stream(prng, key, g, 1)
+            E.new_game(s, rng, env)
+            while not E.is_over(s):
+                k = E.legal_actions(s, env, buf)
+                E.apply_action(s, rng, env, E.policy(kinds[c], s, env, buf, k, params[c], prng))
+            out[c * n + g, 0] = E.won(s, env)
+            out[c * n + g, 1] = s[E.TOTAL]
+            out[c * n + g, 2] = s[E.DRAWS]
+
+
+@njit
+def play_cells_search(key, n, env, kinds, params, cfgs, base_params, out):
+    """The same with any policy, `search` included (not cached: the engine's functions are arguments)."""
+    s = np.zeros(E.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    buf = np.empty(E.MAX_ACTIONS, np.int64)
+    for c in range(kinds.shape[0]):
+        for g in range(n):
+            seed_stream(rng, key, g, 0)
+            seed_stream(prng, key, g, 1)
+            E.new_game(s, rng, env)
+            D.play_to_end(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy,
+                          s, rng, env, kinds[c:c + 1], params[c:c + 1], cfgs[c:c + 1], base_params[c:c + 1], prng,
+                          buf, 1000)
+            out[c * n + g, 0] = E.won(s, env)
+            out[c * n + g, 1] = s[E.TOTAL]
+            out[c * n + g, 2] = s[E.DRAWS]
+
+
+class DrawSim(Simulation):
+    game = "toy"
+    mode = "draw"
+    rules_version = RULES_VERSION
+    default_block_size = 10_000
+
+    def __init__(self, cards, low, high, policies):
+        self.cards = np.asarray(cards, np.int32)
+        self.rules = np.array([low, high], np.int64)
+        self.policy_specs = list(policies)
+        compiled = [compile_policy(kind, values, E.PARAMS) for _, kind, values in self.policy_specs]
+        self.kinds = np.array([c[0] for c in compiled], np.int64)
+        self.params = np.stack([c[1] for c in compiled])
+        self.cfgs = np.stack([c[2] for c in compiled])
+        self.base_params = np.stack([c[3] for c in compiled])
+        self.metrics = [
+            Metric("win_rate", "won", "rate", ("policy",), "stopped on 8, 9 or 10"),
+            Metric("draws", "draws", "mean", ("policy",), "cards drawn"),
+        ]
+
+    @property
+    def cells(self):
+        return len(self.policy_specs)
+
+    def env(self):
+        return (self.cards, self.rules)
+
+    def run_block(self, key, n):
+        c = len(self.policy_specs)
+        out = np.zeros((c * n, 3), np.int32)
+        if (self.kinds == SEARCH).any():
+            play_cells_search(key, n, self.env(), self.kinds, self.params, self.cfgs, self.base_params, out)
+        else:
+            play_cells(key, n, self.env(), self.kinds, self.params, out)
+        names = np.array([p[0] for p in self.policy_specs])
+        return {
+            "game": np.tile(np.arange(n, dtype=np.int32), c),
+            "policy": np.repeat(names, n),
+            "won": out[:, 0].astype(np.int8),
+            "total": out[:, 1].astype(np.int16),
+            "draws": out[:, 2].astype(np.int16),
+        }
+
+    def describe(self):
+        return {"cards": self.cards.tolist(), "win": self.rules.tolist(),
+                "policies": {name: {"kind": kind, **{k: v for k, v in values.items() if k != "base_params"}}
+                             for name, kind, values in self.policy_specs}}
+
+
+def build_draw(fields) -> DrawSim:
+    """Scenario ``mode = "draw"`` (see scenarios/toy/draw.toml)."""
+    cards = fields.get("cards", list, [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6])
+    if not 1 <= len(cards) <= E.MAX_DECK:
+        raise fields.error("cards", f"must list 1 to {E.MAX_DECK} cards (got {len(cards)})")
+    for i, c in enumerate(cards):
+        if not isinstance(c, int) or isinstance(c, bool) or not 1 <= c <= 20:
+            raise fields.error(f"cards[{i}]", f"must be a whole number from 1 to 20 (got {c!r})")
+    low = fields.get("win_low", int, 8, min=0, max=200)
+    high = fields.get("win_high", int, 10, min=low, max=200)
+    presets = dict(E.PRESETS)
+    presets["search"] = ("search", {"rollouts": 16, "base": "timid", "budget": "halving"})
+    policies = read_policies(fields, presets, SEARCH_KINDS, E.PARAMS, ["stop_at_8", "timid", "random"])
+    for name, kind, values in policies:
+        if kind == "search" and "base_kind" not in values:  # a preset: resolve its base like read_policies does
+            base = presets[values["base"]]
+            values["base_kind"], values["base_params"] = base[0], dict(base[1])
+    return DrawSim(cards, low, high, policies)
+
+
+def decision_game() -> D.DecisionGame:
+    """The interface's view of the bundled scenario (for the generic tests and tools)."""
+    cards = np.array([1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6], np.int32)
+    env = (cards, np.array([8, 10], np.int64))
+
+    def new(seed: int):
+        s = np.zeros(E.STATE_SIZE, np.int32)
+        rng = np.empty(4, np.uint64)
+        seed_stream(rng, np.array([seed, 0], np.uint64), 0, 0)
+        E.new_game(s, rng, env)
+        return s, rng, env
+
+    pols = {}
+    for name, (kind, values) in E.PRESETS.items():
+        k, p, _, _ = compile_policy(kind, values, E.PARAMS)
+        pols[name] = (k, p)
+    return D.DecisionGame("toy/draw", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 1)
