@@ -448,6 +448,60 @@ def baseline_cmd(name, scenario, games, seed, sets, tolerance, alpha, baselines,
     click.echo(f"wrote {p} ({len(new)} numbers)")
 
 
+@cli.command("tune")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--policy", "-p", required=True, help="The heuristic policy whose parameters to tune (a preset or a "
+              "[policies.NAME] table of the scenario).")
+@click.option("--budget", type=click.IntRange(min=1, max=10**10), default=20_000, show_default=True,
+              help="Games per cell the search may play, summed over all candidates.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed of the search.")
+@click.option("--metric", default="won", show_default=True, help="The per-game column to maximise.")
+@click.option("--param", "params", multiple=True, help="Tune only these parameters (repeatable; default: every "
+              "parameter with a declared range).")
+@click.option("--games-per-candidate", type=click.IntRange(min=10, max=10**8), default=None,
+              help="Games per cell each candidate plays (default: budget / (population × 20)).")
+@click.option("--eval-games", type=click.IntRange(min=10, max=10**8), default=None,
+              help="Games per cell of the final, fresh-seed comparison with the defaults.")
+@click.option("--name", default=None, help="Name of the written policy table (default: POLICY_tuned).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Append the [policies.NAME] table to this TOML file (default: print it).")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value (repeatable).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@_jobs_option
+def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate, eval_games, name, out, sets, quiet,
+             jobs):
+    """Search a heuristic's parameters for the highest win rate (CMA-ES on common random numbers), then check the
+    winner against the defaults on fresh seeds.
+
+    \b
+    Example:
+      simkit tune scenarios/toy/draw.toml --policy timid --budget 40000 --seed 1
+    """
+    from simkit.core.tune import tune
+
+    name = name or f"{policy}_tuned"
+    if not name.replace("_", "").replace("-", "").isalnum():
+        raise InputError(f"--name: {name!r} must be letters, digits, '_' or '-'")
+    r = tune(scenario, policy, budget, seed=seed, metric=metric, params=list(params),
+             games_per_candidate=games_per_candidate, eval_games=eval_games, jobs=jobs or 1, overrides=sets,
+             progress=not quiet)
+    rows = [{"parameter": k, "default": f"{r.default[k]:.4g}", "tuned": f"{r.best[k]:.4g}"} for k in r.names]
+    click.echo(render(rows, "table"))
+    click.echo(f"{metric}: default {r.default_value:.4f}, tuned {r.best_value:.4f}; tuned − default "
+               f"{r.difference:+.4f} [{r.low:+.4f}, {r.high:+.4f}] (95%, paired over {r.games:,} fresh games "
+               f"× {r.cells} cell{'s' if r.cells != 1 else ''}; search used {r.search_games:,} games per cell)")
+    text = r.toml(name)
+    if out is None:
+        click.echo("\n" + text, nl=False)
+    else:
+        try:
+            with open(out, "a", encoding="utf-8") as fh:
+                fh.write("\n" + text)
+        except OSError as exc:
+            raise InputError(f"--out: cannot write {out}: {exc.strerror}") from None
+        click.echo(f"[policies.{name}] appended to {out}")
+
+
 @cli.command("bench")
 @click.argument("game", required=False)
 @click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Games per cell to time (default: per mode).")

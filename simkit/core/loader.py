@@ -49,6 +49,19 @@ def load(path: str | Path, overrides=None) -> Scenario:
     data, set_hash = apply_overrides(path, data, ovs)
     if set_hash:
         sha = hashlib.sha256((sha + set_hash).encode()).hexdigest()
+    sc = _from_data(path, data)
+    sc.sha256 = sha
+    sc.overrides = [o.text for o in ovs]
+    return sc
+
+
+def build(path: str | Path, data: dict):
+    """The simulation of scenario data already in memory (``path`` names the file it came from, for messages
+    and relative card files); raises InputError on any problem."""
+    return _from_data(Path(path), data).simulation
+
+
+def _from_data(path: Path, data: dict) -> Scenario:
     top = Fields(path, data)
     game_names = sorted(registry.games())
     game_name = top.get("game", str, choices=game_names)
@@ -65,5 +78,4 @@ def load(path: str | Path, overrides=None) -> Scenario:
     run.finish()
     sim = mode.build(top)
     top.finish()
-    return Scenario(path=path, sha256=sha, game=game_name, mode=mode_name, data=data, simulation=sim, run=defaults,
-                    overrides=[o.text for o in ovs])
+    return Scenario(path=path, sha256="", game=game_name, mode=mode_name, data=data, simulation=sim, run=defaults)
