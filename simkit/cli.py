@@ -502,6 +502,34 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
         click.echo(f"[policies.{name}] appended to {out}")
 
 
+@cli.command("ladder")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--policy", "-p", "policies", multiple=True,
+              help="Policies to rank (repeatable; default: the scenario's play list).")
+@click.option("--games", "-n", type=click.IntRange(min=2, max=10**8), default=2000, show_default=True,
+              help="Games per cell.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
+@click.option("--metric", default="won", show_default=True, help="The per-game column to rank by.")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value (repeatable).")
+@_jobs_option
+@format_option()
+def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, fmt):
+    """The skill ladder: every policy on the same games, strongest first, with paired gaps to the best.
+
+    \b
+    Example:
+      simkit ladder scenarios/toy/draw.toml --games 5000
+    """
+    from simkit.core.ladder import ladder, table_rows
+
+    rungs = ladder(scenario, list(policies) or None, games=games, seed=seed, metric=metric, jobs=jobs or 1,
+                   overrides=sets)
+    click.echo(render(table_rows(rungs, metric), fmt))
+    if fmt == "table":
+        click.echo(f"{games:,} games per cell, the same games for every policy (seed {seed}); gaps are paired "
+                   f"game by game; 'below best' is Holm-corrected over {max(len(rungs) - 1, 0)} comparisons.")
+
+
 @cli.command("bench")
 @click.argument("game", required=False)
 @click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Games per cell to time (default: per mode).")

@@ -205,3 +205,13 @@ def _build_named(scenario: Path, data: dict, policy: str):
             allowed = str(exc).split("allowed values:")[-1].strip()
             raise InputError(f"--policy: unknown policy {policy!r}; allowed values: {allowed}") from None
         raise
+
+
+def _build_play(scenario: Path, data: dict, policies: list[str] | None):
+    """The scenario's simulation playing ``policies`` (default: its own ``play`` list)."""
+    from simkit.core.loader import build
+
+    d = dict(data)
+    if policies:
+        d["play"] = list(policies)
+    return build(scenario, d)

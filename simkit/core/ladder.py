@@ -1,0 +1,110 @@
+"""The skill ladder: every policy of a scenario on the same games, strongest first.
+
+Each policy plays every cell of the scenario on the same game streams, so a
+game is the unit: its value is the policy's mean over the cells. Each rung
+shows the policy's mean with a 95% interval, and its paired difference from
+the strongest policy (a t interval over games) with a p-value; the verdict
+"below the best" is Holm-corrected over the rungs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy import stats as st
+
+from simkit.core import stats
+
+
+@dataclass
+class Rung:
+    policy: str
+    kind: str
+    value: float
+    low: float
+    high: float
+    games: int
+    gap: float = 0.0  # value − best value (paired)
+    gap_low: float = 0.0
+    gap_high: float = 0.0
+    p: float = 1.0  # paired test that the gap is 0 (two-sided)
+    p_holm: float = 1.0
+    below_best: bool = False
+
+
+def _interval(x: np.ndarray) -> stats.Estimate:
+    if set(np.unique(x)).issubset({0.0, 1.0}):
+        return stats.wilson(int(x.sum()), len(x))
+    return stats.mean_interval(len(x), float(x.sum()), float((x * x).sum()))
+
+
+def holm(p: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (family-wise error rate)."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def rungs_from(means: dict[str, np.ndarray], kinds: dict[str, str]) -> list[Rung]:
+    """The ladder from per-game values of each policy (equal length, game by game)."""
+    rows = []
+    for name, x in means.items():
+        e = _interval(x)
+        rows.append(Rung(name, kinds.get(name, ""), float(x.mean()), e.low, e.high, len(x)))
+    rows.sort(key=lambda r: -r.value)
+    best = means[rows[0].policy]
+    for r in rows[1:]:
+        d = means[r.policy] - best
+        n = len(d)
+        sd = float(d.std(ddof=1)) if n > 1 else 0.0
+        r.gap = float(d.mean())
+        if sd == 0.0:
+            r.gap_low = r.gap_high = r.gap
+            r.p = 1.0 if r.gap == 0 else 0.0
+        else:
+            se = sd / math.sqrt(n)
+            t = st.t.ppf(0.975, n - 1)
+            r.gap_low, r.gap_high = r.gap - t * se, r.gap + t * se
+            r.p = float(2 * st.t.sf(abs(r.gap / se), n - 1))
+    adj = holm([r.p for r in rows[1:]]) if len(rows) > 1 else []
+    for r, a in zip(rows[1:], adj):
+        r.p_holm = a
+        r.below_best = a < 0.05 and r.gap < 0
+    return rows
+
+
+def ladder(scenario: str | Path, policies: list[str] | None = None, *, games: int = 2000, seed: int = 1,
+           metric: str = "won", jobs: int = 1, overrides=()) -> list[Rung]:
+    """Play ``policies`` (default: the scenario's ``play`` list) on the same games; strongest first."""
+    from simkit.core.overrides import Override, apply_overrides, parse_set
+    from simkit.core.scenario import read_toml
+    from simkit.core.tune import _build_play, per_game_means
+
+    scenario = Path(scenario)
+    data, _ = read_toml(scenario)
+    data, _ = apply_overrides(scenario, data, [o if isinstance(o, Override) else parse_set(o) for o in overrides])
+    sim = _build_play(scenario, data, policies)
+    kinds = {k: v.get("kind", "") for k, v in sim.describe().get("policies", {}).items()}
+    means = per_game_means(sim, seed, (0,), games, metric, jobs)
+    return rungs_from(means, kinds)
+
+
+def table_rows(rungs: list[Rung], metric: str = "won") -> list[dict]:
+    out = []
+    for i, r in enumerate(rungs):
+        out.append({
+            "rank": i + 1, "policy": r.policy, "kind": r.kind,
+            metric: f"{r.value:.4f}", "95% interval": f"[{r.low:.4f}, {r.high:.4f}]", "n": r.games,
+            "vs best (paired)": "—" if i == 0 else f"{r.gap:+.4f} [{r.gap_low:+.4f}, {r.gap_high:+.4f}]",
+            "p (Holm)": "—" if i == 0 else f"{r.p_holm:.2g}",
+            "below best": "—" if i == 0 else ("yes" if r.below_best else "no"),
+        })
+    return out

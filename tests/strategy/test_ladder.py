@@ -1,0 +1,46 @@
+"""The skill ladder: Holm's correction against hand-computed values, and the ladder of Draw to Ten against its
+exact odds."""
+
+from __future__ import annotations
+
+import numpy as np
+from click.testing import CliRunner
+
+from simkit.cli import cli
+from simkit.core.ladder import holm, ladder, rungs_from
+from simkit.games.toy import engine as E
+
+
+def test_holm_by_hand():
+    # p = 0.01, 0.04, 0.03 (m = 3): sorted 0.01*3 = 0.03, 0.03*2 = 0.06, max(0.06, 0.04*1) = 0.06
+    assert np.allclose(holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
+    assert holm([0.5]) == [0.5]
+    assert holm([0.6, 0.7]) == [1.0, 1.0]
+
+
+def test_rungs_order_and_paired_gap():
+    a = np.array([1, 1, 0, 1, 0, 1, 1, 1] * 50, float)
+    b = a.copy()
+    b[:40] = 0  # b loses 40 games a won (paired): gap exactly -(a[:40].sum())/400
+    rows = rungs_from({"b": b, "a": a}, {"a": "heuristic", "b": "heuristic"})
+    assert [r.policy for r in rows] == ["a", "b"]
+    assert rows[1].gap == -a[:40].sum() / 400
+    assert rows[1].below_best and rows[1].gap_high < 0
+
+
+def test_toy_ladder_matches_exact_odds():
+    rungs = ladder("scenarios/toy/draw.toml", games=4000, seed=5)
+    by = {r.policy: r for r in rungs}
+    assert rungs[0].policy in ("stop_at_8", "search")
+    for name, stop_at in (("stop_at_8", 8), ("timid", 6)):
+        exact = float(E.exact_win_probability(stop_at))
+        assert by[name].low <= exact <= by[name].high
+    assert by["timid"].below_best and by["random"].below_best
+    assert not by["search"].below_best  # search over timid plays the best play
+
+
+def test_ladder_cli():
+    res = CliRunner().invoke(cli, ["ladder", "scenarios/toy/draw.toml", "--games", "500", "-j", "1",
+                                   "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0].startswith("rank,policy,kind,won")
