@@ -10,6 +10,27 @@ from simkit.core.runner import run_simulation
 from simkit.errors import InputError
 
 
+def _split(path):
+    """The default scenario's simulation with its heuristic and random policies only, and one playing just its
+    `search` policy (None when the mode has none): the two are timed apart."""
+    from simkit.core.scenario import read_toml
+
+    sc = loader.load(path)
+    pols = sc.simulation.describe().get("policies", {})
+    fast = [name for name, v in pols.items() if isinstance(v, dict) and v.get("kind") != "search"]
+    sim = sc.simulation
+    if fast and len(fast) < len(pols):
+        data, _ = read_toml(path)
+        sim = loader.build(path, {**data, "play": fast})
+    search = None
+    try:
+        data, _ = read_toml(path)
+        search = loader.build(path, {**data, "play": ["search"]})
+    except InputError:
+        pass
+    return sim, search
+
+
 def _targets(name: str | None, games: int | None):
     """(game, label, simulation, games per cell) for every matching mode and dice check."""
     wanted = name or None
@@ -18,7 +39,11 @@ def _targets(name: str | None, games: int | None):
             path = registry.scenarios_dir() / mode.default_scenario
             if not path.exists():
                 raise InputError(f"bench: default scenario {path} of {game.name}/{mode.name} not found")
-            yield game, mode.name, loader.load(path).simulation, games or mode.bench_games
+            sim, search = _split(path)
+            yield game, mode.name, sim, games or mode.bench_games
+            if search is not None:
+                n = max(1, (games or mode.bench_games) // 500)
+                yield game, f"{mode.name} (search)", search, n
     for game in registry.games().values():
         for check, factory in game.dice_checks.items():
             if wanted in (None, game.name, check, f"{game.name}/{check}"):
