@@ -144,22 +144,23 @@ def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, 
     max_steps = cfg[CFG_MAX_STEPS]
     sums = np.zeros(n, np.float64)
     cnt = np.zeros(n, np.int64)
-    alive = np.arange(n)
+    alive = np.zeros(n, np.int64)
+    for i in range(n):
+        alive[i] = i
     n_alive = n
     rounds = 1
     if cfg[CFG_BUDGET] == BUDGET_HALVING:
         m = n
-        while m > 1:
+        while m > 2:
             m = (m + 1) // 2
             rounds += 1
-        rounds -= 1
-        if rounds < 1:
-            rounds = 1
-    s2 = np.empty_like(s)
-    rng2 = np.empty_like(rng)
-    sample_rng = np.empty_like(srng)
-    prng2 = np.empty_like(srng)
-    buf = np.empty_like(legal)
+    s2 = np.zeros(s.shape[0], s.dtype)
+    rng2 = np.zeros(4, np.uint64)
+    sample_rng = np.zeros(4, np.uint64)
+    rs = np.zeros(4, np.uint64)
+    prng2 = np.zeros(4, np.uint64)
+    buf = np.zeros(legal.shape[0], np.int64)
+    chosen = np.zeros(n, np.bool_)
     for r in range(rounds):
         per = total // (n_alive * rounds)
         if per < 1:
@@ -168,9 +169,11 @@ def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, 
             reseed(sample_rng, srng)
             for k in range(n_alive):
                 i = alive[k]
-                s2[:] = s
-                rng2[:] = rng
-                rs = sample_rng.copy()
+                for j in range(s.shape[0]):
+                    s2[j] = s[j]
+                for j in range(4):
+                    rng2[j] = rng[j]
+                    rs[j] = sample_rng[j]
                 resample_fn(s2, rng2, env, seat, rs)
                 reseed(prng2, rs)
                 apply_fn(s2, rng2, env, legal[i])
@@ -179,14 +182,22 @@ def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, 
                 sums[i] += reward_fn(s2, env, seat)
                 cnt[i] += 1
         if r < rounds - 1 and n_alive > 1:
-            # keep the better half (stable: earlier actions first among equals)
-            means = np.empty(n_alive, np.float64)
-            for k in range(n_alive):
-                means[k] = sums[alive[k]] / cnt[alive[k]]
-            order = np.argsort(-means, kind="mergesort")
+            # keep the better half; among equal means the earlier action
             keep = (n_alive + 1) // 2
-            kept = np.sort(alive[order[:keep]])
-            alive[:keep] = kept
+            chosen[:] = False
+            for _ in range(keep):
+                bi, bv = -1, -1e300
+                for k in range(n_alive):
+                    i = alive[k]
+                    v = sums[i] / cnt[i]
+                    if not chosen[i] and v > bv:
+                        bi, bv = i, v
+                chosen[bi] = True
+            m = 0
+            for k in range(n_alive):
+                if chosen[alive[k]]:
+                    alive[m] = alive[k]
+                    m += 1
             n_alive = keep
     best, best_v = legal[alive[0]], -1.0
     for k in range(n_alive):
