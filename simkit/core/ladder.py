@@ -108,3 +108,41 @@ def table_rows(rungs: list[Rung], metric: str = "won") -> list[dict]:
             "below best": "—" if i == 0 else ("yes" if r.below_best else "no"),
         })
     return out
+
+
+def plot(path: Path, rungs: list[Rung], *, title: str = "Skill ladder", label: str = "win rate") -> Path:
+    """Horizontal bars, strongest on top, with 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simkit.core.plotting import _save
+
+    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.45 * len(rungs)), dpi=110)
+    names = [r.policy for r in rungs][::-1]
+    vals = np.array([r.value for r in rungs][::-1])
+    err = np.array([[r.value - r.low for r in rungs][::-1], [r.high - r.value for r in rungs][::-1]])
+    colours = ["#4c72b0" if r.kind != "search" else "#dd8452" for r in rungs][::-1]
+    ax.barh(range(len(rungs)), vals, xerr=err, color=colours, capsize=3)
+    ax.set_yticks(range(len(rungs)), names)
+    ax.set_xlabel(f"{label} (95% interval)")
+    ax.set_ylabel("policy")
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return _save(fig, Path(path))
+
+
+def markdown(rungs: list[Rung], *, games: int, cells: int = 1, metric: str = "won", label: str = "win rate") -> str:
+    """The ladder as a report section: a sentence on the spread, then the table."""
+    best, worst = rungs[0], rungs[-1]
+    text = (f"Every policy played the same {games:,} games"
+            + (f" in each of {cells} cells" if cells > 1 else "")
+            + f". The strongest is **{best.policy}** ({label} {best.value:.3f}, 95% interval "
+            f"[{best.low:.3f}, {best.high:.3f}]); the spread from the random baseline or weakest policy "
+            f"(**{worst.policy}**, {worst.value:.3f}) to the strongest is {best.value - worst.value:.3f}: how much "
+            "skill matters here. Gaps are paired game by game; 'below best' is Holm-corrected.\n\n")
+    from simkit.core.tables import render
+
+    return text + render(table_rows(rungs, metric), "md")
