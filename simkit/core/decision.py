@@ -55,6 +55,8 @@ CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS = range(4)
 N_CFG = 4
 BUDGET_UNIFORM, BUDGET_HALVING = 0, 1
 BUDGETS = {"uniform": BUDGET_UNIFORM, "halving": BUDGET_HALVING}
+# capacity of the rollouts' action buffer in `search_action`: every engine's MAX_ACTIONS must be at most this
+ROLLOUT_BUFFER = 4096
 
 
 class Fns(NamedTuple):
@@ -159,7 +161,8 @@ def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, 
     sample_rng = np.zeros(4, np.uint64)
     rs = np.zeros(4, np.uint64)
     prng2 = np.zeros(4, np.uint64)
-    buf = np.zeros(legal.shape[0], np.int64)
+    # the rollouts' own action buffer: any later decision's legal actions, since ``legal`` may be just ``legal[:n]``
+    buf = np.zeros(max(legal.shape[0], ROLLOUT_BUFFER), np.int64)
     chosen = np.zeros(n, np.bool_)
     for r in range(rounds):
         per = total // (n_alive * rounds)
