@@ -519,10 +519,14 @@ def load_baseline(path: Path) -> dict:
     return data
 
 
-def _scenario_sim(data: dict, root: Path):
+def _scenario(data: dict, root: Path):
     from simkit.core import loader
 
-    return loader.load(root / data["scenario"], data.get("overrides") or []).simulation
+    return loader.load(root / data["scenario"], data.get("overrides") or [])
+
+
+def _scenario_sim(data: dict, root: Path):
+    return _scenario(data, root).simulation
 
 
 def run_check(data: dict, root: Path, jobs=None, where: str = "baseline") -> list[Number]:
@@ -552,11 +556,12 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
 
     Sizing: a pilot run of ``pilot_games`` estimates every number's per-game
     variance; the games are the most any number needs for an MDE at most its
-    tolerance (plus 10%), rounded up to whole blocks. Raises
+    tolerance (plus 10%), rounded up to whole blocks (or thousands). Raises
     :class:`CannotSize` when that exceeds ``max_games``.
     """
-    sim = _scenario_sim({"scenario": scenario, "overrides": overrides}, root)
-    block_size = int(block_size or sim.default_block_size)
+    sc = _scenario({"scenario": scenario, "overrides": overrides}, root)
+    sim = sc.simulation
+    block_size = int(block_size or sc.run.block_size or sim.default_block_size)
     if games is None:
         pilot = min(pilot_games, max_games)
         acc, table, out, rows = play(sim, seed, pilot, min(block_size, pilot), jobs)
@@ -564,13 +569,14 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
         judge(nums, alpha, tolerances)
         need = max(games_needed(x, len(nums), alpha, power, redeal, x.tolerance) for x in nums)
         worst = max(nums, key=lambda x: games_needed(x, len(nums), alpha, power, redeal, x.tolerance))
-        need = int(math.ceil(need * 1.1 / block_size) * block_size) if need else block_size
+        step = min(block_size, 1000)  # whole blocks, or whole thousands within one block
+        need = int(math.ceil(need * 1.1 / step) * step) if need else step
         if need > max_games:
             raise CannotSize(
                 f"{path.stem}: an MDE at most the tolerance needs about {need:,} games per cell (worst: "
                 f"{worst.metric} {worst.group}, sd {worst.sd:.3g}, tolerance {worst.tolerance:.3g}), more than "
                 f"--max-games {max_games:,}; raise --max-games, or widen the tolerance, alpha or redeal")
-        games = max(need, block_size if block_size <= max_games else need)
+        games = need
         log(f"{path.stem}: sized at {games:,} games per cell (pilot of {pilot:,}: {worst.metric} {worst.group} "
             "needs the most)")
     acc, table, out, rows = play(sim, seed, games, block_size, jobs)

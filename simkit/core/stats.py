@@ -134,8 +134,8 @@ def pooled_rate(n: int, s: float, ss: float, c: int, confidence: float = CONFIDE
     count of successes across its ``c`` cells (0..c). The design effect is
     the variance of the per-game mean over its binomial value; the interval
     is Wilson's for ``p`` on ``n·c / deff`` trials, the effective number of
-    independent rows, kept between ``n`` (the ``c`` cells of a game always
-    agree) and ``n·c`` (they are independent). With no events, or no
+    independent rows (see :func:`effective_n`), kept between ``n`` (the ``c``
+    cells of a game always agree) and ``n·c`` (they are independent). With no events, or no
     variance, the conservative ``n`` games are used. ``n`` of the result is
     the number of games.
     """
@@ -150,15 +150,24 @@ def pooled_rate(n: int, s: float, ss: float, c: int, confidence: float = CONFIDE
 
 
 def effective_n(n: int, s: float, ss: float, c: int) -> float:
-    """Effective number of independent rows behind a rate pooled over ``c`` cells of ``n`` games."""
+    """Effective number of independent rows behind a rate pooled over ``c`` cells of ``n`` games.
+
+    ``n·c`` over the design effect, the design effect taken at its upper 90%
+    confidence bound: with few events it cannot be estimated (one event says
+    nothing about how events cluster), so it is scaled by G / χ²₀.₁(G), where
+    G = s² / ss is the effective number of games with events. With many
+    events the factor is close to 1.
+    """
     if c <= 1 or n < 2:
         return float(n * max(c, 1))
     p = s / (n * c)
-    ybar = s / (n * c)
-    var_y = max(0.0, (ss / (c * c) - n * ybar * ybar) / (n - 1))  # variance of a game's mean over its cells
+    var_y = max(0.0, (ss / (c * c) - n * p * p) / (n - 1))  # variance of a game's mean over its cells
     if var_y <= 0 or p <= 0 or p >= 1:
         return float(n)
-    return float(min(n * c, max(n, n * p * (1 - p) / var_y)))
+    deff = n * c * var_y / (n * p * (1 - p))
+    g = s * s / ss if ss > 0 else 1.0
+    deff *= g / float(_st.chi2.ppf(0.1, g))
+    return float(min(n * c, max(n, n * c / deff)))
 
 
 # ---------------------------------------------------------------- paired rates
