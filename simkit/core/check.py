@@ -174,13 +174,11 @@ def _play_block(sim, seed: int, block: int, n: int, by_cols: list[str], cols: li
     frame = frame.insert_column(0, pl.Series("block", np.full(frame.height, block, dtype=np.int32)))
     st = block_stats(frame, sim.metrics)
     if by_cols:
-        keys = np.array(["\x1f".join(map(str, t)) for t in zip(*(frame[b].to_list() for b in by_cols))])
-        uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")
-        rank = np.empty(order.size, np.int64)
-        rank[order] = np.arange(order.size)
-        cell = rank[inv.ravel()]
-        table = [dict(zip(by_cols, (_plain(frame[b][int(first[i])]) for b in by_cols))) for i in order]
+        keys = frame.select(by_cols)
+        uniq = keys.unique(maintain_order=True)
+        cell = (keys.with_row_index("__r").join(uniq.with_row_index("__cell"), on=by_cols, how="left")
+                .sort("__r")["__cell"].to_numpy().astype(np.int64))
+        table = [{b: _plain(v) for b, v in row.items()} for row in uniq.iter_rows(named=True)]
     else:
         cell = np.zeros(frame.height, np.int64)
         table = [{}]
