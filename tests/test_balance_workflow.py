@@ -230,7 +230,7 @@ def test_compare_and_check_work_on_every_registered_mode(tmp_path, game, mode, s
     from simkit.core import check as ck
 
     f = tmp_path / "base" / f"{mode}.json"
-    ck.record(f, str(path), [], 5, 40, 20, 0.01, 0.8, 0.35, ck.Tolerances(), ROOT, jobs=1)
+    ck.record(f, str(path), [], 5, 20, 10, 0.01, 0.8, 0.35, ck.Tolerances(), ROOT, jobs=1)
     for jobs in (1, 2):
         numbers = ck.run_check(ck.load_baseline(f), ROOT, jobs=jobs)
         assert numbers and all(x.status == "ok" and x.diff == 0 and x.p_value == 1.0 for x in numbers)
