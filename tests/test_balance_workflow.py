@@ -259,3 +259,28 @@ def test_check_all_prints_old_new_difference_and_verdict(tmp_path):
     assert res.exit_code == 0
     header = res.stdout.splitlines()[0].split(",")
     assert {"old", "new", "new − old [95%]", "p", "p (Holm)", "tolerance", "verdict"} <= set(header)
+
+
+def test_sprt_on_the_real_engine_keeps_beta(tmp_path):
+    """The issue's case through the real engine: Chance Strike 5 vs 5, B with Fireblast-like bonus 1 (true change
+    +0.07 in P(attacker hits)), delta 0.07, 10-game blocks. The old test said "no change" in 29% of seeds (zero
+    discordant games in the first blocks); now "moved" in at least 1 − beta − MC tolerance of them, and the
+    confidence sequence at the stop covers the truth."""
+    from fractions import Fraction
+
+    from simkit.games.valka.chance_strike import chance_strike
+
+    p = tmp_path / "cs55.toml"
+    p.write_text('game = "valka"\nmode = "chance-strike"\n[grid]\nstrike = "5"\nshield = "5"\n')
+    truth = float(Fraction(chance_strike(6, 5)["attacker_hits"]) - Fraction(chance_strike(5, 5)["attacker_hits"]))
+    assert abs(truth - 0.07) < 0.005
+    r, moved, covered = 60, 0, 0
+    for seed in range(r):
+        test = cmp.SPRT("attacker_hits", delta=0.07)
+        sim = cmp.PairedSim(loader.load(p).simulation, loader.load(p, ["grid.bonus=1"]).simulation, ["attacker_hits"])
+        run_simulation(sim, 20_000, seed=seed, jobs=1, block_size=10, stop_when=test, max_games=20_000, min_games=20)
+        moved += test.decision.startswith("moved")
+        _, lo, hi = test.interval()
+        covered += lo <= truth <= hi
+    assert moved / r >= 0.9 - 3 * (0.9 * 0.1 / r) ** 0.5, moved / r
+    assert covered / r >= 0.95 - 3 * (0.95 * 0.05 / r) ** 0.5, covered / r
