@@ -461,7 +461,8 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Overrides recorded with the baseline.")
 @click.option("--tolerance", default="0.02", show_default=True,
-              help="Practical tolerance of rates (absolute, or N% of the metric's mean value): smaller moves never fail.")
+              help="Practical tolerance of rates (absolute, or N% of the metric's mean value): smaller moves "
+                   "never fail.")
 @click.option("--mean-tolerance", default="5%", show_default=True,
               help="Practical tolerance of means (N% of the metric's mean value over its groups, or absolute).")
 @click.option("--metric-tolerance", "metric_tols", multiple=True, metavar="METRIC=TOL",

@@ -356,7 +356,6 @@ def _units(m, cells: list[dict], outcomes: dict[str, np.ndarray], block_rows: np
 def paired_numbers(sim, cells: list[dict], old: dict, new: dict, block_rows: np.ndarray) -> list[Number]:
     """Every metric × group of ``sim`` as a paired comparison of ``new`` against ``old`` outcomes."""
     out = []
-    order = []
     for m in _metric_specs(sim):
         gid, unit, groups = _units(m, cells, old, block_rows)
         a, b = old[m.column], new[m.column]
@@ -405,7 +404,6 @@ def paired_numbers(sim, cells: list[dict], old: dict, new: dict, block_rows: np.
                 low, high = diff - half, diff + half
             out.append(Number(m.name, _group_text(groups[r["g"]]), m.kind, n, old_v, new_v, diff, low, high, p,
                               math.sqrt(var_a) if var_a == var_a else math.nan))
-            order.append(m.name)
     return out
 
 
@@ -598,7 +596,8 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
         "format": FORMAT, "scenario": scenario, "overrides": list(overrides), "seed": seed, "games": games,
         "block_size": block_size, "alpha": alpha, "power": power, "redeal": redeal,
         "tolerance": tolerances.to_json(),
-        "mde": {"worst_ratio": worst_ratio, "above_tolerance": above, "metric": worst["metric"], "group": worst["group"],
+        "mde": {"worst_ratio": worst_ratio, "above_tolerance": above, "metric": worst["metric"],
+                "group": worst["group"],
                 "mde": worst["mde"], "tolerance": worst["tolerance"]},
         "outcomes": {"file": npz.name, "sha256": hashlib.sha256(raw).hexdigest(), "rows": int(rows.sum()),
                      "columns": spec},

@@ -189,10 +189,10 @@ def rows_from(accumulator, kinds: dict[str, str] | None = None) -> list[Row]:
         else:
             se = math.sqrt(var["d"] / n) if n > 1 else math.nan
             low, high = mean["d"] - z * se, mean["d"] + z * se
-            ea = stats.Estimate(mean["a"], mean["a"] - z * math.sqrt(var["a"] / n), mean["a"] + z * math.sqrt(var["a"] / n), n) \
-                if n > 1 else stats.Estimate(mean["a"], math.nan, math.nan, n)
-            eb = stats.Estimate(mean["b"], mean["b"] - z * math.sqrt(var["b"] / n), mean["b"] + z * math.sqrt(var["b"] / n), n) \
-                if n > 1 else stats.Estimate(mean["b"], math.nan, math.nan, n)
+            ha = z * math.sqrt(var["a"] / n) if n > 1 else math.nan
+            hb = z * math.sqrt(var["b"] / n) if n > 1 else math.nan
+            ea = stats.Estimate(mean["a"], mean["a"] - ha, mean["a"] + ha, n)
+            eb = stats.Estimate(mean["b"], mean["b"] - hb, mean["b"] + hb, n)
         unpaired = var["a"] + var["b"]
         out.append(Row(metric, group, n, mean["a"], mean["b"], mean["d"], low, high, p,
                        (ea.high - ea.low) / 2, (eb.high - eb.low) / 2,

@@ -236,7 +236,7 @@ def _sprt_run(rng, delta_true, delta, psi, c=1, block=10, cap=20_000, alpha=0.05
         a = (rng.random((block, c)) < 0.5).astype(np.int64)
         flip = rng.random((block, c)) < psi
         up = rng.random((block, c)) < up_share
-        # flips: 0→1 with probability up_share among flips, 1→0 otherwise; A at 1/2 keeps E[B − A] = delta_true·...
+        # a flip sets B to 1 with probability up_share, to 0 otherwise: E[B − A] = psi·(up_share − 1/2)
         b = np.where(flip, np.where(up, 1, 0), a)
         ka, kb = a.sum(1), b.sum(1)
         vals = {"a": ka, "b": kb, "d": kb - ka, "c": np.full(block, c), "ab": (a * b).sum(1),
