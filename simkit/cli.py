@@ -245,7 +245,7 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
     if precision is not None:
         if not 0 < precision < 1:
             raise InputError(f"--precision: must lie between 0 and 1 (got {precision})")
-        rule = cmp.precision_rule(precision)
+        rule = cmp.precision_rule(precision, paired.kinds)
     if sprt:
         names = [m.name for m in sa.simulation.metrics if m.trials is None]
         test = cmp.SPRT(sprt_metric or names[0], delta, alpha, beta)
@@ -253,17 +253,27 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
             raise InputError(f"--sprt-metric: unknown metric {test.metric!r}; allowed values: {', '.join(names)}")
         if not (0 < alpha < 1 and 0 < beta < 1 and delta > 0):
             raise InputError("--sprt: --alpha and --beta must lie between 0 and 1, and --delta must be positive")
+        test.kind = paired.kinds.get(test.metric, "rate")
         rule = test
     n = games if games is not None else (sa.run.games or 10_000)
     res = run_simulation(paired, n, seed=root, jobs=jobs, block_size=block_size or sa.run.block_size,
                          progress=not quiet and sys.stderr.isatty(), stop_when=rule, max_games=n if rule else None,
                          min_games=2 * (block_size or sa.run.block_size or paired.default_block_size) if rule else 0)
-    rows = cmp.rows_from(res.accumulator)
+    rows = cmp.rows_from(res.accumulator, paired.kinds)
     lines = [cmp.summary_sentence(rows), cmp.efficiency_note(rows)]
     if test is not None:
+        est, lo, hi = test.interval()
         lines.insert(0, f"Sequential test (SPRT) on {test.metric}, all cells pooled: {test.decision} after "
-                        f"{res.games:,} games per cell (alpha {alpha:g}, beta {beta:g}, delta {delta:g}; the error "
-                        "rates are Wald's, with the variance estimated as the games come in).")
+                        f"{res.games:,} games per cell (alpha {alpha:g}, beta {beta:g}, delta {delta:g}; Wald's "
+                        "bounds on the per-game differences, their variance estimated as the games come in and "
+                        + ("never below the least a change of delta allows" if test.kind == "rate" else
+                           f"no decision before {test.min_discordant} games changed") + "). "
+                        f"At the stop: B − A = {est:+.4f}, 95% confidence sequence [{lo:+.4f}, {hi:+.4f}] (valid "
+                        "however the test stopped). The other intervals and p-values above are fixed-sample ones: "
+                        "after a sequential stop they are too narrow and the estimates biased away from 0.")
+    elif precision is not None:
+        lines.append(f"Stopped when every half-width was at most {precision:g}: the estimates are fixed-sample "
+                     "ones; stopping on the width biases rare rates slightly low.")
     text = render(cmp.table_rows(rows), fmt)
     if fmt in ("table", "md"):
         text += "\n" + "\n".join(line for line in lines if line) + "\n"
@@ -277,7 +287,8 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
         (out / "compare.json").write_text(json.dumps({
             "a": str(a), "b": str(b or a), "set": list(sets), "seed": str(root), "games": res.games,
             "sprt": None if test is None else {"metric": test.metric, "decision": test.decision, "delta": delta,
-                                               "alpha": alpha, "beta": beta},
+                                               "alpha": alpha, "beta": beta,
+                                               "confidence_sequence": list(test.interval())},
             "rows": [r.__dict__ for r in rows]}, indent=2, default=float) + "\n")
         click.echo(f"wrote {out / 'compare.md'} and compare.json", err=True)
 
@@ -362,90 +373,176 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
 
 @cli.command("check")
 @click.option("--baselines", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/baseline"),
-              show_default=True, help="Folder of baseline JSON files.")
-@click.option("--update", is_flag=True, help="Rewrite the baselines with the new numbers (after an intended change).")
+              show_default=True, help="Folder of baselines (NAME.json + NAME.npz).")
+@click.option("--update", is_flag=True, help="Re-record the baselines at their games and settings (after an intended "
+                                             "change).")
 @click.option("--only", multiple=True, help="Check only these baselines (file names without .json).")
 @click.option("--all", "show_all", is_flag=True,
-              help="Print every number (old, new, difference, verdict), not only the failing ones.")
+              help="Print every number (old, new, paired difference, p-values, tolerance), not only the failing ones.")
 @_jobs_option
 @format_option()
 def check_cmd(baselines, update, only, show_all, jobs, fmt):
-    """Re-run every baseline at its seed and games; fail when a balance number moved.
+    """Replay every baseline game by game; fail when a balance number moved.
 
-    A number fails when it moved significantly (z-test at the baseline's alpha,
-    Bonferroni-corrected over its metrics) AND by more than the baseline's
-    practical tolerance. Exit code 1 on any failure.
+    The baseline keeps each game's outcomes, and the same seed replays the
+    same games, so every number is a paired comparison of new against old on
+    the same games (exact McNemar / sign-flip tests, Newcombe's score
+    interval). A number fails when its Holm-adjusted p-value is below the
+    baseline's alpha AND it moved by more than its tolerance. Exit code 1 on
+    any failure.
     """
     from simkit.core import check as ck
 
     files = sorted(baselines.glob("*.json"))
     if only:
+        names = {f.stem for f in files}
+        bad = [o for o in only if o not in names]
+        if bad:
+            raise InputError(f"--only: no baseline {bad[0]!r} in {baselines}; allowed values: "
+                             f"{', '.join(sorted(names)) or '(none)'}")
         files = [f for f in files if f.stem in only]
     if not files:
-        raise InputError(f"check: no baselines in {baselines} (create one with `simkit baseline NAME SCENARIO`)")
+        raise InputError(f"--baselines: no baselines in {baselines} (create one with `simkit baseline NAME SCENARIO`)")
     root = Path.cwd()
-    verdicts = []
-    for f in files:
-        data = ck.load_baseline(f)
-        new = ck.run_baseline(data, root, jobs or None)
-        if update:
-            ck.write_baseline(f, data["scenario"], data.get("overrides") or [], data["seed"], data["games"],
-                              data.get("block_size"), new, data.get("alpha", ck.DEFAULT_ALPHA),
-                              data.get("tolerance", ck.DEFAULT_TOLERANCE))
-            click.echo(f"updated {f}")
-            continue
-        verdicts += ck.compare_rows(f.stem, data["metrics"], new, data.get("alpha", ck.DEFAULT_ALPHA),
-                                    data.get("tolerance", ck.DEFAULT_TOLERANCE))
+    loaded = [(f, ck.load_baseline(f)) for f in files]  # validate every file before playing any game
     if update:
+        for f, data in loaded:
+            ck.record(f, data["scenario"], data["overrides"], data["seed"], data["games"], data["block_size"],
+                      data["alpha"], data["power"], data["redeal"], data["_tolerances"], root, jobs or None)
+            click.echo(f"updated {f} and {f.with_suffix('.npz').name}")
         return
-    bad = [v for v in verdicts if v.status != "ok"]
-    if not bad and not show_all:
-        per = {}
-        for v in verdicts:
-            d = per.setdefault(v.baseline, {"baseline": v.baseline, "numbers": 0, "largest move": 0.0})
-            d["numbers"] += 1
-            d["largest move"] = max(d["largest move"], abs(v.diff))
-        click.echo(render([{**d, "largest move": f"{d['largest move']:.4f}", "verdict": "ok"}
-                           for d in per.values()], fmt), nl=False)
-        click.echo(f"check passed: {len(verdicts)} numbers in {len(files)} baseline(s) as recorded", err=True)
+    shown, failed, summary, broken = [], [], [], []
+    for f, data in loaded:
+        try:
+            numbers = ck.run_check(data, root, jobs or None, str(f))
+        except ck.CellsChanged as exc:
+            broken.append(str(exc))
+            continue
+        bad = [x for x in numbers if x.status != "ok"]
+        failed += [(f.stem, x) for x in bad]
+        shown += [(f.stem, x) for x in (numbers if show_all else bad)]
+        summary.append({"baseline": f.stem, "numbers": len(numbers), "failed": len(bad),
+                        "largest move": f"{max((abs(x.diff) for x in numbers), default=0.0):.4f}",
+                        "games per cell": data["games"], "verdict": "FAIL" if bad else "ok"})
+    if shown:
+        rows = [{"baseline": b, "metric": x.metric, "group": x.group, "old": f"{x.old:.4f}", "new": f"{x.new:.4f}",
+                 "new − old [95%]": f"{x.diff:+.4f} [{x.low:+.4f}, {x.high:+.4f}]", "p": f"{x.p_value:.3g}",
+                 "p (Holm)": f"{x.p_holm:.3g}", "tolerance": f"{x.tolerance:.4g}", "n": x.n, "verdict": x.status}
+                for b, x in shown]
+        click.echo(render(rows, fmt), nl=False)
+    else:
+        click.echo(render(summary, fmt), nl=False)
+    for f, data in loaded:
+        click.echo(ck.mde_line(f.stem, data), err=True)
+    for line in broken:
+        click.echo(f"check FAILED: {line}", err=True)
+    total = sum(s["numbers"] for s in summary)
+    if not failed and not broken:
+        click.echo(f"check passed: {total} numbers in {len(files)} baseline(s) as recorded (paired on the same "
+                   "games; Holm-adjusted p-values)", err=True)
         return
-    shown = [dict(v.__dict__) for v in (verdicts if show_all else bad)]
-    for r in shown:
-        for k in ("old", "new", "diff"):
-            r[k] = f"{r[k]:.4f}" if r[k] == r[k] else "–"
-        r["p_value"] = f"{r['p_value']:.3g}" if r["p_value"] == r["p_value"] else "–"
-    click.echo(render(shown if show_all else shown[:200], fmt), nl=False)
-    if not bad:
-        click.echo(f"check passed: {len(verdicts)} numbers in {len(files)} baseline(s) as recorded", err=True)
-        return
-    click.echo(f"check FAILED: {len(bad)} of {len(verdicts)} numbers moved (or appeared / disappeared) in "
-               f"{len({v.baseline for v in bad})} baseline(s); if the change was intended, run "
-               "`simkit check --update`", err=True)
+    if failed:
+        click.echo(f"check FAILED: {len(failed)} of {total} numbers moved significantly (Holm-adjusted p below the "
+                   "baseline's alpha) and by more than their tolerance, in "
+                   f"{len({b for b, _ in failed})} baseline(s); if the change was intended, run "
+                   "`simkit check --update`", err=True)
     sys.exit(1)
 
 
 @cli.command("baseline")
-@click.argument("name")
-@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--games", "-n", type=click.IntRange(min=1), required=True, help="Games per cell.")
+@click.argument("name", required=False)
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--all", "all_", is_flag=True,
+              help="Re-record every baseline in --baselines from its own settings, sizing the games anew.")
+@click.option("--games", "-n", type=click.IntRange(min=1), default=None,
+              help="Games per cell (default: sized so every number's MDE is at most its tolerance).")
+@click.option("--max-games", type=click.IntRange(min=1), default=20_000, show_default=True,
+              help="The most games per cell sizing may choose.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Overrides recorded with the baseline.")
-@click.option("--tolerance", type=float, default=0.02, show_default=True,
-              help="Practical tolerance: smaller moves never fail the check.")
-@click.option("--alpha", type=float, default=0.001, show_default=True,
-              help="Family significance level (Bonferroni over the baseline's metrics).")
+@click.option("--tolerance", default="0.02", show_default=True,
+              help="Practical tolerance of rates (absolute, or N% of the metric's mean value): smaller moves "
+                   "never fail.")
+@click.option("--mean-tolerance", default="5%", show_default=True,
+              help="Practical tolerance of means (N% of the metric's mean value over its groups, or absolute).")
+@click.option("--metric-tolerance", "metric_tols", multiple=True, metavar="METRIC=TOL",
+              help="Tolerance of one metric (e.g. turns=10%, win_rate=0.01). Repeatable.")
+@click.option("--alpha", type=float, default=0.01, show_default=True,
+              help="Family-wise error rate of the check (Holm over the baseline's numbers).")
+@click.option("--power", type=float, default=0.8, show_default=True, help="Power at which the MDE is computed.")
+@click.option("--redeal", type=float, default=0.35, show_default=True,
+              help="MDE assumption: the share of games a change re-deals (plays differently from the change on).")
 @click.option("--baselines", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/baseline"),
-              show_default=True, help="Folder of baseline JSON files.")
+              show_default=True, help="Folder of baselines.")
 @_jobs_option
-def baseline_cmd(name, scenario, games, seed, sets, tolerance, alpha, baselines, jobs):
-    """Record a new baseline NAME for `simkit check` from SCENARIO."""
+def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, mean_tolerance, metric_tols, alpha,
+                 power, redeal, baselines, jobs):
+    """Record baseline NAME for `simkit check` from SCENARIO (NAME.json + NAME.npz).
+
+    The games per cell are sized so that every number's minimum detectable
+    effect (at --power, Holm --alpha, for a change re-dealing --redeal of the
+    games) is at most its tolerance, or the command says it cannot.
+    `simkit baseline --all` re-records every baseline from its own settings.
+    """
+    import json
+
     from simkit.core import check as ck
 
-    rel = str(scenario)
-    data = {"scenario": rel, "overrides": list(sets), "seed": seed, "games": games}
-    new = ck.run_baseline(data, Path.cwd(), jobs or None)
-    p = ck.write_baseline(baselines / f"{name}.json", rel, list(sets), seed, games, None, new, alpha, tolerance)
-    click.echo(f"wrote {p} ({len(new)} numbers)")
+    root = Path.cwd()
+    if all_:
+        if name or scenario:
+            raise InputError("baseline: give NAME and SCENARIO, or --all, not both")
+        files = sorted(baselines.glob("*.json"))
+        if not files:
+            raise InputError(f"--baselines: no baselines in {baselines}")
+        specs = []
+        for f in files:
+            try:
+                d = json.loads(f.read_text())
+                d0 = {k: d[k] for k in ("scenario", "overrides", "seed")}
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise InputError(f"{f}: cannot read the baseline's scenario, overrides and seed ({exc})") from None
+            tols = ck.Tolerances.from_json(d["tolerance"], str(f)) if isinstance(d.get("tolerance"), dict) \
+                else ck.Tolerances(ck.Tolerance(float(d.get("tolerance", ck.DEFAULT_RATE_TOLERANCE))))
+            specs.append((f, d0, d.get("block_size"), float(d.get("alpha", ck.DEFAULT_ALPHA))
+                          if d.get("format") == ck.FORMAT else ck.DEFAULT_ALPHA,
+                          float(d.get("power", ck.DEFAULT_POWER)), float(d.get("redeal", ck.DEFAULT_REDEAL)), tols))
+    else:
+        if not name or not scenario:
+            raise InputError("baseline: give NAME and SCENARIO (or --all to re-record every baseline)")
+        if not (0 < alpha < 0.5):
+            raise InputError(f"--alpha: must lie between 0 and 0.5 (got {alpha})")
+        if not (0.5 <= power < 1):
+            raise InputError(f"--power: must lie between 0.5 and 1 (got {power})")
+        if not (0 < redeal <= 1):
+            raise InputError(f"--redeal: must lie in (0, 1] (got {redeal})")
+        per = {}
+        for t in metric_tols:
+            k, sep, v = t.partition("=")
+            if not sep or not k.strip():
+                raise InputError(f"--metric-tolerance: expected METRIC=TOL, e.g. turns=10% (got {t!r})")
+            per[k.strip()] = ck.parse_tolerance(v, f"--metric-tolerance {t}")
+        tols = ck.Tolerances(ck.parse_tolerance(tolerance, "--tolerance"),
+                             ck.parse_tolerance(mean_tolerance, "--mean-tolerance"), per)
+        from simkit.core import loader
+
+        sim = loader.load(scenario, list(sets)).simulation
+        names = [m.name for m in sim.metrics if m.trials is None]
+        bad = [k for k in per if k not in names]
+        if bad:
+            raise InputError(f"--metric-tolerance: unknown metric {bad[0]!r}; allowed values: {', '.join(names)}")
+        specs = [(baselines / f"{name}.json", {"scenario": str(scenario), "overrides": list(sets), "seed": seed},
+                  None, alpha, power, redeal, tols)]
+    for f, d0, block_size, a, pw, rd, tols in specs:
+        try:
+            data = ck.record(f, d0["scenario"], d0["overrides"], d0["seed"], games, block_size, a, pw, rd, tols, root,
+                             jobs or None, max_games=max_games, log=lambda s: click.echo(s, err=True))
+        except ck.CannotSize as exc:
+            click.echo(f"simkit baseline: cannot size {exc}", err=True)
+            sys.exit(1)
+        click.echo(f"wrote {f} and {f.with_suffix('.npz').name} ({len(data['metrics'])} numbers, "
+                   f"{f.with_suffix('.npz').stat().st_size:,} bytes of per-game outcomes)")
+        click.echo(ck.mde_line(f.stem, data))
 
 
 @cli.command("tune")

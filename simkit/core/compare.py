@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as st
 
+from simkit.core import stats
 from simkit.core.simulation import Metric, Simulation
 from simkit.core.stats import z_value
 from simkit.errors import InputError
@@ -64,7 +65,8 @@ class PairedSim(Simulation):
         self.kinds = {m.name: m.kind for m in specs}
         by = ("metric", "group")
         self.metrics = [Metric("a", "ka", "mean", by), Metric("b", "kb", "mean", by),
-                        Metric("d", "kd", "mean", by), Metric("c", "c", "mean", by)]
+                        Metric("d", "kd", "mean", by), Metric("c", "c", "mean", by),
+                        Metric("ab", "kab", "mean", by), Metric("nz", "knz", "mean", by)]
 
     @property
     def cells(self) -> int:
@@ -73,19 +75,27 @@ class PairedSim(Simulation):
     def run_block(self, key, n):
         fa = pl.DataFrame(self.a.run_block(key, n))
         fb = pl.DataFrame(self.b.run_block(key, n))
+        if fa.height != fb.height:
+            raise InputError("compare: the two scenarios do not have the same cells (warbands, policies, "
+                             "levels …); compare scenarios that differ only in card data or rule options")
+        # pair every row of A with the row of B for the same cell and game
+        cell_keys = ["game"] + [b for b in dict.fromkeys(k for _, _, _, by in self.specs for k in by)]
+        cols = list(dict.fromkeys(c for _, c, _, _ in self.specs))
+        j = fa.select(*cell_keys, *cols).join(fb.select(*cell_keys, *[pl.col(c).alias(c + "__b") for c in cols]),
+                                              on=cell_keys, how="inner")
+        if j.height != fa.height:
+            raise InputError("compare: the two scenarios do not have the same cells (warbands, policies, "
+                             "levels …); compare scenarios that differ only in card data or rule options")
         parts = []
         for name, column, _, by in self.specs:
             keys = list(by) + ["game"]
-            col = pl.col(column).cast(pl.Int64)
-            ga = fa.group_by(keys).agg(col.sum().alias("ka"), pl.len().alias("c"))
-            gb = fb.group_by(keys).agg(col.sum().alias("kb"), pl.len().alias("cb"))
-            j = ga.join(gb, on=keys, how="inner")
-            if j.height != ga.height or j.height != gb.height or not (j["c"] == j["cb"]).all():
-                raise InputError("compare: the two scenarios do not have the same cells (warbands, policies, "
-                                 "levels …); compare scenarios that differ only in card data or rule options")
-            parts.append(j.select(pl.lit(name).alias("metric"), _group_label(list(by)).alias("group"),
+            x, y = pl.col(column).cast(pl.Int64), pl.col(column + "__b").cast(pl.Int64)
+            g = j.group_by(keys).agg(x.sum().alias("ka"), y.sum().alias("kb"), pl.len().alias("c"),
+                                     (x * y).sum().alias("kab"))
+            parts.append(g.select(pl.lit(name).alias("metric"), _group_label(list(by)).alias("group"),
                                   pl.col("game").cast(pl.Int32), "ka", "kb", (pl.col("kb") - pl.col("ka")).alias("kd"),
-                                  pl.col("c").cast(pl.Int64)))
+                                  pl.col("c").cast(pl.Int64), pl.col("kab").cast(pl.Int64),
+                                  (pl.col("kb") != pl.col("ka")).cast(pl.Int64).alias("knz")))
         frame = pl.concat(parts)
         return {c: frame[c].to_numpy() for c in frame.columns}
 
@@ -107,10 +117,21 @@ class Row:
     a_half: float
     b_half: float
     efficiency: float  # var(paired difference) / (var A + var B): the share of games a paired design needs
+    kind: str = "mean"
+    cells: int = 1
+    p_holm: float = math.nan
+    a_low: float = math.nan
+    a_high: float = math.nan
+    b_low: float = math.nan
+    b_high: float = math.nan
+    var_d: float = math.nan  # variance of one game's paired difference (its mean over the group's cells)
+    discordant: int = 0  # games whose value changed
 
     @property
     def significant(self) -> bool:
-        return self.p_value < 0.05
+        """Significant at 5% after Holm's correction over all the comparison's numbers."""
+        p = self.p_holm if self.p_holm == self.p_holm else self.p_value
+        return p < 0.05
 
 
 def _sd_from(row: dict) -> float:
@@ -119,8 +140,19 @@ def _sd_from(row: dict) -> float:
     return half / z_value() * math.sqrt(row["n"]) if row["n"] > 1 and math.isfinite(half) else math.nan
 
 
-def rows_from(accumulator) -> list[Row]:
-    """Paired comparison rows from the runner's accumulated statistics."""
+def rows_from(accumulator, kinds: dict[str, str] | None = None) -> list[Row]:
+    """Paired comparison rows from the runner's accumulated statistics.
+
+    Rates of one cell: Newcombe's hybrid score interval (method 10) for the
+    paired difference and the exact McNemar test; rates pooled over cells
+    that share games: the same on the effective counts (divided by the
+    design effect of the game), with the sign-flip z-test Σd/√Σd² over
+    games; means: the normal interval of the mean per-game difference and
+    the same z-test. A and B: Wilson intervals (on the effective number of
+    games when pooled) for rates, normal ones for means. ``p_holm``: Holm's
+    adjustment over all rows. ``kinds`` maps metric names to "rate"/"mean"
+    (default: the metric is a rate when its A and B values lie in [0, 1]).
+    """
     by_key: dict[tuple, dict] = {}
     for (name, key), (n, s, ss, _) in accumulator.totals.items():
         by_key.setdefault(key, {})[name] = (n, s, ss)
@@ -128,31 +160,55 @@ def rows_from(accumulator) -> list[Row]:
     z = z_value()
     for (metric, group), t in by_key.items():
         n = t["a"][0]
-        c = t["c"][1] / n  # cells per game (constant within a group)
-        mean = {k: t[k][1] / n / c for k in ("a", "b", "d")}
+        c = max(1, round(t["c"][1] / n))  # cells per game (constant within a group)
+        rows = n * c
+        mean = {k: t[k][1] / rows for k in ("a", "b", "d")}
         var = {}
         for k in ("a", "b", "d"):
             _, s1, s2 = t[k]
             var[k] = max(0.0, (s2 - s1 * s1 / n) / (n - 1)) / (c * c) if n > 1 else math.nan
-        se = math.sqrt(var["d"] / n) if n > 1 else math.nan
-        half = z * se
-        if se > 0:
-            p = float(2 * st.norm.sf(abs(mean["d"]) / se))
+        kind = (kinds or {}).get(metric) or ("rate" if "ab" in t and all(0 <= t[k][1] <= rows for k in ("a", "b"))
+                                             and t["a"][2] <= c * t["a"][1] else "mean")
+        sd_, sdd = t["d"][1], t["d"][2]
+        # the sign-flip z-test: valid for a zero mean difference whatever the correlation of A and B
+        p = 1.0 if sd_ == 0 else float(2 * st.norm.sf(abs(sd_) / math.sqrt(sdd))) if sdd > 0 else 0.0
+        if kind == "rate" and "ab" in t:
+            n11 = float(t["ab"][1])
+            n10, n01 = t["a"][1] - n11, t["b"][1] - n11
+            n00 = rows - n11 - n10 - n01
+            deff = 1.0
+            if c > 1 and n > 1:
+                v_iid = ((n10 + n01) / rows - mean["d"] ** 2) / rows
+                deff = min(float(c), var["d"] / n / v_iid) if v_iid > 0 else float(c)
+            pr = stats.paired_rate(n11, n10, n01, n00, deff)
+            low, high = pr.low, pr.high
+            if c == 1:
+                p = pr.p_value  # exact McNemar
+            ea = stats.pooled_rate(n, t["a"][1], t["a"][2], c)
+            eb = stats.pooled_rate(n, t["b"][1], t["b"][2], c)
         else:
-            p = 1.0 if mean["d"] == 0 else 0.0
+            se = math.sqrt(var["d"] / n) if n > 1 else math.nan
+            low, high = mean["d"] - z * se, mean["d"] + z * se
+            ha = z * math.sqrt(var["a"] / n) if n > 1 else math.nan
+            hb = z * math.sqrt(var["b"] / n) if n > 1 else math.nan
+            ea = stats.Estimate(mean["a"], mean["a"] - ha, mean["a"] + ha, n)
+            eb = stats.Estimate(mean["b"], mean["b"] - hb, mean["b"] + hb, n)
         unpaired = var["a"] + var["b"]
-        out.append(Row(metric, group, n, mean["a"], mean["b"], mean["d"], mean["d"] - half, mean["d"] + half, p,
-                       z * math.sqrt(var["a"] / n) if n > 1 else math.nan,
-                       z * math.sqrt(var["b"] / n) if n > 1 else math.nan,
-                       var["d"] / unpaired if unpaired > 0 else math.nan))
+        out.append(Row(metric, group, n, mean["a"], mean["b"], mean["d"], low, high, p,
+                       (ea.high - ea.low) / 2, (eb.high - eb.low) / 2,
+                       var["d"] / unpaired if unpaired > 0 else math.nan, kind, c, math.nan,
+                       ea.low, ea.high, eb.low, eb.high, var["d"],
+                       int(t["nz"][1]) if "nz" in t else 0))
+    for r, ph in zip(out, stats.holm([r.p_value for r in out])):
+        r.p_holm = ph
     out.sort(key=lambda r: (r.metric, r.group != ALL, r.group))
     return out
 
 
-def precision_rule(e: float):
+def precision_rule(e: float, kinds: dict[str, str] | None = None):
     """Stop when every difference's 95% half-width is at most ``e``."""
     def stop(acc):
-        return all((r.d_high - r.d_low) / 2 <= e for r in rows_from(acc))
+        return all((r.d_high - r.d_low) / 2 <= e for r in rows_from(acc, kinds))
     return stop
 
 
@@ -161,17 +217,30 @@ class SPRT:
     """Wald's sequential test on the pooled per-game difference of one metric.
 
     H0: the change does not move the metric (δ = 0); H1: it moves it by D or
-    more in either direction (|δ| = D). Two one-sided SPRTs at α/2 each; the
-    run stops when one of them accepts H1, or both accept H0.
+    more in either direction (|δ| = D). Two one-sided Gaussian SPRTs at α/2
+    each on the per-game differences; the run stops when one of them accepts
+    H1, or both accept H0.
+
+    The variance is estimated as games come in, and never below a floor: for
+    a rate, a change of D flips at least a share D of the paired outcomes,
+    so one cell's difference has variance at least D(1 − D) under H1, and the
+    mean over ``c`` cells at least D(1 − D)/c (cells not negatively
+    correlated). A mean is never decided before ``min_discordant`` games
+    changed. At the stop, :meth:`interval` is a confidence sequence: valid
+    whenever the run stopped.
     """
 
     metric: str
     delta: float
     alpha: float = 0.05
     beta: float = 0.1
+    kind: str = "rate"
+    min_discordant: int = 20
     decision: str = "undecided"
     llr_up: float = 0.0
     llr_down: float = 0.0
+    row: Row | None = None
+    sd: float = math.nan
 
     @property
     def upper(self) -> float:
@@ -181,15 +250,23 @@ class SPRT:
     def lower(self) -> float:
         return math.log(self.beta / (1 - self.alpha / 2))
 
+    def variance(self, row: Row) -> float:
+        v = row.var_d if row.var_d == row.var_d else 0.0
+        if self.kind == "rate":
+            v = max(v, self.delta * (1 - self.delta) / max(1, row.cells))
+        return v
+
     def __call__(self, acc) -> bool:
-        row = next((r for r in rows_from(acc) if r.metric == self.metric and r.group == ALL), None)
-        if row is None or row.n < 2 or not math.isfinite(row.d_high):
+        row = next((r for r in rows_from(acc, {self.metric: self.kind}) if r.metric == self.metric and r.group == ALL),
+                   None)
+        if row is None or row.n < 2:
             return False
-        sd = (row.d_high - row.d) / z_value() * math.sqrt(row.n)
-        if sd == 0:
-            self.decision = "no change" if row.d == 0 else "changed"
-            return True
-        k = row.n / (sd * sd)
+        self.row = row
+        var = self.variance(row)
+        if var <= 0 or (self.kind != "rate" and row.discordant < self.min_discordant):
+            return False
+        self.sd = math.sqrt(var)
+        k = row.n / var
         self.llr_up = k * (self.delta * row.d - self.delta ** 2 / 2)
         self.llr_down = k * (-self.delta * row.d - self.delta ** 2 / 2)
         if self.llr_up >= self.upper or self.llr_down >= self.upper:
@@ -200,16 +277,34 @@ class SPRT:
             return True
         return False
 
+    def interval(self, confidence: float = 0.95) -> tuple[float, float, float]:
+        """(estimate, low, high) at the stop: a confidence sequence, valid under optional stopping.
+
+        Tuned to be tightest at the games Wald's test needs on average under H1.
+        """
+        if self.row is None:
+            return math.nan, -math.inf, math.inf
+        var = self.variance(self.row)
+        n_opt = max(1.0, var * 2 * self.upper / self.delta ** 2)
+        lo, hi = stats.confidence_sequence(self.row.n, self.row.d, var, 1 - confidence, n_opt)
+        return self.row.d, lo, hi
+
+
+def _ab(est: float, low: float, high: float) -> str:
+    if not (low == low and high == high):
+        return f"{est:.4f}"
+    return f"{est:.4f} [{low:.4f}, {high:.4f}]"
+
 
 def table_rows(rows: list[Row]) -> list[dict]:
-    """Rows for display: A and B with intervals, the paired difference, p-value, verdict and efficiency."""
+    """Rows for display: A and B with intervals, the paired difference, raw and Holm p-values, verdict, efficiency."""
     out = []
     for r in rows:
         out.append({
             "metric": r.metric, "group": r.group,
-            "A [95%]": f"{r.a:.4f} ± {r.a_half:.4f}", "B [95%]": f"{r.b:.4f} ± {r.b_half:.4f}",
+            "A [95%]": _ab(r.a, r.a_low, r.a_high), "B [95%]": _ab(r.b, r.b_low, r.b_high),
             "B − A [95%]": f"{r.d:+.4f} [{r.d_low:+.4f}, {r.d_high:+.4f}]",
-            "p": f"{r.p_value:.3g}", "significant": "yes" if r.significant else "no",
+            "p": f"{r.p_value:.3g}", "p (Holm)": f"{r.p_holm:.3g}", "significant": "yes" if r.significant else "no",
             "paired needs": "–" if not math.isfinite(r.efficiency) else f"{r.efficiency:.0%} of the games",
             "n": r.n,
         })
@@ -218,14 +313,14 @@ def table_rows(rows: list[Row]) -> list[dict]:
 
 def summary_sentence(rows: list[Row]) -> str:
     sig = [r for r in rows if r.significant]
+    raw = sum(r.p_value < 0.05 for r in rows)
     if not sig:
         return (f"No significant change: none of the {len(rows)} paired differences is significant at the 5% level "
-                "(each interval contains 0).")
+                f"after Holm's correction for {len(rows)} comparisons ({raw} with a raw p below 0.05).")
     names = ", ".join(f"{r.metric} ({r.group}) {r.d:+.4f}" for r in sig[:8])
     more = f" and {len(sig) - 8} more" if len(sig) > 8 else ""
-    bonf = sum(r.p_value < 0.05 / len(rows) for r in rows)
-    return (f"Significant change in {len(sig)} of {len(rows)} numbers at the 5% level: {names}{more}. "
-            f"{bonf} remain significant after a Bonferroni correction for {len(rows)} comparisons.")
+    return (f"Significant change in {len(sig)} of {len(rows)} numbers at the 5% level after Holm's correction "
+            f"(family-wise; column 'p (Holm)'; {raw} with a raw p below 0.05): {names}{more}.")
 
 
 def efficiency_note(rows: list[Row]) -> str:

@@ -124,10 +124,12 @@ class StatsAccumulator:
         for (name, key), (n, s, ss, c) in self.totals.items():
             m = by_name[name]
             if m.unit == "game" and c > 1:
-                # each game's mean over its c pooled cells is one observation
-                e = stats.mean_interval(int(n), s / c, ss / (c * c))
                 if m.kind == "rate":
-                    e = stats.Estimate(e.estimate, max(0.0, e.low), min(1.0, e.high), e.n)
+                    # Wilson on the effective number of games (rows over the design effect)
+                    e = stats.pooled_rate(int(n), s, ss, int(c))
+                else:
+                    # each game's mean over its c pooled cells is one observation
+                    e = stats.mean_interval(int(n), s / c, ss / (c * c))
             elif m.kind == "rate":
                 e = stats.wilson(int(s), int(n))
             else:

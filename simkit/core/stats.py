@@ -33,8 +33,12 @@ class Estimate:
         return (self.high - self.low) / 2.0
 
 
-def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> Estimate:
-    """Wilson score interval for ``k`` successes in ``n`` trials."""
+def wilson(k: float, n: float, confidence: float = CONFIDENCE) -> Estimate:
+    """Wilson score interval for ``k`` successes in ``n`` trials.
+
+    ``k`` and ``n`` may be fractional: effective counts of clustered data
+    (see :func:`pooled_rate`); the returned ``n`` is then rounded down.
+    """
     if n <= 0:
         return Estimate(math.nan, 0.0, 1.0, 0)
     z = z_value(confidence)
@@ -44,7 +48,7 @@ def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> Estimate:
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     low = 0.0 if k == 0 else max(0.0, centre - half)
     high = 1.0 if k == n else min(1.0, centre + half)
-    return Estimate(p, low, high, n)
+    return Estimate(p, low, high, int(n))
 
 
 def clopper_pearson(k: int, n: int, confidence: float = CONFIDENCE) -> Estimate:
@@ -85,7 +89,10 @@ def paired_difference(n: int, sum_d: float, sum_d2: float, confidence: float = C
 
     With common random numbers the two variants' games are paired, and the
     variance of d is far below that of two independent runs when the variants
-    mostly agree. The interval is the normal one for the mean of d.
+    mostly agree. The interval is the normal one for the mean of d: right
+    for means over many games; for 0/1 outcomes use :func:`paired_rate`
+    (Newcombe's score interval and the exact McNemar test), since with few
+    discordant pairs this one covers far less than 95%.
     """
     if n <= 1:
         return PairedDifference(math.nan, math.nan, math.nan, n, math.nan)
@@ -101,12 +108,245 @@ def paired_difference(n: int, sum_d: float, sum_d2: float, confidence: float = C
 
 
 def paired_rate_difference(a, b, confidence: float = CONFIDENCE) -> PairedDifference:
-    """Difference of two rates from paired 0/1 outcomes ``a`` and ``b`` (arrays of equal length)."""
+    """Difference of two rates from paired 0/1 outcomes ``a`` and ``b`` (arrays of equal length).
+
+    Newcombe's hybrid score interval (method 10) and the exact McNemar test.
+    """
     import numpy as np
 
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     if a.shape != b.shape:
         raise ValueError("paired outcomes must have the same length")
-    d = b - a
-    return paired_difference(int(d.size), float(d.sum()), float((d * d).sum()), confidence)
+    n11 = int(((a == 1) & (b == 1)).sum())
+    n10 = int(((a == 1) & (b == 0)).sum())
+    n01 = int(((a == 0) & (b == 1)).sum())
+    return paired_rate(n11, n10, n01, a.size - n11 - n10 - n01, confidence=confidence)
+
+
+# ---------------------------------------------------------------- rates pooled over cells that share games
+
+
+def pooled_rate(n: int, s: float, ss: float, c: int, confidence: float = CONFIDENCE) -> Estimate:
+    """A rate pooled over ``c`` cells that replay the same ``n`` games: Wilson on the effective n.
+
+    ``s`` and ``ss`` are the sum and sum of squares over games of each game's
+    count of successes across its ``c`` cells (0..c). The design effect is
+    the variance of the per-game mean over its binomial value; the interval
+    is Wilson's for ``p`` on ``n·c / deff`` trials, the effective number of
+    independent rows (see :func:`effective_n`), kept between ``n`` (the ``c``
+    cells of a game always agree) and ``n·c`` (they are independent). With no events, or no
+    variance, the conservative ``n`` games are used. ``n`` of the result is
+    the number of games.
+    """
+    if n <= 0 or c <= 0:
+        return Estimate(math.nan, 0.0, 1.0, 0)
+    p = s / (n * c)
+    n_eff = effective_n(n, s, ss, c)
+    e = wilson(p * n_eff, n_eff, confidence)
+    low = 0.0 if s == 0 else e.low
+    high = 1.0 if s == n * c else e.high
+    return Estimate(p, low, high, n)
+
+
+def effective_n(n: int, s: float, ss: float, c: int) -> float:
+    """Effective number of independent rows behind a rate pooled over ``c`` cells of ``n`` games.
+
+    ``n·c`` over the design effect, the design effect taken at its upper 90%
+    confidence bound: with few events it cannot be estimated (one event says
+    nothing about how events cluster), so it is scaled by G / χ²₀.₁(G), where
+    G = s² / ss is the effective number of games with events. With many
+    events the factor is close to 1.
+    """
+    if c <= 1 or n < 2:
+        return float(n * max(c, 1))
+    p = s / (n * c)
+    var_y = max(0.0, (ss / (c * c) - n * p * p) / (n - 1))  # variance of a game's mean over its cells
+    if var_y <= 0 or p <= 0 or p >= 1:
+        return float(n)
+    deff = n * c * var_y / (n * p * (1 - p))
+    g = s * s / ss if ss > 0 else 1.0
+    deff *= g / float(_st.chi2.ppf(0.1, g))
+    return float(min(n * c, max(n, n * c / deff)))
+
+
+# ---------------------------------------------------------------- paired rates
+
+
+def newcombe_paired(n11: float, n10: float, n01: float, n00: float,
+                    confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Newcombe's hybrid score interval (1998, method 10) for p_B − p_A from a paired 2×2 table.
+
+    ``n10`` counts pairs with A = 1 and B = 0 (A won, B lost), ``n01`` A = 0
+    and B = 1. Returns (estimate, low, high). Counts may be fractional
+    (effective counts of clustered data).
+    """
+    n = n11 + n10 + n01 + n00
+    if n <= 0:
+        return math.nan, -1.0, 1.0
+    pa, pb = (n11 + n10) / n, (n11 + n01) / n
+    la, ua = _wilson_bounds(n11 + n10, n, confidence)
+    lb, ub = _wilson_bounds(n11 + n01, n, confidence)
+    prod = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
+    phi = 0.0
+    if prod > 0:
+        a = n11 * n00 - n10 * n01
+        if a > n / 2:
+            phi = (a - n / 2) / math.sqrt(prod)
+        elif a < 0:
+            phi = a / math.sqrt(prod)
+    d = pb - pa
+    low = d - math.sqrt(max(0.0, (pb - lb) ** 2 - 2 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2))
+    high = d + math.sqrt(max(0.0, (ub - pb) ** 2 - 2 * phi * (ub - pb) * (pa - la) + (pa - la) ** 2))
+    return d, max(-1.0, low), min(1.0, high)
+
+
+def _wilson_bounds(k: float, n: float, confidence: float) -> tuple[float, float]:
+    e = wilson(k, n, confidence)
+    return e.low, e.high
+
+
+def mcnemar_exact(n10: int, n01: int) -> float:
+    """Exact (conditional) McNemar test: two-sided binomial test of the discordant pairs at 1/2."""
+    m = int(n10) + int(n01)
+    if m == 0:
+        return 1.0
+    return float(_st.binomtest(int(n01), m, 0.5).pvalue)
+
+
+def paired_rate(n11: float, n10: float, n01: float, n00: float, deff: float = 1.0,
+                confidence: float = CONFIDENCE) -> PairedDifference:
+    """p_B − p_A of paired 0/1 outcomes: Newcombe's interval and the exact McNemar test.
+
+    ``deff`` ≥ 1 is the design effect when the pairs are rows of games that
+    share several cells: the interval uses the counts divided by it (the
+    effective number of independent pairs), and the test the rounded
+    effective discordant counts.
+    """
+    n = n11 + n10 + n01 + n00
+    deff = max(1.0, deff) if math.isfinite(deff) else 1.0
+    d, low, high = newcombe_paired(n11 / deff, n10 / deff, n01 / deff, n00 / deff, confidence)
+    if deff == 1.0:
+        p = mcnemar_exact(int(round(n10)), int(round(n01)))
+    else:
+        p = mcnemar_exact(int(math.floor(n10 / deff + 0.5)), int(math.floor(n01 / deff + 0.5)))
+    return PairedDifference(d, low, high, int(round(n)), p)
+
+
+def signflip_test(d) -> float:
+    """Exact two-sided sign-flip (randomisation) test of paired integer differences ``d``.
+
+    Under "no change" (old and new exchangeable within each pair) every
+    nonzero difference is equally likely positive or negative; the p-value is
+    P(|Σ ±|d_i|| ≥ |Σ d_i|) over those 2^k sign patterns, computed exactly by
+    convolving one binomial per distinct |d|. For 0/1 outcomes this is the
+    exact McNemar test. Falls back to the normal approximation
+    Σd / sqrt(Σd²) (valid for a zero mean difference, and accurate for the
+    randomisation distribution of so many terms) when more than 400
+    differences are nonzero or the exact distribution would need more than
+    10^6 support points. The convolution
+    is done by FFT: p-values below ~1e-12 are rounding noise (reported as such
+    small numbers, never as large ones).
+    """
+    import numpy as np
+
+    d = np.asarray(d, dtype=np.int64)
+    d = d[d != 0]
+    if d.size == 0:
+        return 1.0
+    t = int(d.sum())
+    mags, counts = np.unique(np.abs(d), return_counts=True)
+    total = int((mags * counts).sum())
+    if mags.size == 1:
+        # Σ = m·(2·Bin(k, 1/2) − k): the exact McNemar / sign test
+        return mcnemar_exact(int((d < 0).sum()), int((d > 0).sum()))
+    if d.size > 400 or 2 * total + 1 > 1_000_000:
+        return float(2 * _st.norm.sf(abs(t) / math.sqrt(float((d.astype(np.float64) ** 2).sum()))))
+    from scipy.signal import fftconvolve
+
+    # distribution of S = Σ ±|d| on the grid -total..total: one binomial per distinct magnitude
+    dist = np.ones(1)
+    for m, k in zip(mags.tolist(), counts.tolist()):
+        kernel = np.zeros(2 * m * k + 1)
+        kernel[::2 * m] = _st.binom.pmf(np.arange(k + 1), k, 0.5)  # j positives contribute m·(2j − k)
+        dist = fftconvolve(dist, kernel) if dist.size > 1 else kernel
+        dist = np.clip(dist, 0.0, None)
+    grid = np.arange(-total, total + 1)
+    p = float(dist[np.abs(grid) >= abs(t)].sum())
+    return min(1.0, p)
+
+
+# ---------------------------------------------------------------- many numbers at once
+
+
+def holm(pvalues) -> list[float]:
+    """Holm's step-down adjusted p-values (family-wise error rate); NaN stays NaN."""
+    idx = [i for i, p in enumerate(pvalues) if p == p]
+    m = len(idx)
+    out = [math.nan] * len(pvalues)
+    running = 0.0
+    for rank, i in enumerate(sorted(idx, key=lambda i: pvalues[i])):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out
+
+
+def benjamini_hochberg(pvalues) -> list[float]:
+    """Benjamini–Hochberg adjusted p-values (false discovery rate); NaN stays NaN."""
+    idx = [i for i, p in enumerate(pvalues) if p == p]
+    m = len(idx)
+    out = [math.nan] * len(pvalues)
+    running = 1.0
+    order = sorted(idx, key=lambda i: pvalues[i])
+    for rank in range(m - 1, -1, -1):
+        i = order[rank]
+        running = min(running, m * pvalues[i] / (rank + 1))
+        out[i] = min(1.0, running)
+    return out
+
+
+# ---------------------------------------------------------------- sequential: a confidence sequence
+
+
+def confidence_sequence(n: int, mean: float, var: float, alpha: float = 1 - CONFIDENCE,
+                        n_opt: float | None = None) -> tuple[float, float]:
+    """Asymptotic (1 − alpha) confidence sequence for a mean after ``n`` observations.
+
+    Robbins' normal mixture on the standardised sum, with the variance
+    plugged in (Waudby-Smith et al. 2021, "Time-uniform central limit
+    theory"): with probability at least 1 − alpha (asymptotically) the
+    interval covers the mean at *every* n simultaneously, so it stays valid
+    however the run was stopped. ``n_opt`` is the number of observations at
+    which it is tightest (mixture width ρ² chosen for it).
+    """
+    if n < 1 or not math.isfinite(var):
+        return -math.inf, math.inf
+    sd = math.sqrt(max(var, 0.0))
+    n_opt = max(1.0, float(n_opt or n))
+    la = math.log(1 / alpha)
+    rho2 = (2 * la + math.log(2 * la + 1)) / n_opt
+    bound = math.sqrt(2 * (n * rho2 + 1) / rho2 * math.log(math.sqrt(n * rho2 + 1) / alpha))
+    half = sd * bound / n
+    return mean - half, mean + half
+
+
+# ---------------------------------------------------------------- power: the minimum detectable effect
+
+
+def mde(sd_diff: float, n: float, alpha: float, power: float = 0.8) -> float:
+    """Smallest true paired difference a two-sided level-``alpha`` test detects with probability ``power``.
+
+    ``sd_diff`` is the standard deviation of one paired difference, ``n`` the
+    number of pairs (normal approximation).
+    """
+    if n <= 0:
+        return math.inf
+    return (z_value(1 - alpha) + float(_st.norm.ppf(power))) * sd_diff / math.sqrt(n)
+
+
+def games_for_mde(sd_diff: float, target: float, alpha: float, power: float = 0.8) -> int:
+    """Pairs needed so that :func:`mde` is at most ``target``."""
+    if target <= 0:
+        return 0
+    k = (z_value(1 - alpha) + float(_st.norm.ppf(power))) * sd_diff / target
+    return int(math.ceil(k * k))

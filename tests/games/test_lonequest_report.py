@@ -99,3 +99,23 @@ def test_win_odds_match_rows(report):
         est, low, high = map(float, CELL.match(cell).groups())
         assert low <= est <= high
         assert est == pytest.approx(pooled[p], abs=5e-4)
+
+
+def test_pooled_rows_use_the_game_as_the_unit(report):
+    """The "all Warbands" row: the Warbands of one game share its dice, so its interval is Wilson on the effective
+    number of games — at least as wide as Wilson on the rows counted as independent, at most as wide as Wilson on
+    the games alone."""
+    from simkit.core.stats import wilson
+
+    run_dir, files = report
+    text = next(f for f in files if f.name == "report.md").read_text()
+    _, rows = _win_table(text)
+    df = simkit.results.load(run_dir)
+    counts = dict(df.group_by("policy").agg(pl.col("won").cast(pl.Int64).sum()).iter_rows())
+    games = df.select("block", "game").unique().height
+    for p, cell in zip(POLICIES, rows["**all Warbands**"]):
+        est, low, high = map(float, CELL.match(cell).groups())
+        rows_iid = wilson(counts[p], games * len(WARBANDS))
+        games_only = wilson(counts[p] / len(WARBANDS), games)
+        assert high - low >= rows_iid.high - rows_iid.low - 2e-3
+        assert high - low <= games_only.high - games_only.low + 2e-3

@@ -104,8 +104,13 @@ def test_paired_differences_match_rows(report, a, b):
         est, low, high = map(float, DIFF.match(r[f"{roman[a]} − {roman[b]} [95%]"]).groups())
         assert est == pytest.approx(direct[p], abs=5e-5 + 1e-9)  # printed to 4 decimals; a tie is exactly 5e-5
         assert low <= est <= high
-        expected = "harder" if low > 0 else "easier?!" if high < 0 else "no clear difference"
+        # verdicts are Holm-corrected over every row of the three tables, and the raw p-value is kept
+        ph = 0.0 if r["p (Holm)"].startswith("<") else float(r["p (Holm)"])
+        expected = ("harder" if ph < 0.05 and est > 0 else "easier?!" if ph < 0.05 and est < 0
+                    else "no clear difference")
         assert r["verdict"] == expected
+        if r["p-value"] != "< 0.0001" and r["p (Holm)"] != "< 0.0001":
+            assert float(r["p (Holm)"]) >= float(r["p-value"])
         assert r["paired games"] == "800"
         p_value = r["p-value"]
         assert p_value == "< 0.0001" or 0.0 <= float(p_value) <= 1.0

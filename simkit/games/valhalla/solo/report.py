@@ -29,7 +29,7 @@ from simkit.core.plotting import bars, lines
 from simkit.core.report import (
     STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown,
 )
-from simkit.core.stats import Estimate, paired_difference, wilson, z_value
+from simkit.core.stats import Estimate, holm, paired_rate, wilson, z_value
 from simkit.core.tables import render
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
@@ -148,15 +148,17 @@ def _paired(frame: pl.LazyFrame, a: int, b: int) -> dict[tuple, dict]:
     """won(level a) − won(level b) over games paired on (block, game, monster, variant, jarl, policy).
 
     Rows of one (block, game) share their shuffle across Jarls, so the per-game mean over Jarls is
-    the unit handed to ``paired_difference`` (same estimate as the mean over all pairs)."""
+    the unit of the design effect handed to ``paired_rate`` (Newcombe on the effective counts)."""
     wa = frame.filter(pl.col("level") == a).select(*PAIR_KEYS, pl.col("won").cast(pl.Int64).alias("wa"))
     wb = frame.filter(pl.col("level") == b).select(*PAIR_KEYS, pl.col("won").cast(pl.Int64).alias("wb"))
-    j = wa.join(wb, on=PAIR_KEYS, how="inner").with_columns(d=pl.col("wa") - pl.col("wb"))
+    j = wa.join(wb, on=PAIR_KEYS, how="inner").with_columns(d=pl.col("wa") - pl.col("wb"),
+                                                               ab=pl.col("wa") * pl.col("wb"))
     # integer sums per game and over games (exact, so the report is byte-identical run after run); a game's
     # value is its sum over its m paired Jarls divided by m
     per = j.group_by("block", "game", "monster", "variant", "policy").agg(
-        pl.len().alias("m"), pl.col("d").sum(), pl.col("wa").sum(), pl.col("wb").sum())
-    aggs = [pl.col("m").sum().alias("pairs"), pl.len().alias("games"), pl.col("m").max().alias("m_max")]
+        pl.len().alias("m"), pl.col("d").sum(), pl.col("wa").sum(), pl.col("wb").sum(), pl.col("ab").sum())
+    aggs = [pl.col("m").sum().alias("pairs"), pl.len().alias("games"), pl.col("m").max().alias("m_max"),
+            pl.col("ab").sum().alias("ab_s")]
     for k in ("d", "wa", "wb"):
         aggs += [pl.col(k).sum().alias(f"{k}_s"), (pl.col(k) * pl.col(k)).sum().alias(f"{k}_ss")]
     out = {}
@@ -164,9 +166,19 @@ def _paired(frame: pl.LazyFrame, a: int, b: int) -> dict[tuple, dict]:
     for r in per.group_by("monster", "variant", "policy").agg(aggs).collect().iter_rows(named=True):
         c = int(r["games"])
         m = int(r["m_max"])
+        rows = int(r["pairs"])
+        # the paired 2×2 table over all (game, Jarl) pairs; Newcombe's interval on the effective counts
+        n11 = float(r["ab_s"])
+        n_hi, n_lo = float(r["wb_s"]) - n11, float(r["wa_s"]) - n11  # won only at the higher / the lower level
+        theta = (n_lo - n_hi) / rows
+        v_iid = ((n_lo + n_hi) / rows - theta * theta) / rows
         for k in ("d", "wa", "wb"):
             r[f"{k}_s"], r[f"{k}_ss"] = r[f"{k}_s"] / m, r[f"{k}_ss"] / (m * m)
-        pd = paired_difference(c, float(r["d_s"]), float(r["d_ss"]))
+        dmean = r["d_s"] / c
+        v_cl = max(0.0, (r["d_ss"] - c * dmean * dmean) / (c - 1)) / c if c > 1 else math.nan
+        deff = min(float(m), v_cl / v_iid) if v_iid > 0 and v_cl == v_cl else float(m)
+        # "A" = the higher level, "B" = the lower: B − A = won(lower) − won(higher)
+        pd = paired_rate(n11, n_hi, n_lo, rows - n11 - n_hi - n_lo, deff)
 
         def var_of_mean(k):
             if c < 2:
@@ -183,10 +195,11 @@ def _paired(frame: pl.LazyFrame, a: int, b: int) -> dict[tuple, dict]:
     return out
 
 
-def _verdict(pd) -> str:
-    if pd.low > 0:
+def _verdict(pd, p_holm: float) -> str:
+    """Holm-corrected over every row of the paired tables (family-wise 5%)."""
+    if p_holm < 0.05 and pd.estimate > 0:
         return "harder"
-    if pd.high < 0:
+    if p_holm < 0.05 and pd.estimate < 0:
         return "easier?!"
     return "no clear difference"
 
@@ -232,8 +245,13 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     paired_text = ""
     paired_all = {}
     for a, b in pairs:
-        pr = _paired(frame, a, b)
-        paired_all[(a, b)] = pr
+        paired_all[(a, b)] = _paired(frame, a, b)
+    # Holm over every verdict of the three tables
+    keys = [(ab, k) for ab, pr in paired_all.items() for k in pr]
+    adjusted = dict(zip(keys, holm([paired_all[ab][k]["pd"].p_value for ab, k in keys])))
+    n_tests = len(keys)
+    for a, b in pairs:
+        pr = paired_all[(a, b)]
         rows, ratios = [], []
         for p in policies:
             for m, v in mvs:
@@ -243,11 +261,12 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
                 pd = r["pd"]
                 if not math.isnan(r["ratio"]):
                     ratios.append(r["ratio"])
+                ph = adjusted[((a, b), (m, v, p))]
                 rows.append({
                     "monster": m, "variant": v, "policy": p,
                     f"win {_lv(a)}": f"{r['wa']:.3f}", f"win {_lv(b)}": f"{r['wb']:.3f}",
                     f"{_lv(a)} − {_lv(b)} [95%]": _siv(pd.estimate, pd.low, pd.high),
-                    "p-value": _p(pd.p_value), "verdict": _verdict(pd),
+                    "p-value": _p(pd.p_value), "p (Holm)": _p(ph), "verdict": _verdict(pd, ph),
                     "paired / unpaired width": f"{r['ratio']:.2f}" if not math.isnan(r["ratio"]) else "–",
                     "paired games": r["pairs"],
                 })
@@ -375,11 +394,14 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         + difficulty
         + "## Paired differences between levels\n\n"
         "For each monster, variant and policy: the mean over paired games of won(lower level) − won(higher "
-        "level), i.e. how much the win rate drops from one level to the next, with its 95% interval and "
-        "two-sided p-value (`stats.paired_difference`, the game as the unit: the Jarls of one game are "
-        "averaged first, since they share its shuffle). Verdict: `harder` when the whole interval is above 0, "
-        "`easier?!` when it is below 0, otherwise `no clear difference`. With many rows a few verdicts are "
-        "expected to be wrong by chance (about 1 in 40 per direction when there is no difference). "
+        "level), i.e. how much the win rate drops from one level to the next, with its 95% interval (Newcombe's "
+        "hybrid score interval for paired proportions, on the effective number of pairs: the Jarls of one game "
+        "share its shuffle, so the counts are divided by the game's design effect) and the two-sided exact "
+        "McNemar p-value on the same effective counts. Verdicts are corrected for multiplicity with Holm's "
+        f"method over all {n_tests} rows of the three tables (family-wise error rate 5%): `harder` when the "
+        "Holm-adjusted p (`p (Holm)`) is below 0.05 and won(lower) − won(higher) is positive, `easier?!` when "
+        "it is below 0.05 and the difference negative, otherwise `no clear difference`; `p-value` is the raw "
+        "one. "
         "`paired / unpaired width` is the paired interval's half-width over the half-width two independent "
         "runs of the same size would give (from each level's own per-game variance).\n\n"
         + paired_text

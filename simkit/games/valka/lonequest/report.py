@@ -15,7 +15,7 @@ from simkit.core.plotting import grouped_bars, lines
 from simkit.core.report import (
     STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown,
 )
-from simkit.core.stats import Estimate, mean_interval, wilson
+from simkit.core.stats import Estimate, mean_interval, pooled_rate, wilson
 from simkit.core.tables import render
 
 OUTCOMES = ("won", "no_fighters", "no_stamina", "stranded", "cap")
@@ -63,6 +63,14 @@ def _outcome_counts(frame: pl.LazyFrame, by: list[str]) -> pl.DataFrame:
     ).collect()
 
 
+def _pooled_outcome_rows(pooled: dict[str, dict], policies: list[str]) -> list[dict]:
+    out = []
+    for p in policies:
+        r = pooled[p]
+        out.append({"policy": p, **{c: _iv(_pooled_rate(r, c)) for c in OUTCOMES}, "n": int(r["n"])})
+    return out
+
+
 def _outcome_rows(counts: pl.DataFrame, keys: list[str], order: dict[str, list[str]]) -> list[dict]:
     rank = {k: {v: i for i, v in enumerate(order[k])} for k in keys}
     rows = sorted(counts.iter_rows(named=True), key=lambda r: tuple(rank[k][r[k]] for k in keys))
@@ -74,6 +82,27 @@ def _outcome_rows(counts: pl.DataFrame, keys: list[str], order: dict[str, list[s
         row["n"] = int(r["n"])
         out.append(row)
     return out
+
+
+def _pooled_by_policy(frame: pl.LazyFrame) -> dict[str, dict]:
+    """Per policy, all Warbands pooled with the game as the unit: the Warbands of one game replay its dice.
+
+    For every count, the sum and sum of squares over games of each game's total over its ``c`` Warband rows.
+    """
+    counts = {"won": pl.col("won").cast(pl.Int64)}
+    counts.update({c: (pl.col("cause") == c).cast(pl.Int64) for c in OUTCOMES if c != "won"})
+    counts.update({f"loc{k}": (pl.col("locations_cleared") == k).cast(pl.Int64) for k in range(MAX_LOCATIONS + 1)})
+    counts.update({col: pl.col(col).cast(pl.Int64) for col, _ in MEANS})
+    per = frame.group_by("policy", "block", "game").agg(pl.len().alias("c"),
+                                                          *[e.sum().alias(k) for k, e in counts.items()])
+    aggs = [pl.len().alias("n"), pl.col("c").max().alias("c"), pl.col("c").sum().alias("rows")]
+    for k in counts:
+        aggs += [pl.col(k).sum().alias(f"{k}_s"), (pl.col(k) * pl.col(k)).sum().alias(f"{k}_ss")]
+    return {r["policy"]: r for r in per.group_by("policy").agg(aggs).collect().iter_rows(named=True)}
+
+
+def _pooled_rate(r: dict, key: str) -> Estimate:
+    return pooled_rate(int(r["n"]), r[f"{key}_s"], r[f"{key}_ss"], int(r["c"]))
 
 
 def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
@@ -96,8 +125,8 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         for p in policies:
             row[p] = _iv(win[(w, p)]) if (w, p) in win else "–"
         win_rows.append(row)
-    pooled = _outcome_counts(frame, ["policy"])
-    pooled_win = {r["policy"]: wilson(int(r["won"]), int(r["n"])) for r in pooled.iter_rows(named=True)}
+    pooled = _pooled_by_policy(frame)
+    pooled_win = {p: _pooled_rate(r, "won") for p, r in pooled.items()}
     win_rows.append({"Warband": "**all Warbands**",
                      **{p: _iv(pooled_win[p]) if p in pooled_win else "–" for p in policies}})
 
@@ -111,17 +140,14 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     # --- Locations cleared (0..6) per policy ---
     loc = frame.group_by("policy", "locations_cleared", "won").agg(k=pl.len()).collect()
     loc_n = {p: 0 for p in policies}
-    loc_k = {p: [0] * (MAX_LOCATIONS + 1) for p in policies}
     all_cleared_lost = 0  # every Location cleared, yet the game ended in a failure
     for p, c, won, k in loc.select("policy", "locations_cleared", "won", "k").iter_rows():
         loc_n[p] += int(k)
-        if 0 <= c <= MAX_LOCATIONS:
-            loc_k[p][int(c)] += int(k)
         if c == MAX_LOCATIONS and not won:
             all_cleared_lost += int(k)
-    loc_est = {p: [wilson(k, loc_n[p]) for k in loc_k[p]] for p in policies}
+    loc_est = {p: [_pooled_rate(pooled[p], f"loc{c}") for c in range(MAX_LOCATIONS + 1)] for p in policies}
     loc_rows = [{"policy": p, **{str(c): f"{loc_est[p][c].estimate:.3f}" for c in range(MAX_LOCATIONS + 1)},
-                 "n": loc_n[p]} for p in policies]
+                 "games": int(pooled[p]["n"]), "rows": loc_n[p]} for p in policies]
     xs = list(range(MAX_LOCATIONS + 1))
     png_loc = lines(
         out_dir / "locations-cleared.png", xs,
@@ -130,21 +156,17 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         xlabel="Locations cleared", ylabel="share of games",
         bands={p: ([e.low for e in loc_est[p]], [e.high for e in loc_est[p]]) for p in policies})
 
-    # --- means per policy ---
-    aggs = [pl.len().alias("n")]
-    for col, _ in MEANS:
-        x = pl.col(col).cast(pl.Float64)
-        aggs += [x.sum().alias(f"{col}_s"), (x * x).sum().alias(f"{col}_ss")]
-    means = {r["policy"]: r for r in frame.group_by("policy").agg(aggs).collect().iter_rows(named=True)}
+    # --- means per policy (all Warbands pooled; each game's mean over its Warbands is one observation) ---
     mean_rows = []
     for p in policies:
-        r = means[p]
+        r = pooled[p]
+        c = int(r["c"])
         row = {"policy": p}
         for col, label in MEANS:
-            row[label] = _iv(mean_interval(int(r["n"]), float(r[f"{col}_s"]), float(r[f"{col}_ss"])), 2)
+            row[label] = _iv(mean_interval(int(r["n"]), r[f"{col}_s"] / c, r[f"{col}_ss"] / (c * c)), 2)
         made, won_tf = float(r["test_fates_s"]), float(r["test_fates_won_s"])
         row["won / made"] = f"{won_tf / made:.3f}" if made else "–"
-        row["n"] = int(r["n"])
+        row["games"] = int(r["n"])
         mean_rows.append(row)
 
     # --- text ---
@@ -167,7 +189,8 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         "## Win odds\n\n"
         f"![Win odds]({png_win.name})\n\n"
         f"P(win) per Warband (rows) and policy (columns) with its 95% Wilson interval; "
-        f"{_n_note(r['n'] for r in cells.values())}. The last row pools all Warbands.\n\n"
+        f"{_n_note(r['n'] for r in cells.values())}. The last row pools all Warbands with the game as the unit "
+        "(the Warbands of one game share its dice): Wilson on the effective number of games.\n\n"
         + render(win_rows, "md") + "\n"
         "## How games end\n\n"
         "A game ends when all six Locations are cleared (won), when no Warband Fighter is left "
@@ -175,16 +198,21 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         "where it may go to an uncleared Location (`stranded`; the rules do not cover this), or, in a game that "
         "never ends, at the step cap (`cap`). Shares with 95% Wilson intervals.\n\n"
         "### Per policy (all Warbands pooled)\n\n"
-        + render(_outcome_rows(pooled, ["policy"], order), "md") + "\n"
+        "The Warbands of one game replay its dice, so the game is the unit here: `n` counts games, and each "
+        "interval is Wilson's on the effective number of games (the rows divided by the design effect).\n\n"
+        + render(_pooled_outcome_rows(pooled, policies), "md") + "\n"
         "### Per Warband and policy\n\n"
         + render(_outcome_rows(cell_counts, ["warband", "policy"], order), "md") + "\n"
         "## Locations cleared\n\n"
         f"![Locations cleared]({png_loc.name})\n\n"
-        "Share of games ending with 0–6 Locations cleared, all Warbands pooled. The plot's bands "
-        f"are 95% Wilson intervals.{_cleared_note(all_cleared_lost, sum(loc_n.values()))}\n\n"
+        "Share of games ending with 0–6 Locations cleared, all Warbands pooled (`rows`: Warband games; "
+        "`games`: the independent games behind them). The plot's bands "
+        "are 95% Wilson intervals on the effective number of games."
+        f"{_cleared_note(all_cleared_lost, sum(loc_n.values()))}\n\n"
         + render(loc_rows, "md") + "\n"
         "## Means per game\n\n"
-        "Per policy, all Warbands pooled, with 95% normal intervals; final Krone is what is left when the game "
+        "Per policy, all Warbands pooled, with 95% normal intervals over games (each game's mean over its "
+        "Warbands is one observation); final Krone is what is left when the game "
         "ends. `won / made` is all Test Fates won over all Test Fates made.\n\n"
         + render(mean_rows, "md") + "\n"
         + manifest_section(man)

@@ -1,0 +1,295 @@
+"""Coverage of every interval simkit prints, and the error rates of its tests, measured against known truths.
+
+Exact enumeration where the sample space is small enough (Wilson, Newcombe);
+otherwise Monte Carlo with a fixed seed and R repetitions, asserting the
+measured rate within a stated tolerance of nominal: 3 Monte Carlo standard
+errors, sqrt(q(1 − q)/R) at the nominal rate q, plus the method's own known
+departure where one is stated.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from simkit.core import compare as cmp
+from simkit.core import stats
+from simkit.core.check import Number, Tolerance, Tolerances, judge, minimum_detectable, paired_numbers
+from simkit.core.simulation import Metric, StatsAccumulator
+
+
+def mc_tol(q: float, r: int) -> float:
+    """Three Monte Carlo standard errors of a rate q measured from r repetitions."""
+    return 3 * math.sqrt(q * (1 - q) / r)
+
+
+# ---------------------------------------------------------------- Wilson (per-cell rates): exact enumeration
+
+
+@pytest.mark.parametrize("n", [50, 1000])
+def test_wilson_coverage_exact(n):
+    ks = np.arange(n + 1)
+    lo = np.array([stats.wilson(k, n).low for k in ks])
+    hi = np.array([stats.wilson(k, n).high for k in ks])
+    ps = np.geomspace(0.5 / n, 0.5, 40)
+    cov = np.array([st.binom.pmf(ks, n, p)[(lo <= p) & (p <= hi)].sum() for p in ps])
+    # Wilson is close to nominal on average and dips to ~0.91 at a few rare p (known; Brown, Cai & DasGupta 2001)
+    assert 0.945 <= cov.mean() <= 0.965, cov.mean()
+    assert cov.min() >= 0.90, (cov.min(), ps[cov.argmin()])
+    assert cov[ps >= 5 / n].min() >= 0.93
+
+
+# ---------------------------------------------------------------- Newcombe (paired rates): exact enumeration
+
+
+def paired_coverage(n, p11, p10, p01):
+    """Exact coverage of stats.paired_rate for p01 − p10, summing over all likely paired 2×2 tables."""
+    psi = p10 + p01
+    truth = p01 - p10
+    q = p11 / (1 - psi)
+    total = covered = 0.0
+    for m in range(n + 1):
+        pm = st.binom.pmf(m, n, psi)
+        if pm < 1e-9:
+            if m > n * psi:
+                break
+            continue
+        sd = math.sqrt((n - m) * q * (1 - q)) + 1
+        ks = np.arange(max(0, int((n - m) * q - 6 * sd)), min(n - m, int((n - m) * q + 6 * sd)) + 1)
+        pk = st.binom.pmf(ks, n - m, q)
+        for k01 in range(m + 1):
+            w = pm * st.binom.pmf(k01, m, p01 / psi)
+            if w < 1e-11:
+                continue
+            for k11, wk in zip(ks, pk):
+                if w * wk < 1e-12:
+                    continue
+                _, low, high = stats.newcombe_paired(int(k11), m - k01, k01, n - m - int(k11))
+                total += w * wk
+                covered += w * wk * (low <= truth <= high)
+    return covered / total
+
+
+@pytest.mark.parametrize("expected_discordant, one_way", [(0.3, 1.0), (1, 1.0), (3, 1.0), (3, 0.75), (10, 1.0)])
+def test_newcombe_paired_coverage_exact(expected_discordant, one_way):
+    # the cases where the old Wald interval covered 26%, 63% and 80% (0.3, 1 and 3 expected discordant pairs)
+    n = 200
+    psi = expected_discordant / n
+    cov = paired_coverage(n, 0.3, psi * (1 - one_way), psi * one_way)
+    # Newcombe's method 10 stays within about 1 point of nominal (Newcombe 1998; Fagerland et al. 2013)
+    assert cov >= 0.935, cov
+
+
+# ---------------------------------------------------------------- rates pooled over cells that share games
+
+
+def clustered(rng, n, c, p, rho, size):
+    """Per-game counts over c cells: each game draws its own rate u ~ Beta with mean p, intra-game corr. rho."""
+    if rho == 0:
+        return rng.binomial(c, p, size=(size, n))
+    a = p * (1 - rho) / rho
+    b = (1 - p) * (1 - rho) / rho
+    return rng.binomial(c, rng.beta(a, b, size=(size, n)))
+
+
+@pytest.mark.parametrize("p, rho", [(0.001, 0.3), (0.01, 0.0), (0.05, 0.5), (0.3, 0.2), (0.5, 0.9)])
+def test_pooled_rate_coverage(p, rho):
+    """Wilson on the effective number of games (summary.json pooled rows, the reports' pooled rows, compare's A/B)."""
+    rng = np.random.default_rng(11)
+    r, n, c = 2000, 1000, 8
+    k = clustered(rng, n, c, p, rho, r)
+    s, ss = k.sum(axis=1), (k * k).sum(axis=1)
+    hit = 0
+    for i in range(r):
+        e = stats.pooled_rate(n, int(s[i]), int(ss[i]), c)
+        assert 0.0 <= e.low <= e.high <= 1.0
+        hit += e.low <= p <= e.high
+    # at p = 0.001 with 8 correlated cells only ~8 games have an event: allow Wilson's known rare-p dip
+    slack = 0.02 if p * n < 10 else 0.0
+    assert hit / r >= 0.95 - mc_tol(0.95, r) - slack, hit / r
+
+
+def test_rare_rate_interval_beats_wald_exact():
+    """The issue's case: n = 1000, p = 0.001 — the normal (Wald) interval covered 63% with negative lower bounds.
+
+    Exact enumeration. Wilson at n·p ≈ 1 sits in its known dip (about 0.92; Brown, Cai & DasGupta 2001), far
+    above Wald, and never prints a bound outside [0, 1].
+    """
+    n, p = 1000, 0.001
+    ks = np.arange(60)
+    w = st.binom.pmf(ks, n, p)
+    wil = [stats.pooled_rate(n, int(k), int(k), 1) for k in ks]
+    cov_wilson = sum(wk for wk, e in zip(w, wil) if e.low <= p <= e.high)
+    wald = [(k / n - 1.96 * math.sqrt(k / n * (1 - k / n) / n), k / n + 1.96 * math.sqrt(k / n * (1 - k / n) / n))
+            for k in ks]
+    cov_wald = sum(wk for wk, (lo, hi) in zip(w, wald) if lo <= p <= hi)
+    assert cov_wald < 0.70 and cov_wilson >= 0.91, (cov_wald, cov_wilson)
+    assert all(0.0 <= e.low <= e.high <= 1.0 for e in wil)
+
+
+# ---------------------------------------------------------------- compare rows (paired, pooled, from the accumulator)
+
+
+def _acc_from(ka, kb, kab, c, metric="m", group="all"):
+    """A StatsAccumulator holding per-game paired sums as PairedSim would produce them."""
+    acc = StatsAccumulator([])
+    key = (metric, group)
+    kd = kb - ka
+    for name, v in (("a", ka), ("b", kb), ("d", kd), ("c", np.full(ka.size, c)), ("ab", kab),
+                    ("nz", (kd != 0).astype(np.int64))):
+        acc.totals[(name, key)] = [int(v.size), int(v.sum()), int((v * v).sum()), 1]
+    return acc
+
+
+@pytest.mark.parametrize("c, rho, psi, delta", [(1, 0.0, 0.01, 0.005), (1, 0.0, 0.2, 0.05), (8, 0.3, 0.05, 0.01),
+                                                (8, 0.0, 0.004, 0.002)])
+def test_compare_paired_interval_coverage(c, rho, psi, delta):
+    """compare's B − A interval: Newcombe (c = 1) and Newcombe on effective counts (pooled over c cells)."""
+    rng = np.random.default_rng(21)
+    r, n = 600, 1000
+    p_a = 0.3
+    hit = 0
+    for _ in range(r):
+        # per game: a shared game effect on A's outcomes; B flips a share psi of the cells, (psi+delta)/2 upward
+        u = rng.beta(p_a * (1 - rho) / rho, (1 - p_a) * (1 - rho) / rho, size=(n, 1)) if rho else np.full((n, 1), p_a)
+        a = (rng.random((n, c)) < u).astype(np.int64)
+        flip = rng.random((n, c)) < psi
+        up = rng.random((n, c)) < 0.5 + delta / (2 * psi)
+        # a flip turns a 0 into 1 when "up", a 1 into 0 otherwise (only where possible)
+        b = np.where(flip & up & (a == 0), 1, np.where(flip & ~up & (a == 1), 0, a))
+        truth = p_a * 0 + (((1 - p_a) * psi * (0.5 + delta / (2 * psi))) - p_a * psi * (0.5 - delta / (2 * psi)))
+        acc = _acc_from(a.sum(1), b.sum(1), (a * b).sum(1), c)
+        (row,) = cmp.rows_from(acc, {"m": "rate"})
+        hit += row.d_low <= truth <= row.d_high
+    assert hit / r >= 0.95 - mc_tol(0.95, r) - 0.01, hit / r
+
+
+# ---------------------------------------------------------------- the check gate: false alarms and power
+
+
+class FakeSim:
+    """What paired_numbers needs of a Simulation: its metrics."""
+
+    def __init__(self, metrics):
+        self.metrics = metrics
+
+
+def _gate_run(rng, n, cells, p, shift_cell, delta, redeal, alpha):
+    """One synthetic baseline + check: c cells × n games; cell ``shift_cell`` moves by ``delta``."""
+    c = len(cells)
+    a = (rng.random((n, c)) < p).astype(np.int64)
+    b = a.copy()
+    # a change re-deals a share `redeal` of the games: those are played again independently
+    redo = rng.random((n, c)) < redeal
+    p_new = np.full(c, p)
+    if shift_cell is not None:
+        p_new[shift_cell] += delta / redeal  # so that the re-dealt share moves the rate by delta
+    fresh = (rng.random((n, c)) < p_new).astype(np.int64)
+    b[redo] = fresh[redo]
+    old = {"cell": np.tile(np.arange(c), n), "game": np.repeat(np.arange(n), c), "won": a.ravel()}
+    new = {"cell": old["cell"], "game": old["game"], "won": b.ravel()}
+    sim = FakeSim([Metric("win_rate", "won", "rate", ("cell",))])
+    numbers = paired_numbers(sim, [{"cell": i} for i in range(c)], old, new, np.array([n * c]))
+    return judge(numbers, alpha, Tolerances(Tolerance(1e-9)))
+
+
+def test_check_false_alarm_rate_on_a_real_null():
+    """A change that re-deals games without moving any rate (like reversing the Quest order): FWER ≤ alpha."""
+    rng = np.random.default_rng(31)
+    r, alpha = 250, 0.1
+    alarms = sum(any(x.status == "FAIL" for x in _gate_run(rng, 300, range(10), 0.4, None, 0.0, 0.5, alpha))
+                 for _ in range(r))
+    assert alarms / r <= alpha + mc_tol(alpha, r), alarms / r
+
+
+def test_check_detects_a_move_of_the_mde():
+    """A move equal to the printed MDE (at its redeal assumption) is flagged with at least the stated power."""
+    rng = np.random.default_rng(41)
+    r, n, alpha, power, redeal, p = 150, 2000, 0.01, 0.8, 0.35, 0.4
+    cells = range(6)
+    # the MDE as `simkit baseline` prints it, from the old outcomes' per-game sd
+    x = Number("win_rate", "cell=0", "rate", n, p, p, 0, 0, 0, 1.0, sd=math.sqrt(p * (1 - p)))
+    mde = minimum_detectable(x, len(cells), alpha, power, redeal)
+    hits = sum(_gate_run(rng, n, cells, p, 0, mde, redeal, alpha)[0].status == "FAIL" for _ in range(r))
+    assert hits / r >= power - mc_tol(power, r) - 0.03, (hits / r, mde)
+
+
+def test_check_unchanged_is_exact():
+    rng = np.random.default_rng(1)
+    nums = _gate_run(rng, 300, range(4), 0.3, None, 0.0, 0.0001, 0.01)
+    nums = _gate_run(rng, 300, range(4), 0.3, None, 0.0, 1e-12, 0.01)
+    assert all(x.diff == 0 and x.p_value == 1.0 and x.status == "ok" for x in nums)
+
+
+# ---------------------------------------------------------------- the SPRT: error rates and the interval at the stop
+
+
+def _sprt_run(rng, delta_true, delta, psi, c=1, block=10, cap=20_000, alpha=0.05, beta=0.1):
+    """One sequential run on paired 0/1 outcomes; returns (decision, games, stopped test)."""
+    test = cmp.SPRT("m", delta, alpha, beta)
+    tot = {k: [0, 0, 0] for k in ("a", "b", "d", "c", "ab", "nz")}
+    acc = StatsAccumulator([])
+    games = 0
+    up_share = 0.5 + delta_true / (2 * psi)
+    while games < cap:
+        a = (rng.random((block, c)) < 0.5).astype(np.int64)
+        flip = rng.random((block, c)) < psi
+        up = rng.random((block, c)) < up_share
+        # a flip sets B to 1 with probability up_share, to 0 otherwise: E[B − A] = psi·(up_share − 1/2)
+        b = np.where(flip, np.where(up, 1, 0), a)
+        ka, kb = a.sum(1), b.sum(1)
+        vals = {"a": ka, "b": kb, "d": kb - ka, "c": np.full(block, c), "ab": (a * b).sum(1),
+                "nz": (kb != ka).astype(np.int64)}
+        for k, v in vals.items():
+            t = tot[k]
+            t[0] += v.size
+            t[1] += int(v.sum())
+            t[2] += int((v * v).sum())
+            acc.totals[(k, ("m", "all"))] = [t[0], t[1], t[2], 1]
+        games += block
+        if games >= 2 * block and test(acc):
+            break
+    return test, games
+
+
+# truth of the construction: E[b − a] = psi·(up_share − 1/2) = delta_true / 2 per cell
+@pytest.mark.parametrize("true_change", ["h1", "h0"])
+def test_sprt_error_rates_and_confidence_sequence(true_change):
+    """The issue's case: a change of +0.07 with few discordant games per 10-game block. β ≤ 0.1, α ≤ 0.05."""
+    rng = np.random.default_rng(51 if true_change == "h1" else 52)
+    r, delta, alpha, beta = 200, 0.07, 0.05, 0.1
+    psi = 0.14
+    d_true = 2 * delta if true_change == "h1" else 0.0  # E[b − a] = d_true / 2
+    wrong = covered = 0
+    for _ in range(r):
+        test, _ = _sprt_run(rng, d_true, delta, psi, alpha=alpha, beta=beta)
+        truth = d_true / 2
+        if true_change == "h1":
+            wrong += not test.decision.startswith("moved")
+        else:
+            wrong += test.decision.startswith("moved")
+        est, lo, hi = test.interval()
+        covered += lo <= truth <= hi
+    rate = beta if true_change == "h1" else alpha
+    assert wrong / r <= rate + mc_tol(rate, r), wrong / r
+    assert covered / r >= 0.95 - mc_tol(0.95, r), covered / r
+
+
+# ---------------------------------------------------------------- means
+
+
+@pytest.mark.parametrize("c", [1, 8])
+def test_mean_interval_coverage(c):
+    """Means (turns, battles …): the normal interval over games, each game's mean over its c cells one observation."""
+    rng = np.random.default_rng(61)
+    r, n, truth = 2000, 300, 4.0
+    hit = 0
+    for _ in range(r):
+        game = rng.geometric(1 / truth, size=(n, 1))  # a skewed integer count, shared in part by a game's cells
+        x = np.where(rng.random((n, c)) < 0.5, game, rng.geometric(1 / truth, size=(n, c)))
+        k = x.sum(axis=1)
+        e = stats.mean_interval(n, k.sum() / c, (k * k).sum() / (c * c))
+        hit += e.low <= truth <= e.high
+    # skewed data at n = 300: the normal interval runs about half a point under nominal
+    assert hit / r >= 0.95 - mc_tol(0.95, r) - 0.01, hit / r
