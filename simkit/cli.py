@@ -5,6 +5,7 @@ Every error caused by bad input is one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import click
 
 from simkit import __version__
 from simkit.core import registry
+from simkit.core.limits import MAX_GAMES
 from simkit.core.tables import FORMATS, render, summary_rows
 from simkit.errors import InputError
 
@@ -33,12 +35,20 @@ class SimkitGroup(click.Group):
             _fail(f"{exc.format_message()} (see '{where} --help')")
         except click.ClickException as exc:
             _fail(exc.format_message())
-        except click.exceptions.Abort:
-            click.echo("simkit: aborted", err=True)
+        except click.exceptions.Abort as exc:
+            # click turns Ctrl-C into Abort; say what happened to the work
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                click.echo("simkit: interrupted; finished blocks were kept", err=True)
+            else:
+                click.echo("simkit: aborted", err=True)
             sys.exit(130)
         except KeyboardInterrupt:
             click.echo("simkit: interrupted; finished blocks were kept", err=True)
             sys.exit(130)
+        except OSError as exc:
+            # a path that cannot be written or read (under a file, /proc, a full disk): one line naming it
+            where = exc.filename or "simkit"
+            _fail(f"{where}: {exc.strerror or exc}")
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         if standalone_mode:
@@ -104,55 +114,110 @@ def _jobs_option(f):
                         help="Worker processes (0 = all cores). Results do not depend on it.")(f)
 
 
+def check_out_path(path: Path | None, option: str = "--out") -> Path | None:
+    """An output path the user named: not empty, and not under a file or an unwritable place."""
+    if path is None:
+        return None
+    if str(path).strip() == "" or str(path) == ".":
+        raise InputError(f"{option}: give a path (got {str(path)!r})")
+    p = Path(path)
+    for parent in [p, *p.parents]:
+        if parent.exists():
+            if parent != p and not parent.is_dir():
+                raise InputError(f"{option} {path}: {parent} is a file, not a folder")
+            if not os.access(parent, os.W_OK) or str(parent.resolve()).startswith(("/proc", "/sys")):
+                raise InputError(f"{option} {path}: {parent} is not writable")
+            break
+    return p
+
+
 @cli.command("run")
-@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None,
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help="Games per cell (default: the scenario's [run] games).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Root seed; without it a 128-bit seed is drawn and recorded in the manifest.")
 @_jobs_option
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run folder to write (default: runs/<run-id>).")
-@click.option("--block-size", type=click.IntRange(min=1), default=None,
+@click.option("--block-size", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help="Games per block (per cell). Part of what makes a run reproducible: keep it fixed.")
 @click.option("--precision", type=float, default=None,
               help="Add blocks until every rate's 95%% half-width is at most this (e.g. 0.005).")
-@click.option("--max-games", type=click.IntRange(min=1), default=None, help="Cap on games per cell with --precision.")
+@click.option("--max-games", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
+              help="Cap on games per cell with --precision.")
 @click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky", show_default=True,
               help="joblib backend that runs the blocks.")
 @click.option("--scheduler", default=None, help="Dask scheduler address (tcp://HOST:PORT) with --backend dask.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Change a scenario or card value, e.g. --set fighters.old_gob.health=4 (repeatable).")
+@click.option("--resume", "resume", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="RUN_DIR", help="Finish an interrupted or killed run from its manifest (same results as an "
+                                      "uninterrupted run). Takes no SCENARIO.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @format_option()
-def run_cmd(scenario, games, seed, jobs, out, block_size, precision, max_games, backend, scheduler, sets, quiet,
-            fmt):
+@click.pass_context
+def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_games, backend, scheduler, sets,
+            resume, quiet, fmt):
     """Simulate a scenario file and write its results.
 
     Writes one Parquet row per game under the run folder, with manifest.json
     (what was run, the root seed) and summary.json (every rate with its 95%
-    interval and count), then prints the summary.
+    interval and count), then prints the summary. `simkit run --resume RUN_DIR`
+    finishes a run that was interrupted or killed.
     """
-    from simkit.core import loader
-    from simkit.core.runner import make_run_dir, run_simulation
-    from simkit.core.seeding import normalize_seed
-
-    sc = loader.load(scenario, list(sets))
-    root = normalize_seed(seed if seed is not None else sc.run.seed)
-    run_dir = out if out is not None else make_run_dir("runs", sc.mode, root)
+    if scheduler is not None and backend != "dask":
+        raise InputError("--scheduler: only with --backend dask")
     show = not quiet and sys.stderr.isatty()
-    res = run_simulation(
-        sc.simulation, games if games is not None else (sc.run.games or 10_000), seed=root, jobs=jobs,
-        block_size=block_size or sc.run.block_size, out=run_dir, progress=show, precision=precision,
-        max_games=max_games, backend=backend, scheduler=scheduler,
-        manifest_extra={"scenario": str(scenario), "scenario_sha256": sc.sha256, "overrides": sc.overrides},
-    )
+    if resume is not None:
+        given = [f"--{n.replace('_', '-')}" for n in ("games", "seed", "out", "block_size", "precision", "max_games")
+                 if ctx.params[n] is not None] + (["--set"] if sets else []) + (["SCENARIO"] if scenario else [])
+        if given:
+            raise InputError(f"--resume: the run's manifest fixes what to run; drop {', '.join(given)}")
+        from simkit.core.runner import resume_run
+
+        try:
+            res, sc = resume_run(resume, jobs=jobs, progress=show, backend=backend, scheduler=scheduler)
+        except KeyboardInterrupt:
+            _interrupted(resume)
+        run_dir, root = resume, res.manifest["root_seed"]
+    else:
+        if scenario is None:
+            raise InputError("run: give a SCENARIO file, or --resume RUN_DIR")
+        if max_games is not None and precision is None:
+            raise InputError("--max-games: only with --precision (it caps the games --precision adds)")
+        if precision is not None and not 0 < precision < 0.5:
+            raise InputError(f"--precision: must lie strictly between 0 and 0.5 (got {precision})")
+        check_out_path(out)
+        from simkit.core import loader
+        from simkit.core.runner import make_run_dir, run_simulation
+        from simkit.core.seeding import normalize_seed
+
+        sc = loader.load(scenario, list(sets))
+        root = normalize_seed(seed if seed is not None else sc.run.seed)
+        run_dir = out if out is not None else make_run_dir("runs", sc.mode, root)
+        try:
+            res = run_simulation(
+                sc.simulation, games if games is not None else (sc.run.games or 10_000), seed=root, jobs=jobs,
+                block_size=block_size or sc.run.block_size, out=run_dir, progress=show, precision=precision,
+                max_games=max_games, backend=backend, scheduler=scheduler,
+                manifest_extra={"scenario": str(scenario), "scenario_path": str(Path(scenario).resolve()),
+                                "scenario_sha256": sc.sha256, "overrides": sc.overrides},
+            )
+        except KeyboardInterrupt:
+            _interrupted(run_dir)
     if not quiet:
         click.echo(render(summary_rows(res.summary), fmt), nl=False)
     rate = res.games * sc.simulation.cells / max(res.wall_seconds, 1e-9)
     click.echo(f"{res.games:,} games per cell × {sc.simulation.cells} cells in {res.wall_seconds:.2f} s "
                f"({rate:,.0f} games/s); seed {root}", err=True)
     click.echo(f"results: {run_dir}", err=True)
+
+
+def _interrupted(run_dir) -> None:
+    click.echo(f"\nsimkit: interrupted; finished blocks were kept in {run_dir} "
+               f"(finish the run with: simkit run --resume {run_dir})", err=True)
+    sys.exit(130)
 
 
 @cli.command("report")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from simkit.core import registry
 from simkit.core.scenario import Fields, read_toml
+from simkit.errors import InputError
 
 
 @dataclass
@@ -67,3 +68,29 @@ def load(path: str | Path, overrides=None) -> Scenario:
     top.finish()
     return Scenario(path=path, sha256=sha, game=game_name, mode=mode_name, data=data, simulation=sim, run=defaults,
                     overrides=[o.text for o in ovs])
+
+
+def load_for_run(run_dir: str | Path, man: dict) -> Scenario:
+    """The scenario a run folder was made from (its file and ``--set`` changes), checked unchanged by its hash."""
+    run_dir = Path(run_dir)
+    where = run_dir / "manifest.json"
+    given = man.get("scenario")
+    if not isinstance(given, str) or not given:
+        raise InputError(f"{where}: field 'scenario' is missing: this run was not made from a scenario file")
+    candidates = [Path(given)]
+    if isinstance(man.get("scenario_path"), str):
+        candidates.append(Path(man["scenario_path"]))
+    candidates.append(registry.scenarios_dir().parent / given)  # bundled runs record the path in the checkout
+    path = next((c for c in candidates if c.is_file()), None)
+    if path is None:
+        raise InputError(f"{where}: the run's scenario file {given!r} is not found (run from the folder the run "
+                         "was started in)")
+    overrides = man.get("overrides") or []
+    if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
+        raise InputError(f"{where}: field 'overrides' must be a list of PATH=VALUE strings")
+    sc = load(path, overrides)
+    if man.get("scenario_sha256") != sc.sha256:
+        raise InputError(f"{path}: the scenario (or a card file it names) changed since the run {run_dir} was "
+                         "started (its SHA-256 differs from the manifest's scenario_sha256); restore it, or "
+                         "start a new run")
+    return sc
