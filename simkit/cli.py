@@ -14,6 +14,7 @@ import click
 from simkit import __version__
 from simkit.core import registry
 from simkit.core.limits import MAX_GAMES
+from simkit.core.paths import OutPath, check_out_path
 from simkit.core.tables import FORMATS, render, summary_rows
 from simkit.errors import InputError
 
@@ -114,23 +115,6 @@ def _jobs_option(f):
                         help="Worker processes (0 = all cores). Results do not depend on it.")(f)
 
 
-def check_out_path(path: Path | None, option: str = "--out") -> Path | None:
-    """An output path the user named: not empty, and not under a file or an unwritable place."""
-    if path is None:
-        return None
-    if str(path).strip() == "" or str(path) == ".":
-        raise InputError(f"{option}: give a path (got {str(path)!r})")
-    p = Path(path)
-    for parent in [p, *p.parents]:
-        if parent.exists():
-            if parent != p and not parent.is_dir():
-                raise InputError(f"{option} {path}: {parent} is a file, not a folder")
-            if not os.access(parent, os.W_OK) or str(parent.resolve()).startswith(("/proc", "/sys")):
-                raise InputError(f"{option} {path}: {parent} is not writable")
-            break
-    return p
-
-
 @cli.command("run")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
@@ -138,7 +122,7 @@ def check_out_path(path: Path | None, option: str = "--out") -> Path | None:
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Root seed; without it a 128-bit seed is drawn and recorded in the manifest.")
 @_jobs_option
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "out", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Run folder to write (default: runs/<run-id>).")
 @click.option("--block-size", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help="Games per block (per cell). Part of what makes a run reproducible: keep it fixed.")
@@ -222,7 +206,7 @@ def _interrupted(run_dir) -> None:
 
 @cli.command("report")
 @click.argument("run_dir", required=False, type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Where to write the report (default: RUN_DIR/report, or reports/ with --bundled).")
 @click.option("--bundled", is_flag=True, help="Write every registered game's bundled reports (what `make report` runs).")
 @click.option("--quick", is_flag=True, help="With --bundled: fewer simulated games, for a fast check.")
@@ -230,18 +214,28 @@ def _interrupted(run_dir) -> None:
 @_jobs_option
 def report_cmd(run_dir, out, bundled, quick, html, jobs):
     """Turn a run folder into a Markdown report with plots (or write all bundled reports)."""
+    check_out_path(out)
     if bundled:
+        if run_dir is not None:
+            raise InputError(f"report: give RUN_DIR or --bundled, not both (got {run_dir})")
         out = Path(out or "reports")
         written = []
-        for game in registry.games().values():
-            if game.bundled_reports:
-                written += game.bundled_reports(out, quick=quick, jobs=jobs or None)
+        reporters = [g for g in registry.games().values() if g.bundled_reports]
+        for i, game in enumerate(reporters, 1):
+            click.echo(f"[{i}/{len(reporters)}] {game.title}: bundled reports …", err=True)
+            written += game.bundled_reports(out, quick=quick, jobs=jobs or None)
     else:
+        if quick:
+            raise InputError("--quick: only with --bundled (a run folder is reported as it is)")
         if run_dir is None:
             raise InputError("report: give a RUN_DIR, or --bundled for the bundled reports")
-        from simkit.core import report
+        from simkit.core import report, results
 
         written = report.report_run(run_dir, out)
+        man = results.manifest(run_dir)
+        notice = report.unfinished_notice(man, run_dir)
+        if notice:
+            click.echo("simkit: note: " + notice.replace("**", "").replace("`", "'"), err=True)
         out = Path(out) if out else Path(run_dir) / "report"
     if html:
         from simkit.core.html import html_for_reports, write_index
@@ -276,7 +270,7 @@ def odds_group():
 @click.option("--delta", type=float, default=0.02, show_default=True, help="The change --sprt looks for.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="--sprt: P(says 'moved' when it did not).")
 @click.option("--beta", type=float, default=0.10, show_default=True, help="--sprt: P(says 'not moved' when it did).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Also write compare.md and compare.json here.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
@@ -357,7 +351,7 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
 @click.option("--metric", "metrics", multiple=True, help="Metrics to tabulate and plot (repeatable; default: the first).")
 @click.option("--where", "wheres", multiple=True, metavar="KEY=VALUE",
               help="Keep only groups with this value (e.g. --where policy=cautious). Repeatable.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True,
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True,
               help="Folder for sweep.md, sweep.csv and sweep.png.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
@@ -426,7 +420,7 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
 
 
 @cli.command("check")
-@click.option("--baselines", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/baseline"),
+@click.option("--baselines", type=OutPath(file_okay=False, path_type=Path), default=Path("reports/baseline"),
               show_default=True, help="Folder of baseline JSON files.")
 @click.option("--update", is_flag=True, help="Rewrite the baselines with the new numbers (after an intended change).")
 @click.option("--only", multiple=True, help="Check only these baselines (file names without .json).")
@@ -499,7 +493,7 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
               help="Practical tolerance: smaller moves never fail the check.")
 @click.option("--alpha", type=float, default=0.001, show_default=True,
               help="Family significance level (Bonferroni over the baseline's metrics).")
-@click.option("--baselines", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/baseline"),
+@click.option("--baselines", type=OutPath(file_okay=False, path_type=Path), default=Path("reports/baseline"),
               show_default=True, help="Folder of baseline JSON files.")
 @_jobs_option
 def baseline_cmd(name, scenario, games, seed, sets, tolerance, alpha, baselines, jobs):
