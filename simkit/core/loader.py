@@ -47,9 +47,23 @@ def load(path: str | Path, overrides=None) -> Scenario:
     path = Path(path)
     data, sha = read_toml(path)
     ovs = [o if isinstance(o, Override) else parse_set(o) for o in (overrides or [])]
-    data, set_hash = apply_overrides(path, data, ovs)
+    copies: dict[str, Path] = {}
+    data, set_hash = apply_overrides(path, data, ovs, copies)
     if set_hash:
         sha = hashlib.sha256((sha + set_hash).encode()).hexdigest()
+    try:
+        return _build(path, sha, data, ovs)
+    except InputError as exc:
+        if not copies:
+            raise
+        # name the user's card file, not the temporary copy the --set changes were written to
+        message = str(exc)
+        for tmp, original in copies.items():
+            message = message.replace(tmp, f"{original} (with {' '.join('--set ' + o.text for o in ovs)})")
+        raise InputError(message) from None
+
+
+def _build(path: Path, sha: str, data: dict, ovs) -> Scenario:
     top = Fields(path, data)
     game_names = sorted(registry.games())
     game_name = top.get("game", str, choices=game_names)
@@ -64,8 +78,22 @@ def load(path: str | Path, overrides=None) -> Scenario:
         seed=run.get("seed", int, None, min=0),
     )
     run.finish()
-    sim = mode.build(top)
+    try:
+        sim = mode.build(top)
+    except (InputError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a shape the game's validation did not foresee: still one line, naming the file
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise InputError(f"{path}: the {game_name} {mode_name} scenario is not valid ({type(exc).__name__}: "
+                         f"{first}); check the lists and tables against the bundled scenarios/") from None
     top.finish()
+    try:
+        cells = int(sim.cells)
+    except Exception:  # noqa: BLE001 - a simulation that cannot count its cells has none to run
+        cells = 0
+    if cells < 1:
+        raise InputError(f"{path}: the scenario has nothing to simulate (0 cells: is a list such as 'monsters', "
+                         "'levels', 'warbands' or 'play' empty?)")
     return Scenario(path=path, sha256=sha, game=game_name, mode=mode_name, data=data, simulation=sim, run=defaults,
                     overrides=[o.text for o in ovs])
 

@@ -7,6 +7,8 @@ adjust any in ``[policies.NAME]`` tables (``kind`` plus parameters).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -17,11 +19,24 @@ HEURISTIC, RANDOM = 0, 1
 KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
 
 
+def param_range(entry) -> tuple[float, float]:
+    """The allowed ``(low, high)`` of a parameter spec entry.
+
+    An entry is ``(index, default, description)`` or ``(index, default, description, low, high)``
+    (``low``/``high`` may be None for no bound). Without a declared range a parameter must be
+    non-negative (every parameter so far is a threshold, a share, a count or a 0/1 switch).
+    """
+    if len(entry) >= 5:
+        low, high = entry[3], entry[4]
+        return (-math.inf if low is None else float(low), math.inf if high is None else float(high))
+    return 0.0, math.inf
+
+
 def param_vector(spec: dict, overrides: dict | None = None) -> np.ndarray:
-    """A float64 parameter vector from ``spec`` (name -> (index, default, description)) and overrides."""
+    """A float64 parameter vector from ``spec`` (name -> (index, default, description[, low, high])) and overrides."""
     v = np.zeros(len(spec), dtype=np.float64)
-    for idx, default, _ in spec.values():
-        v[idx] = default
+    for entry in spec.values():
+        v[entry[0]] = entry[1]
     for name, value in (overrides or {}).items():
         v[spec[name][0]] = float(value)
     return v
@@ -51,6 +66,13 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
         for pname in params:
             v = t.get(pname, float, None)
             if v is not None:
+                low, high = param_range(params[pname]) if isinstance(params, dict) else (0.0, math.inf)
+                if not math.isfinite(v):
+                    raise t.error(pname, f"must be a finite number (got {v!r})")
+                if not low <= v <= high:
+                    shown = (f"at least {low:g}" if high == math.inf else
+                             f"at most {high:g}" if low == -math.inf else f"between {low:g} and {high:g}")
+                    raise t.error(pname, f"must be {shown} (got {v!r})")
                 values[pname] = v
         t.finish()
         defined[name] = (kind, values)
@@ -58,7 +80,14 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
     names = fields.get("play", list, default_play)
     allowed = sorted(set(presets) | set(defined))
     out = []
+    seen = set()
     for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise fields.error(f"play[{i}]", f"must be a policy name (a string; got {name!r}); allowed values: "
+                                             f"{', '.join(allowed)}")
+        if name in seen:
+            raise fields.error(f"play[{i}]", f"names {name!r} twice; each policy is played once")
+        seen.add(name)
         if name in defined:
             out.append((name, *defined[name]))
         elif name in presets:
