@@ -256,11 +256,11 @@ def odds_group():
 @click.argument("b", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Change applied to B (B = A with these changes when only A is given). Repeatable.")
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None,
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help="Games per cell (default: the scenario's [run] games; the cap with --precision/--sprt).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (drawn and printed when absent).")
 @_jobs_option
-@click.option("--block-size", type=click.IntRange(min=1), default=None, help="Games per block (per cell).")
+@click.option("--block-size", type=click.IntRange(min=1, max=MAX_GAMES), default=None, help="Games per block (per cell).")
 @click.option("--metric", "metrics", multiple=True, help="Compare only these metrics (repeatable; default: all).")
 @click.option("--precision", type=float, default=None,
               help="Stop as soon as every difference's 95% half-width is at most this.")
@@ -310,8 +310,8 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
         test = cmp.SPRT(sprt_metric or names[0], delta, alpha, beta)
         if test.metric not in names:
             raise InputError(f"--sprt-metric: unknown metric {test.metric!r}; allowed values: {', '.join(names)}")
-        if not (0 < alpha < 1 and 0 < beta < 1 and delta > 0):
-            raise InputError("--sprt: --alpha and --beta must lie between 0 and 1, and --delta must be positive")
+        if not (0 < alpha < 1 and 0 < beta < 1 and 0 < delta < 1):
+            raise InputError("--sprt: --alpha, --beta and --delta must lie strictly between 0 and 1")
         rule = test
     n = games if games is not None else (sa.run.games or 10_000)
     res = run_simulation(paired, n, seed=root, jobs=jobs, block_size=block_size or sa.run.block_size,
@@ -345,7 +345,7 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--set", "sets", multiple=True, required=True, metavar="PATH=A:B",
               help="An axis (path=start:stop[:step] or path=v1,v2,…) or a fixed change (path=value). One or two axes.")
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Games per cell at every point.")
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None, help="Games per cell at every point.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed, shared by every point.")
 @_jobs_option
 @click.option("--metric", "metrics", multiple=True, help="Metrics to tabulate and plot (repeatable; default: the first).")
@@ -372,6 +372,11 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
     fixed = [p for p in parsed if not isinstance(p, sw.Axis)]
     if not 1 <= len(axes) <= 2:
         raise InputError(f"sweep: give one or two axes as --set path=start:stop (got {len(axes)})")
+    paths = [p.path for p in parsed]
+    for i, pth in enumerate(paths):
+        if pth in paths[:i]:
+            raise InputError(f"--set {parsed[i].text}: {'.'.join(pth)} is given twice; each value once")
+    check_out_path(out)
     filters = []
     for w in wheres:
         if "=" not in w:
@@ -486,7 +491,7 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
 @cli.command("baseline")
 @click.argument("name")
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--games", "-n", type=click.IntRange(min=1), required=True, help="Games per cell.")
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), required=True, help="Games per cell.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Overrides recorded with the baseline.")
 @click.option("--tolerance", type=float, default=0.02, show_default=True,
@@ -509,7 +514,7 @@ def baseline_cmd(name, scenario, games, seed, sets, tolerance, alpha, baselines,
 
 @cli.command("bench")
 @click.argument("game", required=False)
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Games per cell to time (default: per mode).")
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None, help="Games per cell to time (default: per mode).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Cores for the parallel run (default: all).")
 def bench_cmd(game, games, jobs):
     """Time each simulator: games/s per core with --jobs 1, and the speed-up with all cores.

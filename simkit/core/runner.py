@@ -159,6 +159,13 @@ def _execute(tasks, jobs: int, backend: str | None, scheduler: str | None):
 
         connect_s, workers_s = 5, 10
         if scheduler:
+            import re
+
+            m = re.fullmatch(r"(?:(tcp|tls|ws|wss|inproc|ucx)://)?(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.-]+):(\d{1,5})",
+                             scheduler.strip())
+            if m is None or not 0 < int(m.group(3)) < 65536:
+                raise InputError(f"--scheduler: {scheduler!r} is not a scheduler address; expected "
+                                 "tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
             try:
                 client = Client(scheduler, timeout=connect_s, set_as_default=False)
             except Exception as e:  # OSError (unreachable), ValueError (malformed address), ...

@@ -31,11 +31,12 @@ def parse_citizens(text: str) -> list[tuple[int, ...]]:
         return []
     citizens = []
     for token in text.split(","):
-        parts = token.strip().split("/")
-        if len(parts) > 2 or not all(p.strip().isdecimal() and int(p) in NUMBERS for p in parts):
+        parts = [p.strip() for p in token.strip().split("/")]
+        ok = len(parts) <= 2 and all(p.isascii() and p.isdigit() and int(p) in NUMBERS for p in parts)
+        if not ok or (len(parts) == 2 and int(parts[0]) == int(parts[1])):
             raise InputError(
                 f"--citizens: bad token {token.strip()!r}; allowed: comma-separated "
-                "activation numbers 1..12, a two-number Citizen as e.g. 9/10"
+                "activation numbers 1..12, a two-number Citizen as two different numbers, e.g. 9/10"
             )
         citizens.append(tuple(int(p) for p in parts))
     return citizens

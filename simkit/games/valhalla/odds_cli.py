@@ -207,6 +207,9 @@ def monster_cmd(cards_path, monster, side, card, turns, wild_matches, fmt, out, 
     turns between attacks. Rule text: valhalla-solo.txt, Gameplay → monster phase.
     The bundled cards are STAND-IN data.
     """
+    if cards_path is not None and not Path(cards_path).is_file():
+        raise InputError(f"--cards {cards_path}: " + ("is a folder, expected a cards file (.toml)"
+                                                      if Path(cards_path).is_dir() else "file not found"))
     die, monsters = cards_mod.load_cards(cards_path)
     selection = select_cards(monsters, monster, side, card)
     est = None
