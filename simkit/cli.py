@@ -14,7 +14,7 @@ import click
 from simkit import __version__
 from simkit.core import registry
 from simkit.core.limits import MAX_GAMES
-from simkit.core.paths import OutPath, check_out_path
+from simkit.core.paths import OutPath, check_out_path, check_scheduler
 from simkit.core.tables import FORMATS, render, summary_rows
 from simkit.errors import InputError
 
@@ -152,6 +152,8 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
     """
     if scheduler is not None and backend != "dask":
         raise InputError("--scheduler: only with --backend dask")
+    if scheduler is not None:
+        check_scheduler(scheduler)
     show = not quiet and sys.stderr.isatty()
     if resume is not None:
         given = [f"--{n.replace('_', '-')}" for n in ("games", "seed", "out", "block_size", "precision", "max_games")
@@ -443,6 +445,10 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
     from simkit.core import check as ck
 
     files = sorted(baselines.glob("*.json"))
+    unknown = [o for o in only if o not in {f.stem for f in files}]
+    if unknown and files:
+        raise InputError(f"--only: no baseline {unknown[0]!r} in {baselines}; allowed values: "
+                         + ", ".join(f.stem for f in files))
     if only:
         files = [f for f in files if f.stem in only]
     if not files:
@@ -503,6 +509,11 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
 @_jobs_option
 def baseline_cmd(name, scenario, games, seed, sets, tolerance, alpha, baselines, jobs):
     """Record a new baseline NAME for `simkit check` from SCENARIO."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}", name) or ".." in name:
+        raise InputError(f"baseline NAME: {name!r} is not a plain name; use letters, digits, '-', '_' and '.' "
+                         "(it becomes NAME.json in --baselines)")
     from simkit.core import check as ck
 
     rel = str(scenario)

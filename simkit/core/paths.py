@@ -50,3 +50,15 @@ def check_plot_path(path: Path | str | None, option: str = "--plot") -> Path | N
         raise InputError(f"{option} {path}: unknown plot format {p.suffix or '(no extension)'!r}; allowed "
                          f"extensions: {', '.join(PLOT_SUFFIXES)}")
     return p
+
+
+def check_scheduler(address: str) -> str:
+    """A Dask scheduler address, ``[tcp://]HOST:PORT`` (checked before anything connects or is written)."""
+    import re
+
+    m = re.fullmatch(r"(?:(tcp|tls|ws|wss|inproc|ucx)://)?(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.-]+):(\d{1,5})",
+                     str(address).strip())
+    if m is None or not 0 < int(m.group(3)) < 65536:
+        raise InputError(f"--scheduler: {address!r} is not a scheduler address; expected tcp://HOST:PORT "
+                         "(e.g. tcp://10.0.0.5:8786)")
+    return address

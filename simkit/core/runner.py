@@ -21,6 +21,7 @@ import polars as pl
 
 from simkit.core import results
 from simkit.core.limits import MAX_GAMES
+from simkit.core.paths import check_scheduler
 from simkit.core.seeding import block_key, normalize_seed
 from simkit.core.simulation import Simulation, StatsAccumulator, block_stats
 from simkit.errors import InputError
@@ -159,13 +160,7 @@ def _execute(tasks, jobs: int, backend: str | None, scheduler: str | None):
 
         connect_s, workers_s = 5, 10
         if scheduler:
-            import re
-
-            m = re.fullmatch(r"(?:(tcp|tls|ws|wss|inproc|ucx)://)?(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.-]+):(\d{1,5})",
-                             scheduler.strip())
-            if m is None or not 0 < int(m.group(3)) < 65536:
-                raise InputError(f"--scheduler: {scheduler!r} is not a scheduler address; expected "
-                                 "tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
+            check_scheduler(scheduler)
             try:
                 client = Client(scheduler, timeout=connect_s, set_as_default=False)
             except Exception as e:  # OSError (unreachable), ValueError (malformed address), ...
