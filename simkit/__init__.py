@@ -19,7 +19,14 @@ _numba_cache.configure()  # before any kernel compiles: a cache keyed by simkit'
 
 from pathlib import Path
 
-from simkit import results  # noqa: F401  (simkit.results.load)
+
+def __getattr__(name: str):
+    # simkit.results (polars) is imported on first use: `simkit --help` must not pay for it
+    if name == "results":
+        import importlib
+
+        return importlib.import_module("simkit.results")
+    raise AttributeError(f"module 'simkit' has no attribute {name!r}")
 
 
 def run(scenario: str | Path, games: int | None = None, *, seed=None, jobs: int | None = 1,

@@ -99,13 +99,14 @@ def list_cmd():
             click.echo("  scenario files: " + ", ".join(str(f.relative_to(sdir.parent)) for f in files))
         if game.odds_commands:
             click.echo("  odds: " + ", ".join(f"simkit odds {c.name}" for c in game.odds_commands))
+        descriptions = game.policy_descriptions()
         if game.rule_options:
             click.echo("  rule options:")
             for name, desc in game.rule_options.items():
                 click.echo(f"    {name}: {desc}")
-        if game.policies:
+        if descriptions:
             click.echo("  policies:")
-            for name, desc in game.policies.items():
+            for name, desc in descriptions.items():
                 click.echo(f"    {name}: {desc}")
         click.echo()
 
@@ -176,10 +177,11 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
             raise InputError(f"--precision: must lie strictly between 0 and 0.5 (got {precision})")
         check_out_path(out)
         from simkit.core import loader
+
+        sc = loader.load(scenario, list(sets))  # bad input fails here, before the heavy imports
         from simkit.core.runner import make_run_dir, run_simulation
         from simkit.core.seeding import normalize_seed
 
-        sc = loader.load(scenario, list(sets))
         root = normalize_seed(seed if seed is not None else sc.run.seed)
         run_dir = out if out is not None else make_run_dir("runs", sc.mode, root)
         try:
@@ -248,7 +250,29 @@ def report_cmd(run_dir, out, bundled, quick, html, jobs):
         click.echo(f"wrote {p}")
 
 
-@cli.group("odds", cls=click.Group)
+class OddsGroup(click.Group):
+    """``simkit odds``: the games' odds commands, each imported only when it is used."""
+
+    def _lazy(self) -> dict:
+        found = {}
+        for game in registry.games().values():
+            for cmd in game.odds_commands:
+                found[cmd.name] = cmd
+        return found
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self._lazy()))
+
+    def get_command(self, ctx, name):
+        cmd = super().get_command(ctx, name)
+        if cmd is None:
+            cmd = self._lazy().get(name)
+            if isinstance(cmd, registry.LazyCommand):
+                cmd = cmd.load()
+        return cmd
+
+
+@cli.group("odds", cls=OddsGroup)
 def odds_group():
     """Exact dice odds (fractions), optionally checked by Monte Carlo (--mc N)."""
 
@@ -289,13 +313,14 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
     """
     import json
 
-    from simkit.core import compare as cmp
     from simkit.core import loader
-    from simkit.core.runner import run_simulation
-    from simkit.core.seeding import normalize_seed
 
     sa = loader.load(a)
     sb = loader.load(b or a, list(sets))
+    from simkit.core import compare as cmp
+    from simkit.core.runner import run_simulation
+    from simkit.core.seeding import normalize_seed
+
     if b is None and not sets:
         raise InputError("compare: give a second scenario B, or --set changes to compare against A")
     paired = cmp.PairedSim(sa.simulation, sb.simulation, list(metrics) or None)
@@ -366,7 +391,6 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
     """
     from simkit.core import loader
     from simkit.core import sweep as sw
-    from simkit.core.runner import run_simulation
     from simkit.core.seeding import normalize_seed
 
     parsed = [sw.parse_axis_or_fixed(t) for t in sets]
@@ -389,6 +413,8 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
     chosen = None
     for point in sw.grid(axes):
         sc = loader.load(scenario, fixed + sw.point_overrides(axes, point))
+        from simkit.core.runner import run_simulation
+
         sim = sc.simulation
         names = [m.name for m in sim.metrics]
         chosen = list(metrics) or names[:1]
@@ -442,8 +468,6 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
     Bonferroni-corrected over its metrics) AND by more than the baseline's
     practical tolerance. Exit code 1 on any failure.
     """
-    from simkit.core import check as ck
-
     files = sorted(baselines.glob("*.json"))
     unknown = [o for o in only if o not in {f.stem for f in files}]
     if unknown and files:
@@ -453,6 +477,8 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
         files = [f for f in files if f.stem in only]
     if not files:
         raise InputError(f"check: no baselines in {baselines} (create one with `simkit baseline NAME SCENARIO`)")
+    from simkit.core import check as ck
+
     root = Path.cwd()
     verdicts = []
     for f in files:
@@ -536,15 +562,6 @@ def bench_cmd(game, games, jobs):
 
     rows = bench(game, games=games, jobs=jobs)
     click.echo(render(rows, "table"), nl=False)
-
-
-def _attach_odds_commands() -> None:
-    for game in registry.games().values():
-        for cmd in game.odds_commands:
-            odds_group.add_command(cmd)
-
-
-_attach_odds_commands()
 
 
 def main():
