@@ -56,7 +56,7 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
     return _save(fig, path)
 
 
-def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=None) -> Path:
+def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=None, xlabel: str | None = None) -> Path:
     """Bars with optional interval error bars."""
     fig, ax = plt.subplots(figsize=(max(5, 0.5 * len(labels) + 2), 4), dpi=110)
     values = np.asarray(values, dtype=float)
@@ -67,6 +67,8 @@ def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=
     ax.set_xticks(range(len(labels)), [str(x) for x in labels], rotation=30 if len(labels) > 8 else 0, ha="right" if len(labels) > 8 else "center")
     ax.set_title(title)
     ax.set_ylabel(ylabel)
+    if xlabel:
+        ax.set_xlabel(xlabel)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     return _save(fig, path)

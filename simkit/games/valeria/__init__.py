@@ -21,7 +21,7 @@ def _bundled(out_dir, quick=False, jobs=None):
 
 def _roll_check():
     from simkit.games.valeria.odds import parse_citizens
-    from simkit.games.valeria.odds_cli import ValeriaRollSim
+    from simkit.games.valeria.roll_sim import ValeriaRollSim
 
     return ValeriaRollSim(parse_citizens("1,2,6"))
 

@@ -13,7 +13,6 @@ from simkit.core.oddscli import emit, monte_carlo, odds_options
 from simkit.core.tables import render
 from simkit.errors import InputError
 from simkit.games.valhalla import cards as cards_mod
-from simkit.games.valhalla.monster_dice import attack_by_turn, expected_turns_between_attacks
 
 SIDES = ("base", "plus40")
 SUMMARY_TURNS = 5  # P(attack on turn t) columns in the compact summary
@@ -55,6 +54,8 @@ def select_cards(monsters: dict, monster: str | None, side: str, card: int | Non
 
 def monster_rows(selection, die, side: str, turns: int, wild_matches: bool = False, mc: dict | None = None):
     """One row per selected card: exact expected turns and P(attack on turn t), with the MC estimate."""
+    from simkit.games.valhalla.monster_dice import attack_by_turn, expected_turns_between_attacks
+
     rows = []
     for key, mon, idx, c in selection:
         try:
