@@ -147,3 +147,27 @@ def test_resume_option_misuse(tmp_path):
         res = simkit(*args, cwd=tmp_path)
         assert res.returncode == 2 and needle in res.stderr, (args, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_python_api_overrides_and_temporary_folder(tmp_path):
+    import gc
+
+    import simkit
+
+    a = simkit.run(SCENARIO, games=500, seed=3, overrides={"grid.strike": "0:1", "grid.shield": "2"})
+    b = simkit.run(SCENARIO, games=500, seed=3, overrides=['grid.strike="0:1"', 'grid.shield="2"'])
+    assert a.summary == b.summary and a.frame.height == 500 * 2
+    assert a.manifest["overrides"] == ["grid.strike='0:1'", "grid.shield='2'"]
+    from simkit.errors import InputError
+
+    with pytest.raises(InputError, match="helth"):
+        simkit.run(SCENARIO, games=10, overrides=["rules.lone_one=fails", "grid.helth=1"])
+    folder = a.run_dir
+    assert folder.is_dir()
+    del a
+    gc.collect()
+    assert not folder.exists(), "simkit.run() without out= left its temporary folder behind"
+    kept = simkit.run(SCENARIO, games=100, seed=3, out=tmp_path / "kept", overrides={"grid.strike": "1"})
+    del kept
+    gc.collect()
+    assert (tmp_path / "kept/summary.json").is_file()
