@@ -481,7 +481,9 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
 
     root = Path.cwd()
     verdicts = []
-    for f in files:
+    for i, f in enumerate(files, 1):
+        if sys.stderr.isatty():
+            click.echo(f"[{i}/{len(files)}] {f.stem}: re-running …", err=True)
         data = ck.load_baseline(f)
         new = ck.run_baseline(data, root, jobs or None)
         if update:
@@ -560,7 +562,8 @@ def bench_cmd(game, games, jobs):
     """
     from simkit.core.bench import bench
 
-    rows = bench(game, games=games, jobs=jobs)
+    rows = bench(game, games=games, jobs=jobs,
+                 progress=(lambda line: click.echo(line, err=True)) if sys.stderr.isatty() else None)
     click.echo(render(rows, "table"), nl=False)
 
 

@@ -116,6 +116,9 @@ def run_bundled(scenario: str, run_folder: Path, games: int, seed: int = 2026, j
     run_folder = Path(run_folder)
     if run_folder.exists():
         shutil.rmtree(run_folder)
+    import sys
+
     run_simulation(sc.simulation, games, seed=seed, jobs=jobs, block_size=sc.run.block_size, out=run_folder,
+                   progress=sys.stderr.isatty(),
                    manifest_extra={"scenario": shown_path(str(path)), "scenario_sha256": sc.sha256})
     return run_folder
