@@ -112,6 +112,21 @@ def _read_block(path: Path, block: int, n: int, cells: int) -> pl.DataFrame | No
     return frame
 
 
+def typed_frame(frame: pl.DataFrame, sim: Simulation) -> pl.DataFrame:
+    """Column types a data tool expects: a 0/1 column behind a rate is a boolean flag, and text columns
+    (Warband, policy, cause, monster, …) are categories (dictionary-encoded in Parquet)."""
+    flags = {m.column for m in sim.metrics if m.kind == "rate" and m.trials is None}
+    casts = {}
+    for name, dtype in frame.schema.items():
+        if name in flags and dtype.is_integer() and frame.height:
+            col = frame[name]
+            if col.min() >= 0 and col.max() <= 1:
+                casts[name] = pl.Boolean
+        elif dtype == pl.String:
+            casts[name] = pl.Categorical
+    return frame.cast(casts) if casts else frame
+
+
 def _block_task(sim: Simulation, root_seed: int, block: int, n: int, out_dir: str | None, reuse: bool = False):
     """Run one block in a worker: rows → Parquet (if an out folder is set) → sufficient stats.
 
@@ -126,7 +141,7 @@ def _block_task(sim: Simulation, root_seed: int, block: int, n: int, out_dir: st
                 return block, n, block_stats(frame, sim.metrics)
             path.unlink(missing_ok=True)
     columns = sim.run_block(block_key(root_seed, block), n)
-    frame = pl.DataFrame(columns)
+    frame = typed_frame(pl.DataFrame(columns), sim)
     frame = frame.insert_column(0, pl.Series("block", np.full(frame.height, block, dtype=np.int32)))
     stats = block_stats(frame, sim.metrics)
     if out_dir is not None:
