@@ -13,7 +13,7 @@ import click
 
 from simkit import __version__
 from simkit.core import registry
-from simkit.core.limits import MAX_GAMES
+from simkit.core.limits import MAX_GAMES, MAX_JOBS
 from simkit.core.paths import OutPath, check_out_path, check_scheduler
 from simkit.core.tables import FORMATS, render, summary_rows
 from simkit.errors import InputError
@@ -112,7 +112,7 @@ def list_cmd():
 
 
 def _jobs_option(f):
-    return click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True,
+    return click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS), default=0, show_default=True,
                         help="Worker processes (0 = all cores). Results do not depend on it.")(f)
 
 
@@ -554,7 +554,7 @@ def baseline_cmd(name, scenario, games, seed, sets, tolerance, alpha, baselines,
 @cli.command("bench")
 @click.argument("game", required=False)
 @click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None, help="Games per cell to time (default: per mode).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Cores for the parallel run (default: all).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None, help="Cores for the parallel run (default: all).")
 def bench_cmd(game, games, jobs):
     """Time each simulator: games/s per core with --jobs 1, and the speed-up with all cores.
 

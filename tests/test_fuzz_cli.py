@@ -216,9 +216,20 @@ CORPUS = [
     ("bad scenario TOML", ["run", "inputs/bad.toml"], ["bad.toml", "TOML"], write("inputs/bad.toml", "game = = 1")),
     ("scenario not UTF-8", ["run", "inputs/bad.toml"], ["bad.toml"], write("inputs/bad.toml", b"\xff\xfe\xfa")),
     ("scenario is a folder", ["run", "inputs"], ["inputs"], None),
+    ("unknown monster card table", ["odds", "valhalla-monster", "--cards", "c.toml"], ["c.toml", "monsters[0].bas"],
+     lambda case: (case / "c.toml").write_text(_misspelled_side())),
+    ("--jobs absurd", ["run", LQ, "--jobs", "100000"], ["--jobs", "512"], None),
+    ("bench --games absurd", ["bench", "--games", "99999999999999"], ["--games"], None),
     ("list takes no argument", ["list", "x"], [], None),
     ("unknown command", ["nope"], [], None),
 ]
+
+def _misspelled_side() -> str:
+    text = (SC / "valhalla/cards.toml").read_text()
+    first = text.index("[[monsters.base]]")
+    second = text.index("[[monsters.base]]", first + 1)
+    return text[:second] + "[[monsters.bas]]" + text[second + len("[[monsters.base]]"):]
+
 
 # Found in the trial and belonging to the statistics issue (baseline JSON, simkit/core/check.py): kept here so
 # the suite turns green for them as soon as they are fixed there (non-strict xfail).

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from simkit.core.exact import fraction_str
-from simkit.core.limits import MAX_GAMES
+from simkit.core.limits import MAX_GAMES, MAX_JOBS
 from simkit.core.paths import OutPath, check_out_path, check_plot_path
 from simkit.core.tables import FORMATS
 
@@ -27,7 +27,7 @@ def odds_options(f):
                           "estimate with its 95% interval beside each exact value."),
         click.option("--seed", type=click.IntRange(min=0), default=None,
                      help="Root seed of the --mc simulation (drawn and printed when absent)."),
-        click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True,
+        click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS), default=0, show_default=True,
                      help="Workers for --mc (0 = all cores); results do not depend on it."),
         click.option("--plot", "plot", type=OutPath(dir_okay=False, path_type=Path), default=None,
                      callback=lambda ctx, param, v: check_plot_path(v, "--plot"),
