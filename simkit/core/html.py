@@ -29,6 +29,7 @@ html { -webkit-text-size-adjust: 100%; }
 body { margin: 0 auto; padding: 2rem 1.5rem 4rem; max-width: 72rem; color: var(--fg); background: #fff;
        font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "DejaVu Sans",
        "Liberation Sans", Arial, sans-serif; }
+main { overflow-wrap: break-word; }  /* a long name or path wraps instead of widening a narrow page */
 h1, h2, h3, h4 { line-height: 1.25; margin: 2rem 0 0.75rem; }
 h1 { font-size: 2rem; margin-top: 0; padding-bottom: 0.3em; border-bottom: 1px solid var(--line); }
 h2 { font-size: 1.5rem; padding-bottom: 0.25em; border-bottom: 1px solid var(--line); }
