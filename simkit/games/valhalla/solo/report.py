@@ -280,11 +280,14 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     jarls = sorted(_order(man.get("jarls"), jwin), key=lambda j: -jwin[j].estimate)
     # Jarls whose every game went exactly the same way (stand-in abilities that never change a decision)
     same_as: dict[str, list[str]] = {}
-    keys = [c for c in ("block", "game", "monster", "variant") if c in sub.columns]
-    trace = [c for c in ("won", "turns", "cards_defeated", "glory") if c in sub.columns]
+    names = sub.collect_schema().names() if isinstance(sub, pl.LazyFrame) else sub.columns
+    keys = [c for c in ("block", "game", "monster", "variant") if c in names]
+    trace = [c for c in ("won", "turns", "cards_defeated", "glory") if c in names]
+    jtrace = sub.select(["jarl", *keys, *trace])
+    jtrace = jtrace.collect() if isinstance(jtrace, pl.LazyFrame) else jtrace
     signature = {}
     for jl in jarls:
-        jf = sub.filter(pl.col("jarl") == jl).sort(keys).select(trace)
+        jf = jtrace.filter(pl.col("jarl") == jl).sort(keys).select(trace)
         signature.setdefault(hash(tuple(tuple(jf[c].to_list()) for c in trace)), []).append(jl)
     for group in signature.values():
         for jl in group:
