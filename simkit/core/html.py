@@ -26,7 +26,7 @@ CSS = """
         --accent: #0969da; --note: #fff8c5; --note-line: #d4a72c; }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
-body { margin: 0 auto; padding: 2rem 1.5rem 4rem; max-width: 72rem; color: var(--fg); background: #fff;
+body { margin: 0 auto; padding: 2rem 1.5rem 4rem; max-width: 100rem; color: var(--fg); background: #fff;
        font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "DejaVu Sans",
        "Liberation Sans", Arial, sans-serif; }
 main { overflow-wrap: break-word; }  /* a long name or path wraps instead of widening a narrow page */
