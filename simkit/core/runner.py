@@ -436,6 +436,11 @@ def resume_run(run_dir: str | Path, *, jobs: int | None = None, progress: bool =
                          "numbers") from None
     precision = man.get("precision")
     games = man.get("games_requested")
+    if precision is None and (not isinstance(games, int) or isinstance(games, bool) or games < 1):
+        raise InputError(f"{run_dir / 'manifest.json'}: field 'games_requested' must be a whole number of at "
+                         f"least 1 (got {games!r}); this run cannot be resumed")
+    if precision is not None and not isinstance(precision, (int, float)):
+        raise InputError(f"{run_dir / 'manifest.json'}: field 'precision' must be a number (got {precision!r})")
     extra = {k: man[k] for k in ("scenario", "scenario_path", "scenario_sha256", "overrides") if k in man}
     res = run_simulation(sc.simulation, games, seed=seed, jobs=jobs, block_size=block_size, out=run_dir,
                          progress=progress, precision=precision, max_games=man.get("max_games"),
