@@ -5,7 +5,6 @@ Every error caused by bad input is one line on stderr and exit code 2.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
