@@ -38,12 +38,13 @@ class SimkitGroup(click.Group):
         except click.exceptions.Abort as exc:
             # click turns Ctrl-C into Abort; say what happened to the work
             if isinstance(exc.__context__, KeyboardInterrupt):
-                click.echo("simkit: interrupted; finished blocks were kept", err=True)
+                # `simkit run` says where its finished blocks are; other commands keep no partial results
+                click.echo("simkit: interrupted", err=True)
             else:
                 click.echo("simkit: aborted", err=True)
             sys.exit(130)
         except KeyboardInterrupt:
-            click.echo("simkit: interrupted; finished blocks were kept", err=True)
+            click.echo("simkit: interrupted", err=True)
             sys.exit(130)
         except OSError as exc:
             # a path that cannot be written or read (under a file, /proc, a full disk): one line naming it
