@@ -69,7 +69,7 @@ def test_kill_9_stops_the_workers_and_resume_is_byte_identical(tmp_path, referen
     assert workers, "the run started no worker processes"
     proc.kill()
     proc.wait()
-    gone, alive = psutil.wait_procs(workers, timeout=10)
+    gone, alive = psutil.wait_procs(workers, timeout=30)
     assert not alive, f"processes outlived their run: {[p.cmdline() for p in alive]}"
     man = json.loads((out / "manifest.json").read_text())
     assert man["status"] == "running"  # what a kill -9 leaves

@@ -69,35 +69,36 @@ def default_jobs() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _worker_init() -> None:
-    """Run first in every loky worker: the worker dies with the process that started it.
+_PARENT: int | None = None  # in a loky worker: the process that started it
 
-    On Linux the kernel sends SIGKILL to the worker when its parent dies (even by
-    ``kill -9``); everywhere, a watchdog thread ends the worker once its parent is gone
-    (it runs between blocks, as a numba kernel holds the GIL).
+
+def _worker_init() -> None:
+    """Run first in every loky worker: the worker ends once the process that started it is gone.
+
+    A watchdog thread checks every 0.2 s whether the parent still lives (a numba kernel holds the
+    GIL, so the check runs between blocks at the latest), and a block is never written once the
+    parent is gone: after a ``kill -9`` no worker keeps computing, writing or idling. (The kernel's
+    parent-death signal is not used: it fires when the parent *thread* that spawned the worker ends,
+    and loky may spawn from a thread that ends before the run does.)
     """
-    import signal
     import threading
 
-    parent = os.getppid()
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
-            pass
-    if os.getppid() != parent or parent == 1:  # the parent died before prctl took effect
+    global _PARENT
+    _PARENT = os.getppid()
+    if _PARENT == 1:  # the parent died before this worker started
         os._exit(1)
 
     def watch():
         while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
+            time.sleep(0.2)
+            if os.getppid() != _PARENT:
                 os._exit(1)
 
     threading.Thread(target=watch, name="simkit-parent-watch", daemon=True).start()
+
+
+def _orphaned() -> bool:
+    return _PARENT is not None and os.getppid() != _PARENT
 
 
 def _read_block(path: Path, block: int, n: int, cells: int) -> pl.DataFrame | None:
@@ -144,6 +145,8 @@ def _block_task(sim: Simulation, root_seed: int, block: int, n: int, out_dir: st
     frame = typed_frame(pl.DataFrame(columns), sim)
     frame = frame.insert_column(0, pl.Series("block", np.full(frame.height, block, dtype=np.int32)))
     stats = block_stats(frame, sim.metrics)
+    if _orphaned():  # the run was killed while this block ran: write nothing more
+        os._exit(1)
     if out_dir is not None:
         results.write_block(Path(out_dir), block, frame)
     return block, n, stats
