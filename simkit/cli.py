@@ -12,6 +12,8 @@ import click
 
 from simkit import __version__
 from simkit.core import registry
+from simkit.core.limits import MAX_GAMES, MAX_JOBS
+from simkit.core.paths import OutPath, check_out_path, check_scheduler
 from simkit.core.tables import FORMATS, render, summary_rows
 from simkit.errors import InputError
 
@@ -33,12 +35,21 @@ class SimkitGroup(click.Group):
             _fail(f"{exc.format_message()} (see '{where} --help')")
         except click.ClickException as exc:
             _fail(exc.format_message())
-        except click.exceptions.Abort:
-            click.echo("simkit: aborted", err=True)
+        except click.exceptions.Abort as exc:
+            # click turns Ctrl-C into Abort; say what happened to the work
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                # `simkit run` says where its finished blocks are; other commands keep no partial results
+                click.echo("simkit: interrupted", err=True)
+            else:
+                click.echo("simkit: aborted", err=True)
             sys.exit(130)
         except KeyboardInterrupt:
-            click.echo("simkit: interrupted; finished blocks were kept", err=True)
+            click.echo("simkit: interrupted", err=True)
             sys.exit(130)
+        except OSError as exc:
+            # a path that cannot be written or read (under a file, /proc, a full disk): one line naming it
+            where = exc.filename or "simkit"
+            _fail(f"{where}: {exc.strerror or exc}")
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         if standalone_mode:
@@ -88,65 +99,101 @@ def list_cmd():
             click.echo("  scenario files: " + ", ".join(str(f.relative_to(sdir.parent)) for f in files))
         if game.odds_commands:
             click.echo("  odds: " + ", ".join(f"simkit odds {c.name}" for c in game.odds_commands))
+        descriptions = game.policy_descriptions()
         if game.rule_options:
             click.echo("  rule options:")
             for name, desc in game.rule_options.items():
                 click.echo(f"    {name}: {desc}")
-        if game.policies:
+        if descriptions:
             click.echo("  policies:")
-            for name, desc in game.policies.items():
+            for name, desc in descriptions.items():
                 click.echo(f"    {name}: {desc}")
         click.echo()
 
 
 def _jobs_option(f):
-    return click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True,
+    return click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS), default=0, show_default=True,
                         help="Worker processes (0 = all cores). Results do not depend on it.")(f)
 
 
 @cli.command("run")
-@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None,
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help="Games per cell (default: the scenario's [run] games).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Root seed; without it a 128-bit seed is drawn and recorded in the manifest.")
 @_jobs_option
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "out", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Run folder to write (default: runs/<run-id>).")
-@click.option("--block-size", type=click.IntRange(min=1), default=None,
+@click.option("--block-size", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help="Games per block (per cell). Part of what makes a run reproducible: keep it fixed.")
 @click.option("--precision", type=float, default=None,
               help="Add blocks until every rate's 95%% half-width is at most this (e.g. 0.005).")
-@click.option("--max-games", type=click.IntRange(min=1), default=None, help="Cap on games per cell with --precision.")
+@click.option("--max-games", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
+              help="Cap on games per cell with --precision.")
 @click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky", show_default=True,
               help="joblib backend that runs the blocks.")
 @click.option("--scheduler", default=None, help="Dask scheduler address (tcp://HOST:PORT) with --backend dask.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Change a scenario or card value, e.g. --set fighters.old_gob.health=4 (repeatable).")
+@click.option("--resume", "resume", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="RUN_DIR", help="Finish an interrupted or killed run from its manifest (same results as an "
+                                      "uninterrupted run). Takes no SCENARIO.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @format_option()
-def run_cmd(scenario, games, seed, jobs, out, block_size, precision, max_games, backend, scheduler, sets, quiet,
-            fmt):
+@click.pass_context
+def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_games, backend, scheduler, sets,
+            resume, quiet, fmt):
     """Simulate a scenario file and write its results.
 
     Writes one Parquet row per game under the run folder, with manifest.json
     (what was run, the root seed) and summary.json (every rate with its 95%
-    interval and count), then prints the summary.
+    interval and count), then prints the summary. `simkit run --resume RUN_DIR`
+    finishes a run that was interrupted or killed.
     """
-    from simkit.core import loader
-    from simkit.core.runner import make_run_dir, run_simulation
-    from simkit.core.seeding import normalize_seed
-
-    sc = loader.load(scenario, list(sets))
-    root = normalize_seed(seed if seed is not None else sc.run.seed)
-    run_dir = out if out is not None else make_run_dir("runs", sc.mode, root)
+    if scheduler is not None and backend != "dask":
+        raise InputError("--scheduler: only with --backend dask")
+    if scheduler is not None:
+        check_scheduler(scheduler)
     show = not quiet and sys.stderr.isatty()
-    res = run_simulation(
-        sc.simulation, games if games is not None else (sc.run.games or 10_000), seed=root, jobs=jobs,
-        block_size=block_size or sc.run.block_size, out=run_dir, progress=show, precision=precision,
-        max_games=max_games, backend=backend, scheduler=scheduler,
-        manifest_extra={"scenario": str(scenario), "scenario_sha256": sc.sha256, "overrides": sc.overrides},
-    )
+    if resume is not None:
+        given = [f"--{n.replace('_', '-')}" for n in ("games", "seed", "out", "block_size", "precision", "max_games")
+                 if ctx.params[n] is not None] + (["--set"] if sets else []) + (["SCENARIO"] if scenario else [])
+        if given:
+            raise InputError(f"--resume: the run's manifest fixes what to run; drop {', '.join(given)}")
+        from simkit.core.runner import resume_run
+
+        try:
+            res, sc = resume_run(resume, jobs=jobs, progress=show, backend=backend, scheduler=scheduler)
+        except KeyboardInterrupt:
+            _interrupted(resume)
+        run_dir, root = resume, res.manifest["root_seed"]
+    else:
+        if scenario is None:
+            raise InputError("run: give a SCENARIO file, or --resume RUN_DIR")
+        if max_games is not None and precision is None:
+            raise InputError("--max-games: only with --precision (it caps the games --precision adds)")
+        if precision is not None and not 0 < precision < 0.5:
+            raise InputError(f"--precision: must lie strictly between 0 and 0.5 (got {precision})")
+        check_out_path(out)
+        from simkit.core import loader
+
+        sc = loader.load(scenario, list(sets))  # bad input fails here, before the heavy imports
+        from simkit.core.runner import make_run_dir, run_simulation
+        from simkit.core.seeding import normalize_seed
+
+        root = normalize_seed(seed if seed is not None else sc.run.seed)
+        run_dir = out if out is not None else make_run_dir("runs", sc.mode, root)
+        try:
+            res = run_simulation(
+                sc.simulation, games if games is not None else (sc.run.games or 10_000), seed=root, jobs=jobs,
+                block_size=block_size or sc.run.block_size, out=run_dir, progress=show, precision=precision,
+                max_games=max_games, backend=backend, scheduler=scheduler,
+                manifest_extra={"scenario": str(scenario), "scenario_path": str(Path(scenario).resolve()),
+                                "scenario_sha256": sc.sha256, "overrides": sc.overrides},
+            )
+        except KeyboardInterrupt:
+            _interrupted(run_dir)
     if not quiet:
         click.echo(render(summary_rows(res.summary), fmt), nl=False)
     rate = res.games * sc.simulation.cells / max(res.wall_seconds, 1e-9)
@@ -155,9 +202,15 @@ def run_cmd(scenario, games, seed, jobs, out, block_size, precision, max_games, 
     click.echo(f"results: {run_dir}", err=True)
 
 
+def _interrupted(run_dir) -> None:
+    click.echo(f"\nsimkit: interrupted; finished blocks were kept in {run_dir} "
+               f"(finish the run with: simkit run --resume {run_dir})", err=True)
+    sys.exit(130)
+
+
 @cli.command("report")
 @click.argument("run_dir", required=False, type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Where to write the report (default: RUN_DIR/report, or reports/ with --bundled).")
 @click.option("--bundled", is_flag=True, help="Write every registered game's bundled reports (what `make report` runs).")
 @click.option("--quick", is_flag=True, help="With --bundled: fewer simulated games, for a fast check.")
@@ -165,18 +218,28 @@ def run_cmd(scenario, games, seed, jobs, out, block_size, precision, max_games, 
 @_jobs_option
 def report_cmd(run_dir, out, bundled, quick, html, jobs):
     """Turn a run folder into a Markdown report with plots (or write all bundled reports)."""
+    check_out_path(out)
     if bundled:
+        if run_dir is not None:
+            raise InputError(f"report: give RUN_DIR or --bundled, not both (got {run_dir})")
         out = Path(out or "reports")
         written = []
-        for game in registry.games().values():
-            if game.bundled_reports:
-                written += game.bundled_reports(out, quick=quick, jobs=jobs or None)
+        reporters = [g for g in registry.games().values() if g.bundled_reports]
+        for i, game in enumerate(reporters, 1):
+            click.echo(f"[{i}/{len(reporters)}] {game.title}: bundled reports …", err=True)
+            written += game.bundled_reports(out, quick=quick, jobs=jobs or None)
     else:
+        if quick:
+            raise InputError("--quick: only with --bundled (a run folder is reported as it is)")
         if run_dir is None:
             raise InputError("report: give a RUN_DIR, or --bundled for the bundled reports")
-        from simkit.core import report
+        from simkit.core import report, results
 
         written = report.report_run(run_dir, out)
+        man = results.manifest(run_dir)
+        notice = report.unfinished_notice(man, run_dir)
+        if notice:
+            click.echo("simkit: note: " + notice.replace("**", "").replace("`", "'"), err=True)
         out = Path(out) if out else Path(run_dir) / "report"
     if html:
         from simkit.core.html import html_for_reports, write_index
@@ -187,7 +250,29 @@ def report_cmd(run_dir, out, bundled, quick, html, jobs):
         click.echo(f"wrote {p}")
 
 
-@cli.group("odds", cls=click.Group)
+class OddsGroup(click.Group):
+    """``simkit odds``: the games' odds commands, each imported only when it is used."""
+
+    def _lazy(self) -> dict:
+        found = {}
+        for game in registry.games().values():
+            for cmd in game.odds_commands:
+                found[cmd.name] = cmd
+        return found
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self._lazy()))
+
+    def get_command(self, ctx, name):
+        cmd = super().get_command(ctx, name)
+        if cmd is None:
+            cmd = self._lazy().get(name)
+            if isinstance(cmd, registry.LazyCommand):
+                cmd = cmd.load()
+        return cmd
+
+
+@cli.group("odds", cls=OddsGroup)
 def odds_group():
     """Exact dice odds (fractions), optionally checked by Monte Carlo (--mc N)."""
 
@@ -197,11 +282,11 @@ def odds_group():
 @click.argument("b", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Change applied to B (B = A with these changes when only A is given). Repeatable.")
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None,
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help="Games per cell (default: the scenario's [run] games; the cap with --precision/--sprt).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (drawn and printed when absent).")
 @_jobs_option
-@click.option("--block-size", type=click.IntRange(min=1), default=None, help="Games per block (per cell).")
+@click.option("--block-size", type=click.IntRange(min=1, max=MAX_GAMES), default=None, help="Games per block (per cell).")
 @click.option("--metric", "metrics", multiple=True, help="Compare only these metrics (repeatable; default: all).")
 @click.option("--precision", type=float, default=None,
               help="Stop as soon as every difference's 95% half-width is at most this.")
@@ -211,7 +296,7 @@ def odds_group():
 @click.option("--delta", type=float, default=0.02, show_default=True, help="The change --sprt looks for.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="--sprt: P(says 'moved' when it did not).")
 @click.option("--beta", type=float, default=0.10, show_default=True, help="--sprt: P(says 'not moved' when it did).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Also write compare.md and compare.json here.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
@@ -228,13 +313,14 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
     """
     import json
 
-    from simkit.core import compare as cmp
     from simkit.core import loader
-    from simkit.core.runner import run_simulation
-    from simkit.core.seeding import normalize_seed
 
     sa = loader.load(a)
     sb = loader.load(b or a, list(sets))
+    from simkit.core import compare as cmp
+    from simkit.core.runner import run_simulation
+    from simkit.core.seeding import normalize_seed
+
     if b is None and not sets:
         raise InputError("compare: give a second scenario B, or --set changes to compare against A")
     paired = cmp.PairedSim(sa.simulation, sb.simulation, list(metrics) or None)
@@ -251,8 +337,8 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
         test = cmp.SPRT(sprt_metric or names[0], delta, alpha, beta)
         if test.metric not in names:
             raise InputError(f"--sprt-metric: unknown metric {test.metric!r}; allowed values: {', '.join(names)}")
-        if not (0 < alpha < 1 and 0 < beta < 1 and delta > 0):
-            raise InputError("--sprt: --alpha and --beta must lie between 0 and 1, and --delta must be positive")
+        if not (0 < alpha < 1 and 0 < beta < 1 and 0 < delta < 1):
+            raise InputError("--sprt: --alpha, --beta and --delta must lie strictly between 0 and 1")
         test.kind = paired.kinds.get(test.metric, "rate")
         rule = test
     n = games if games is not None else (sa.run.games or 10_000)
@@ -297,13 +383,13 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--set", "sets", multiple=True, required=True, metavar="PATH=A:B",
               help="An axis (path=start:stop[:step] or path=v1,v2,…) or a fixed change (path=value). One or two axes.")
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Games per cell at every point.")
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None, help="Games per cell at every point.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed, shared by every point.")
 @_jobs_option
 @click.option("--metric", "metrics", multiple=True, help="Metrics to tabulate and plot (repeatable; default: the first).")
 @click.option("--where", "wheres", multiple=True, metavar="KEY=VALUE",
               help="Keep only groups with this value (e.g. --where policy=cautious). Repeatable.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True,
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True,
               help="Folder for sweep.md, sweep.csv and sweep.png.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
@@ -316,7 +402,6 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
     """
     from simkit.core import loader
     from simkit.core import sweep as sw
-    from simkit.core.runner import run_simulation
     from simkit.core.seeding import normalize_seed
 
     parsed = [sw.parse_axis_or_fixed(t) for t in sets]
@@ -324,6 +409,11 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
     fixed = [p for p in parsed if not isinstance(p, sw.Axis)]
     if not 1 <= len(axes) <= 2:
         raise InputError(f"sweep: give one or two axes as --set path=start:stop (got {len(axes)})")
+    paths = [p.path for p in parsed]
+    for i, pth in enumerate(paths):
+        if pth in paths[:i]:
+            raise InputError(f"--set {parsed[i].text}: {'.'.join(pth)} is given twice; each value once")
+    check_out_path(out)
     filters = []
     for w in wheres:
         if "=" not in w:
@@ -334,6 +424,8 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
     chosen = None
     for point in sw.grid(axes):
         sc = loader.load(scenario, fixed + sw.point_overrides(axes, point))
+        from simkit.core.runner import run_simulation
+
         sim = sc.simulation
         names = [m.name for m in sim.metrics]
         chosen = list(metrics) or names[:1]
@@ -372,7 +464,7 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
 
 
 @cli.command("check")
-@click.option("--baselines", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/baseline"),
+@click.option("--baselines", type=OutPath(file_okay=False, path_type=Path), default=Path("reports/baseline"),
               show_default=True, help="Folder of baselines (NAME.json + NAME.npz).")
 @click.option("--update", is_flag=True, help="Re-record the baselines at their games and settings (after an intended "
                                              "change).")
@@ -391,9 +483,11 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
     baseline's alpha AND it moved by more than its tolerance. Exit code 1 on
     any failure.
     """
-    from simkit.core import check as ck
-
     files = sorted(baselines.glob("*.json"))
+    unknown = [o for o in only if o not in {f.stem for f in files}]
+    if unknown and files:
+        raise InputError(f"--only: no baseline {unknown[0]!r} in {baselines}; allowed values: "
+                         + ", ".join(f.stem for f in files))
     if only:
         names = {f.stem for f in files}
         bad = [o for o in only if o not in names]
@@ -403,6 +497,8 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
         files = [f for f in files if f.stem in only]
     if not files:
         raise InputError(f"--baselines: no baselines in {baselines} (create one with `simkit baseline NAME SCENARIO`)")
+    from simkit.core import check as ck
+
     root = Path.cwd()
     loaded = [(f, ck.load_baseline(f)) for f in files]  # validate every file before playing any game
     if update:
@@ -454,7 +550,7 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--all", "all_", is_flag=True,
               help="Re-record every baseline in --baselines from its own settings, sizing the games anew.")
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None,
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help="Games per cell (default: sized so every number's MDE is at most its tolerance).")
 @click.option("--max-games", type=click.IntRange(min=1), default=20_000, show_default=True,
               help="The most games per cell sizing may choose.")
@@ -472,7 +568,7 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
 @click.option("--power", type=float, default=0.8, show_default=True, help="Power at which the MDE is computed.")
 @click.option("--redeal", type=float, default=0.35, show_default=True,
               help="MDE assumption: the share of games a change re-deals (plays differently from the change on).")
-@click.option("--baselines", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/baseline"),
+@click.option("--baselines", type=OutPath(file_okay=False, path_type=Path), default=Path("reports/baseline"),
               show_default=True, help="Folder of baselines.")
 @_jobs_option
 def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, mean_tolerance, metric_tols, alpha,
@@ -485,7 +581,11 @@ def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, 
     `simkit baseline --all` re-records every baseline from its own settings.
     """
     import json
+    import re
 
+    if name is not None and (not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}", name) or ".." in name):
+        raise InputError(f"baseline NAME: {name!r} is not a plain name; use letters, digits, '-', '_' and '.' "
+                         "(it becomes NAME.json in --baselines)")
     from simkit.core import check as ck
 
     root = Path.cwd()
@@ -629,8 +729,8 @@ def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, fmt):
 
 @cli.command("bench")
 @click.argument("game", required=False)
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Games per cell to time (default: per mode).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Cores for the parallel run (default: all).")
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None, help="Games per cell to time (default: per mode).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None, help="Cores for the parallel run (default: all).")
 def bench_cmd(game, games, jobs):
     """Time each simulator: games/s per core with --jobs 1, and the speed-up with all cores.
 
@@ -638,17 +738,9 @@ def bench_cmd(game, games, jobs):
     """
     from simkit.core.bench import bench
 
-    rows = bench(game, games=games, jobs=jobs)
+    rows = bench(game, games=games, jobs=jobs,
+                 progress=(lambda line: click.echo(line, err=True)) if sys.stderr.isatty() else None)
     click.echo(render(rows, "table"), nl=False)
-
-
-def _attach_odds_commands() -> None:
-    for game in registry.games().values():
-        for cmd in game.odds_commands:
-            odds_group.add_command(cmd)
-
-
-_attach_odds_commands()
 
 
 def main():

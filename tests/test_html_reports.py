@@ -222,3 +222,114 @@ def test_screenshot_shows_the_page_with_its_plot(site):
     want = np.asarray(Image.open(src).convert("RGB").resize((box["w"], box["h"]), Image.LANCZOS), dtype=np.float64)
     diff = np.abs(region - want).mean()
     assert diff < 12, f"the rendered plot differs from {src.name} (mean abs difference {diff:.1f}/255)"
+
+
+LAYOUT_PROBE = """<script>
+addEventListener("load", () => {
+  const vw = document.documentElement.clientWidth;
+  const out = {vw, page: document.documentElement.scrollWidth, tables: [], images: []};
+  for (const w of document.querySelectorAll(".table-wrap")) {
+    const t = w.querySelector("table"), s = getComputedStyle(w);
+    const r = w.getBoundingClientRect();
+    out.tables.push({wrap: w.clientWidth, table: t.scrollWidth, overflow: s.overflowX, left: r.left,
+                     right: r.right, scrollbar: w.offsetHeight - w.clientHeight});
+  }
+  for (const img of document.images) {
+    const r = img.getBoundingClientRect();
+    out.images.push({left: r.left, right: r.right, w: r.width, nw: img.naturalWidth});
+  }
+  document.body.dataset.layout = JSON.stringify(out);
+});
+</script>
+"""
+
+
+def layout(site, page: Path, width: int) -> dict:
+    import json
+
+    probe = page.with_name(page.stem + f"-layout-{width}.html")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", LAYOUT_PROBE + "</body>"), encoding="utf-8")
+    profile = site["tmp"] / f"chromium-{width}"
+    profile.mkdir(exist_ok=True)
+    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+           "--force-device-scale-factor=1", f"--user-data-dir={profile}", f"--window-size={width},1200",
+           "--dump-dom", probe.as_uri()]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    finally:
+        probe.unlink()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    body = next(a for t, a in Parsed(proc.stdout).tags if t == "body")
+    return json.loads(body["data-layout"])
+
+
+@pytest.mark.parametrize("width", [500, 1400])
+def test_every_page_fits_a_narrow_and_a_wide_window(site, width):
+    """No page is wider than the window; a table wider than its box scrolls (with a visible bar); every plot
+    fits the window."""
+    for page in [*site["pages"], site["index"]]:
+        lay = layout(site, page, width)
+        vw = lay["vw"]
+        assert vw <= width + 20
+        assert lay["page"] <= vw + 1, f"{page.name} at {width}px: the page is {lay['page']}px wide (clipped)"
+        for t in lay["tables"]:
+            assert t["left"] >= -1 and t["right"] <= vw + 1, (page.name, width, t)
+            if t["table"] > t["wrap"] + 1:
+                assert t["overflow"] in ("auto", "scroll") and t["scrollbar"] > 0, \
+                    f"{page.name} at {width}px: a table is cut off without a visible scroll bar: {t}"
+        for img in lay["images"]:
+            assert img["left"] >= -1 and img["right"] <= vw + 1, (page.name, width, img)
+    if width == 500:
+        # the Lonequest report has tables wider than a phone: they must scroll, not be cut off
+        lay = layout(site, site["page"], width)
+        assert any(t["table"] > t["wrap"] + 1 for t in lay["tables"])
+
+
+def test_index_shows_each_reports_headline_and_plot(site):
+    text = site["index"].read_text(encoding="utf-8")
+    doc = Parsed(text)
+    cards = [a for a in doc.all("article") if a.get("class") == "card"]
+    assert len(cards) == 2
+    thumbs = [i for i in doc.all("img") if i.get("class") == "thumb"]
+    assert len(thumbs) == 2 and all(i["src"].startswith("data:image/png;base64,") for i in thumbs)
+    assert "Chi-square of the simulated outcomes" in doc.plain  # the Chance Strike report's answer
+    assert doc.plain.count("Stand-in card data.") == 1
+
+
+def test_plots_keep_legends_off_the_lines_and_labels_inside(monkeypatch, tmp_path):
+    import numpy as np
+
+    from simkit.core import plotting
+
+    figs = []
+    real_save = plotting._save
+
+    def keep(fig, path):
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        figs.append({"axes": fig.axes[0].get_window_extent(r),
+                     "legend": [lg.get_window_extent(r) for ax in fig.axes if (lg := ax.get_legend())],
+                     "texts": [t.get_window_extent(r) for ax in fig.axes
+                               for t in (ax.title, ax.xaxis.label, ax.yaxis.label) if t.get_text()],
+                     "tight": fig.get_tightbbox(r).transformed(fig.dpi_scale_trans)})
+        return real_save(fig, path)
+
+    monkeypatch.setattr(plotting, "_save", keep)
+    x = np.arange(1, 21)
+    plotting.lines(tmp_path / "l.png", x, {f"series {i} with a long label": 1 - 0.9 ** (x + i) for i in range(8)},
+                   title="t", xlabel="turn", ylabel="P")
+    leg, = figs[0]["legend"]
+    ax = figs[0]["axes"]
+    assert leg.x0 >= ax.x1 or leg.y1 <= ax.y0 or leg.x1 <= ax.x0 or leg.y0 >= ax.y1, "the legend covers the plot"
+    plotting.heatmap(tmp_path / "h.png", np.array([[0.2, 0.7]]), [3, 4], [5],
+                     title="VÁLKA Chance Strike: P(attacker hits), Strike bonus +3", xlabel="attacker total Strike",
+                     ylabel="defender total Shield", cbar_label="P(attacker deals 1 damage)")
+    from PIL import Image
+
+    w, h = Image.open(tmp_path / "h.png").size
+    tight = figs[1]["tight"]
+    for t in figs[1]["texts"]:  # the title and both axis labels lie inside the saved image
+        assert t.x0 >= tight.x0 - 1 and t.x1 <= tight.x1 + 1 and t.y0 >= tight.y0 - 1 and t.y1 <= tight.y1 + 1
+    assert w >= figs[1]["texts"][0].width  # the title is not cut
+

@@ -50,8 +50,10 @@ def _targets(name: str | None, games: int | None):
                 yield game, f"{check} (dice check)", factory(), games or 1_000_000
 
 
-def bench(name: str | None = None, games: int | None = None, jobs: int | None = None) -> list[dict]:
-    """Time each matching mode (on its default scenario) and dice check after a warm-up run."""
+def bench(name: str | None = None, games: int | None = None, jobs: int | None = None, progress=None) -> list[dict]:
+    """Time each matching mode (on its default scenario) and dice check after a warm-up run.
+
+    ``progress``, when given, is called with one line of text before each simulator is timed."""
     rows = []
     all_jobs = jobs or os.cpu_count() or 1
     targets = list(_targets(name, games))
@@ -59,7 +61,9 @@ def bench(name: str | None = None, games: int | None = None, jobs: int | None = 
         allowed = sorted({g.name for g in registry.games().values()} | {m.name for _, m in registry.all_modes()}
                          | {c for g in registry.games().values() for c in g.dice_checks})
         raise InputError(f"bench: unknown game, mode or dice check {name!r}; allowed values: {', '.join(allowed)}")
-    for game, label, sim, n in targets:
+    for i, (game, label, sim, n) in enumerate(targets, 1):
+        if progress is not None:
+            progress(f"[{i}/{len(targets)}] {game.name} {label}: warming up and timing …")
         bs = max(1, min(sim.default_block_size, n // max(2 * all_jobs, 1) or 1))
         run_simulation(sim, min(n, bs), seed=0, jobs=1, block_size=bs)  # warm-up: compile / load cache
         if all_jobs > 1:  # warm-up the worker processes too (imports, numba cache)

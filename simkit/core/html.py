@@ -26,9 +26,10 @@ CSS = """
         --accent: #0969da; --note: #fff8c5; --note-line: #d4a72c; }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
-body { margin: 0 auto; padding: 2rem 1.5rem 4rem; max-width: 72rem; color: var(--fg); background: #fff;
+body { margin: 0 auto; padding: 2rem 1.5rem 4rem; max-width: 100rem; color: var(--fg); background: #fff;
        font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "DejaVu Sans",
        "Liberation Sans", Arial, sans-serif; }
+main { overflow-wrap: break-word; }  /* a long name or path wraps instead of widening a narrow page */
 h1, h2, h3, h4 { line-height: 1.25; margin: 2rem 0 0.75rem; }
 h1 { font-size: 2rem; margin-top: 0; padding-bottom: 0.3em; border-bottom: 1px solid var(--line); }
 h2 { font-size: 1.5rem; padding-bottom: 0.25em; border-bottom: 1px solid var(--line); }
@@ -45,7 +46,17 @@ pre code { background: none; padding: 0; font-size: 0.85em; }
 blockquote { max-width: 48rem; padding: 0.6rem 1rem; color: var(--fg); background: var(--note);
              border-left: 4px solid var(--note-line); border-radius: 0 6px 6px 0; }
 blockquote p:last-child { margin-bottom: 0; }
-.table-wrap { overflow-x: auto; max-width: 100%; }
+/* A wide table scrolls inside its box, and shows that it does: a visible scroll bar and a shadow at the
+   edge that hides columns (the shadows are backgrounds that move with the scroll position). */
+.table-wrap { overflow-x: auto; max-width: 100%; scrollbar-width: thin; scrollbar-color: #8c959f #f6f8fa;
+              background: linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left / 2rem 100% no-repeat local,
+                          linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 2rem 100% no-repeat local,
+                          radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.25), rgba(0,0,0,0)) left / 0.75rem 100% no-repeat scroll,
+                          radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.25), rgba(0,0,0,0)) right / 0.75rem 100% no-repeat scroll; }
+.table-wrap::-webkit-scrollbar { height: 10px; }
+.table-wrap::-webkit-scrollbar-thumb { background: #8c959f; border-radius: 5px; }
+.table-wrap::-webkit-scrollbar-track { background: #f6f8fa; }
+.table-wrap table { background: transparent; }
 table { border-collapse: collapse; font-size: 0.875rem; font-variant-numeric: tabular-nums; }
 th, td { padding: 0.3rem 0.7rem; border: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #eef1f4; font-weight: 600; }
@@ -54,6 +65,13 @@ tbody tr:hover { background: #eaf2fc; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 img { display: block; max-width: 100%; height: auto; margin: 0 0 1rem; border: 1px solid var(--line);
       border-radius: 6px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 20rem), 1fr)); gap: 1rem;
+         margin: 0 0 1.5rem; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; min-width: 0; }
+.card h3 { margin: 0.25rem 0 0.5rem; font-size: 1.05rem; }
+.card img.thumb { width: 100%; height: 9rem; object-fit: contain; margin: 0 0 0.5rem; background: #fff; }
+.card p.headline { margin: 0 0 0.5rem; font-size: 0.9rem; overflow-wrap: anywhere; }
+.card .path { color: var(--muted); font-size: 0.8em; }
 nav.index ul { list-style: none; padding-left: 0; }
 nav.index li { margin: 0.25rem 0; }
 nav.index .path { color: var(--muted); font-size: 0.85em; margin-left: 0.5em; }
@@ -192,8 +210,34 @@ def page_title(page: str | Path) -> str:
     return html.unescape(m.group(1)).strip() if m and m.group(1).strip() else page.stem
 
 
+_NOTICE_P = re.compile(r"<blockquote>.*?</blockquote>", re.S)
+
+
+def page_headline(page: str | Path, limit: int = 320) -> tuple[str, str | None, bool]:
+    """``(headline, thumbnail data URI, has stand-in notice)`` of a report page: its first paragraph (the
+    report's answer, before any detail) and its first plot."""
+    text = Path(page).read_text(encoding="utf-8")
+    main = text.split("<main", 1)[-1]
+    notice = "Stand-in card data." in main
+    body = _NOTICE_P.sub("", main)
+    para = None
+    for m in re.finditer(r"<p>(.*?)</p>", body, re.S):
+        inner = m.group(1)
+        if "<img" in inner:
+            continue
+        plain = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", inner))).strip()
+        if len(plain) > 20:
+            para = plain
+            break
+    if para and len(para) > limit:
+        para = para[:limit].rsplit(" ", 1)[0] + " …"
+    img = re.search(r'<img[^>]*\ssrc="(data:image/[^"]+)"', main)
+    return para or "", (img.group(1) if img else None), notice
+
+
 def write_index(reports_dir: str | Path, pages: list[Path]) -> Path:
-    """Write ``reports_dir/index.html``: every page with its title, grouped by folder, relative links."""
+    """Write ``reports_dir/index.html``: every page as a card with its title, headline and first plot,
+    grouped by folder, relative links; the stand-in notice once at the top."""
     reports_dir = Path(reports_dir)
     reports_dir.mkdir(parents=True, exist_ok=True)
     root = reports_dir.resolve()
@@ -204,16 +248,29 @@ def write_index(reports_dir: str | Path, pages: list[Path]) -> Path:
         folder = Path(rel).parent.as_posix()
         groups.setdefault("" if folder == "." else folder, []).append((rel, page_title(page)))
     parts = ['<main class="index">', "<h1>simkit reports</h1>"]
+    heads = {rel: page_headline(root / rel) for entries in groups.values() for rel, _ in entries}
+    if any(n for _, _, n in heads.values()):
+        parts.append("<blockquote><p><strong>Stand-in card data.</strong> The rulebooks do not print the cards' "
+                     "numbers; the bundled card data is a stand-in, so these reports show how the rules play "
+                     "out, not the published cards.</p></blockquote>")
     if not groups:
         parts.append("<p>No reports.</p>")
     parts.append('<nav class="index">')
     for folder in sorted(groups, key=lambda f: (f != "", f)):
-        parts.append(f"<h2>{html.escape(folder + '/') if folder else 'Top level'}</h2>\n<ul>")
+        parts.append(f"<h2>{html.escape(folder + '/') if folder else 'Top level'}</h2>\n<div class=\"cards\">")
         for rel, title in sorted(groups[folder], key=lambda e: e[0]):
             href = html.escape("/".join(_quote(s) for s in rel.split("/")), quote=True)
-            parts.append(f'<li><a href="{href}">{html.escape(title)}</a>'
-                         f'<span class="path">{html.escape(rel)}</span></li>')
-        parts.append("</ul>")
+            headline, thumb, _ = heads[rel]
+            card = ['<article class="card">']
+            if thumb:
+                card.append(f'<a href="{href}" tabindex="-1"><img class="thumb" src="{thumb}" '
+                            f'alt="{html.escape(title, quote=True)}: first plot"></a>')
+            card.append(f'<h3><a href="{href}">{html.escape(title)}</a></h3>')
+            if headline:
+                card.append(f'<p class="headline">{html.escape(headline)}</p>')
+            card.append(f'<span class="path">{html.escape(rel)}</span></article>')
+            parts.append("".join(card))
+        parts.append("</div>")
     parts.append("</nav>")
     parts.append("<footer>Each page is self-contained (plots embedded); the Markdown versions sit next to them."
                  "</footer>\n</main>")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from simkit.core import registry
 from simkit.core.scenario import Fields, read_toml
+from simkit.errors import InputError
 
 
 @dataclass
@@ -46,22 +47,23 @@ def load(path: str | Path, overrides=None) -> Scenario:
     path = Path(path)
     data, sha = read_toml(path)
     ovs = [o if isinstance(o, Override) else parse_set(o) for o in (overrides or [])]
-    data, set_hash = apply_overrides(path, data, ovs)
+    copies: dict[str, Path] = {}
+    data, set_hash = apply_overrides(path, data, ovs, copies)
     if set_hash:
         sha = hashlib.sha256((sha + set_hash).encode()).hexdigest()
-    sc = _from_data(path, data)
-    sc.sha256 = sha
-    sc.overrides = [o.text for o in ovs]
-    return sc
+    try:
+        return _build(path, sha, data, ovs)
+    except InputError as exc:
+        if not copies:
+            raise
+        # name the user's card file, not the temporary copy the --set changes were written to
+        message = str(exc)
+        for tmp, original in copies.items():
+            message = message.replace(tmp, f"{original} (with {' '.join('--set ' + o.text for o in ovs)})")
+        raise InputError(message) from None
 
 
-def build(path: str | Path, data: dict):
-    """The simulation of scenario data already in memory (``path`` names the file it came from, for messages
-    and relative card files); raises InputError on any problem."""
-    return _from_data(Path(path), data).simulation
-
-
-def _from_data(path: Path, data: dict) -> Scenario:
+def _build(path: Path, sha: str, data: dict, ovs) -> Scenario:
     top = Fields(path, data)
     game_names = sorted(registry.games())
     game_name = top.get("game", str, choices=game_names)
@@ -76,6 +78,53 @@ def _from_data(path: Path, data: dict) -> Scenario:
         seed=run.get("seed", int, None, min=0),
     )
     run.finish()
-    sim = mode.build(top)
+    try:
+        sim = mode.build(top)
+    except (InputError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a shape the game's validation did not foresee: still one line, naming the file
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise InputError(f"{path}: the {game_name} {mode_name} scenario is not valid ({type(exc).__name__}: "
+                         f"{first}); check the lists and tables against the bundled scenarios/") from None
     top.finish()
-    return Scenario(path=path, sha256="", game=game_name, mode=mode_name, data=data, simulation=sim, run=defaults)
+    try:
+        cells = int(sim.cells)
+    except Exception:  # noqa: BLE001 - a simulation that cannot count its cells has none to run
+        cells = 0
+    if cells < 1:
+        raise InputError(f"{path}: the scenario has nothing to simulate (0 cells: is a list such as 'monsters', "
+                         "'levels', 'warbands' or 'play' empty?)")
+    return Scenario(path=path, sha256=sha, game=game_name, mode=mode_name, data=data, simulation=sim, run=defaults,
+                    overrides=[o.text for o in ovs])
+
+
+def load_for_run(run_dir: str | Path, man: dict) -> Scenario:
+    """The scenario a run folder was made from (its file and ``--set`` changes), checked unchanged by its hash."""
+    run_dir = Path(run_dir)
+    where = run_dir / "manifest.json"
+    given = man.get("scenario")
+    if not isinstance(given, str) or not given:
+        raise InputError(f"{where}: field 'scenario' is missing: this run was not made from a scenario file")
+    candidates = [Path(given)]
+    if isinstance(man.get("scenario_path"), str):
+        candidates.append(Path(man["scenario_path"]))
+    candidates.append(registry.scenarios_dir().parent / given)  # bundled runs record the path in the checkout
+    path = next((c for c in candidates if c.is_file()), None)
+    if path is None:
+        raise InputError(f"{where}: the run's scenario file {given!r} is not found (run from the folder the run "
+                         "was started in)")
+    overrides = man.get("overrides") or []
+    if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
+        raise InputError(f"{where}: field 'overrides' must be a list of PATH=VALUE strings")
+    sc = load(path, overrides)
+    if man.get("scenario_sha256") != sc.sha256:
+        raise InputError(f"{path}: the scenario (or a card file it names) changed since the run {run_dir} was "
+                         "started (its SHA-256 differs from the manifest's scenario_sha256); restore it, or "
+                         "start a new run")
+    return sc
+
+
+def build(path: str | Path, data: dict):
+    """The simulation of scenario data already in memory (``path`` names the file it came from, for messages
+    and relative card files); raises InputError on any problem."""
+    return _build(Path(path), "", data, []).simulation

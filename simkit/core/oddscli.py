@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from simkit.core.exact import fraction_str
+from simkit.core.limits import MAX_GAMES, MAX_JOBS
+from simkit.core.paths import OutPath, check_out_path, check_plot_path
 from simkit.core.tables import FORMATS
 
 
@@ -17,17 +19,19 @@ def odds_options(f):
     opts = [
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
                      help="Output format: aligned table, Markdown, CSV or JSON."),
-        click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        click.option("--out", "out", type=OutPath(dir_okay=False, path_type=Path), default=None,
+                     callback=lambda ctx, param, v: check_out_path(v, "--out"),
                      help="Write the output to this file instead of the terminal."),
-        click.option("--mc", "mc", type=click.IntRange(min=0), default=0, show_default=True,
+        click.option("--mc", "mc", type=click.IntRange(min=0, max=MAX_GAMES), default=0, show_default=True,
                      help="Also simulate N trials per cell on the parallel runner and show the "
                           "estimate with its 95% interval beside each exact value."),
         click.option("--seed", type=click.IntRange(min=0), default=None,
                      help="Root seed of the --mc simulation (drawn and printed when absent)."),
-        click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True,
+        click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS), default=0, show_default=True,
                      help="Workers for --mc (0 = all cores); results do not depend on it."),
-        click.option("--plot", "plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="Also write a PNG plot to this path."),
+        click.option("--plot", "plot", type=OutPath(dir_okay=False, path_type=Path), default=None,
+                     callback=lambda ctx, param, v: check_plot_path(v, "--plot"),
+                     help="Also write a plot to this path (.png, .svg or .pdf)."),
     ]
     for o in reversed(opts):
         f = o(f)

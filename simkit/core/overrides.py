@@ -36,12 +36,23 @@ class Override:
     text: str  # as given, for messages and the manifest
 
 
-def parse_value(text: str) -> Any:
-    """A TOML value, or the text itself when it is not one (a bare word)."""
+def parse_value(text: str, option: str = "--set") -> Any:
+    """A TOML value, or the text itself when it is not one (a bare word).
+
+    A value that runs on into more TOML (``"x"\nother = 1``, possible with a multi-line argument) is an
+    error: the rest would otherwise be ignored silently.
+    """
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        parsed = tomllib.loads(f"v = {text}")
     except tomllib.TOMLDecodeError:
+        if "\n" in text or "\r" in text:
+            raise InputError(f"{option}: the value {text!r} is not one TOML value (it spans several lines)") from None
         return text
+    if set(parsed) != {"v"}:
+        extra = next(k for k in parsed if k != "v")
+        raise InputError(f"{option}: the value {text!r} holds more than one value (an unknown key {extra!r} after "
+                         "the first line); give one value per --set")
+    return parsed["v"]
 
 
 def parse_set(text: str, option: str = "--set") -> Override:
@@ -52,7 +63,7 @@ def parse_set(text: str, option: str = "--set") -> Override:
     parts = tuple(p.strip() for p in path.strip().split("."))
     if not path.strip() or any(not p for p in parts):
         raise InputError(f"{option} {text!r}: the path must be names joined by dots, e.g. rules.step_cap")
-    return Override(parts, parse_value(value.strip()), text)
+    return Override(parts, parse_value(value.strip(), f"{option} {path.strip()}"), text)
 
 
 def _names(node) -> list[str]:
@@ -127,27 +138,45 @@ def file_references(scenario: Path, data: dict) -> dict[str, Path]:
     return out
 
 
-def apply_overrides(scenario: Path, data: dict, overrides: list[Override]) -> tuple[dict, str | None]:
+def apply_overrides(scenario: Path, data: dict, overrides: list[Override],
+                    copies: dict[str, Path] | None = None) -> tuple[dict, str | None]:
     """Apply overrides to the scenario data (in place) and to copies of the card files it names.
 
     Returns the data (with file fields pointing at the overridden copies) and a
-    hash of everything that was changed (None without overrides).
+    hash of everything that was changed (None without overrides). ``copies``, when
+    given, receives ``{temporary copy: the user's file}`` so messages can name the user's file.
     """
     if not overrides:
         return data, None
     import tomli_w
 
+    from simkit.core.scenario import read_toml
+
     refs = file_references(scenario, data)
     files: dict[str, dict] = {}
+    changed: set[str] = set()
     scenario_tables = {"rules", "run", "setup", "grid", "policies"}
     for ov in overrides:
         head = ov.path[0]
+        if len(ov.path) == 1 and head in data and isinstance(data[head], str) and data[head].endswith(".toml"):
+            # a card file exchanged for another (--set cards=other.toml): later changes go into the new file
+            if not isinstance(ov.value, str) or not ov.value.endswith(".toml"):
+                raise InputError(f"--set {ov.text}: {head} names a card file; give a .toml path "
+                                 f"(got {ov.value!r})")
+            new = Path(ov.value) if Path(ov.value).is_absolute() else scenario.parent / ov.value
+            if not new.is_file():
+                raise InputError(f"--set {ov.text}: the file {new} does not exist")
+            data[head] = ov.value
+            refs[head] = new
+            files.pop(head, None)
+            changed.discard(head)
+            continue
         candidates = []
         if head in data or head in scenario_tables:
             candidates.append(("scenario", data, True))
         for field, path in refs.items():
             if field not in files:
-                files[field] = tomllib.loads(path.read_text())
+                files[field] = read_toml(path)[0]
             if head in files[field]:
                 candidates.append((field, files[field], False))
         if not candidates:
@@ -170,15 +199,18 @@ def apply_overrides(scenario: Path, data: dict, overrides: list[Override]) -> tu
                     best_error, best_depth = exc, depth
                 continue
             apply(target, ov, create_leaf=create)
+            if target is not data:
+                changed.add(next(f for f, c in files.items() if c is target))
             best_error = None
             break
         if best_error is not None:
             raise best_error
-    if files:
+    if changed:
         folder = Path(tempfile.mkdtemp(prefix="simkit-set-"))
         # the games read their card files while the scenario loads; the copies go when the process ends
         atexit.register(shutil.rmtree, folder, True)
-        for field, content in files.items():
+        for field in sorted(changed):
+            content = files[field]
             # an experiment may change what a rulebook prints (e.g. a card's stat); games that check printed
             # facts relax only those checks for files marked so (impossible values are still rejected)
             if "experiment" not in content and "notice" in content:
@@ -186,6 +218,8 @@ def apply_overrides(scenario: Path, data: dict, overrides: list[Override]) -> tu
             out = folder / refs[field].name
             out.write_text(tomli_w.dumps(content))
             data[field] = str(out)
+            if copies is not None:
+                copies[str(out)] = refs[field]
     digest = hashlib.sha256(json.dumps([[list(o.path), o.value] for o in overrides], default=str,
                                        sort_keys=True).encode()).hexdigest()
     return data, digest

@@ -14,7 +14,9 @@ import numpy as np  # noqa: E402
 def heatmap(path: Path, values: np.ndarray, xlabels, ylabels, *, title: str, xlabel: str, ylabel: str,
             cbar_label: str, annotate: bool = True, fmt: str = "{:.2f}") -> Path:
     """A heat-map of ``values[y, x]`` with optional cell annotations."""
-    fig, ax = plt.subplots(figsize=(1.0 + 0.55 * len(xlabels), 1.0 + 0.45 * len(ylabels)), dpi=110)
+    # never smaller than what the title, the axis labels and the colour bar need (a 2 × 1 grid is not clipped)
+    fig, ax = plt.subplots(figsize=(max(5.0, 2.2 + 0.55 * len(xlabels)), max(3.4, 1.4 + 0.45 * len(ylabels))),
+                           dpi=110)
     im = ax.imshow(values, origin="lower", cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
     ax.set_xticks(range(len(xlabels)), [str(x) for x in xlabels])
     ax.set_yticks(range(len(ylabels)), [str(y) for y in ylabels])
@@ -51,12 +53,13 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if len(series) > 1:
-        ax.legend(fontsize=8)
+        # beside the plot, never over its lines
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
     fig.tight_layout()
     return _save(fig, path)
 
 
-def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=None) -> Path:
+def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=None, xlabel: str | None = None) -> Path:
     """Bars with optional interval error bars."""
     fig, ax = plt.subplots(figsize=(max(5, 0.5 * len(labels) + 2), 4), dpi=110)
     values = np.asarray(values, dtype=float)
@@ -67,6 +70,8 @@ def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=
     ax.set_xticks(range(len(labels)), [str(x) for x in labels], rotation=30 if len(labels) > 8 else 0, ha="right" if len(labels) > 8 else "center")
     ax.set_title(title)
     ax.set_ylabel(ylabel)
+    if xlabel:
+        ax.set_xlabel(xlabel)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     return _save(fig, path)
@@ -106,6 +111,7 @@ def grouped_bars(path: Path, groups, series: dict[str, tuple], title: str, ylabe
 def _save(fig, path: Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
+    # "tight": the saved image holds every title, label and legend, however small the axes
+    fig.savefig(path, bbox_inches="tight", pad_inches=0.1)
     plt.close(fig)
     return path

@@ -7,6 +7,8 @@ adjust any in ``[policies.NAME]`` tables (``kind`` plus parameters).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -20,6 +22,19 @@ SEARCH_KINDS = {"heuristic": HEURISTIC, "random": RANDOM, "search": SEARCH}
 # a `search` policy's own parameters: rollouts per legal action (mean), the base policy of the rollouts (a
 # heuristic or random policy of the scenario, by name), how the rollouts are spent
 SEARCH_DEFAULTS = {"rollouts": 16, "base": "", "budget": "halving"}
+
+
+def param_range(entry) -> tuple[float, float]:
+    """The allowed ``(low, high)`` of a parameter spec entry.
+
+    An entry is ``(index, default, description)`` or ``(index, default, description, low, high)``
+    (``low``/``high`` may be None for no bound). Without a declared range a parameter must be
+    non-negative (every parameter so far is a threshold, a share, a count or a 0/1 switch).
+    """
+    if len(entry) >= 5:
+        low, high = entry[3], entry[4]
+        return (-math.inf if low is None else float(low), math.inf if high is None else float(high))
+    return 0.0, math.inf
 
 
 def param_vector(spec: dict, overrides: dict | None = None) -> np.ndarray:
@@ -65,6 +80,13 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
         for pname in params:
             v = t.get(pname, float, None)
             if v is not None:
+                low, high = param_range(params[pname]) if isinstance(params, dict) else (0.0, math.inf)
+                if not math.isfinite(v):
+                    raise t.error(pname, f"must be a finite number (got {v!r})")
+                if not low <= v <= high:
+                    shown = (f"at least {low:g}" if high == math.inf else
+                             f"at most {high:g}" if low == -math.inf else f"between {low:g} and {high:g}")
+                    raise t.error(pname, f"must be {shown} (got {v!r})")
                 values[pname] = v
         t.finish()
         defined[name] = (kind, values)
@@ -72,7 +94,14 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
     names = fields.get("play", list, default_play)
     allowed = sorted(set(presets) | set(defined))
     out = []
+    seen = set()
     for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise fields.error(f"play[{i}]", f"must be a policy name (a string; got {name!r}); allowed values: "
+                                             f"{', '.join(allowed)}")
+        if name in seen:
+            raise fields.error(f"play[{i}]", f"names {name!r} twice; each policy is played once")
+        seen.add(name)
         if name in defined:
             out.append((name, *defined[name]))
         elif name in presets:
@@ -105,7 +134,7 @@ def compile_policy(kind: str, values: dict, params: dict):
     return SEARCH_KINDS[kind], vec, search_config(), vec
 
 
-def param_range(spec: dict, name: str) -> tuple[float, float] | None:
+def declared_range(spec: dict, name: str) -> tuple[float, float] | None:
     """The declared ``(low, high)`` of a parameter, or None where the game declares none."""
     entry = spec[name]
     return (float(entry[3]), float(entry[4])) if len(entry) >= 5 else None

@@ -39,6 +39,42 @@ class Mode:
 
 
 @dataclass
+class LazyCommand:
+    """A ``simkit odds`` command named here and imported only when it runs (``--help`` and ``list`` stay fast).
+
+    ``target`` is ``"package.module:attribute"`` of the click command.
+    """
+
+    name: str
+    target: str
+    short_help: str = ""
+
+    def load(self):
+        import importlib
+
+        module, attr = self.target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+def literal_from_source(module: str, name: str):
+    """The literal value of ``NAME = {...}`` in a module's source, read without importing the module (which
+    may import numba); imports it when the value is not a plain literal."""
+    import ast
+    import importlib
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    try:
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                return ast.literal_eval(node.value)
+    except (AttributeError, TypeError, ValueError, OSError, SyntaxError):
+        pass
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass
 class Game:
     """A registered game: its modes, odds commands and bundled reports."""
 
@@ -47,12 +83,16 @@ class Game:
     rules_file: str
     rules_version: str
     modes: list[Mode] = field(default_factory=list)
-    odds_commands: list[Any] = field(default_factory=list)  # click commands for `simkit odds`
+    odds_commands: list[Any] = field(default_factory=list)  # click commands (or LazyCommand) for `simkit odds`
     bundled_reports: Callable[..., list[Path]] | None = None  # (out_dir, quick) -> files
     rule_options: dict[str, str] = field(default_factory=dict)  # option -> one-line description
-    policies: dict[str, str] = field(default_factory=dict)  # policy name -> description
+    # policy name -> description, or a function returning that mapping (called when `simkit list` shows it)
+    policies: dict[str, str] | Callable[[], dict[str, str]] = field(default_factory=dict)
     # Monte Carlo dice checks timed by `simkit bench`: name -> () -> Simulation (aggregated rows)
     dice_checks: dict[str, Callable[[], Any]] = field(default_factory=dict)
+
+    def policy_descriptions(self) -> dict[str, str]:
+        return dict(self.policies() if callable(self.policies) else self.policies)
 
     def mode(self, name: str) -> Mode:
         for m in self.modes:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from simkit.core import registry, results
 from simkit.core.tables import render, summary_rows
+from simkit.errors import InputError
 
 STAND_IN_NOTICE = (
     "> **Stand-in card data.** The rulebooks do not print the cards' numbers; the bundled card data "
@@ -28,12 +29,56 @@ def write_markdown(path: Path, text: str) -> Path:
     return path
 
 
+def unfinished_notice(man: dict, run_dir: Path) -> str | None:
+    """One plain sentence for a run that did not finish (None for a complete run)."""
+    if not man.get("unfinished"):
+        return None
+    planned = results.blocks_planned(man)
+    of = f" of {planned:,}" if planned else ""
+    return (f"**Unfinished run** (status: {man.get('status', 'unknown')}): {man.get('blocks', 0):,}{of} blocks were "
+            f"written, {man.get('games', 0):,} games per cell; every number below comes from those games only. "
+            f"Finish it with `simkit run --resume {run_dir}`.")
+
+
+def _mark_unfinished(paths: list[Path], notice: str) -> None:
+    for p in paths:
+        if Path(p).suffix.lower() != ".md":
+            continue
+        text = Path(p).read_text(encoding="utf-8")
+        head, sep, rest = text.partition("\n\n")
+        if head.startswith("# "):
+            Path(p).write_text(f"{head}\n\n> {notice}\n\n{rest}", encoding="utf-8")
+        else:
+            Path(p).write_text(f"> {notice}\n\n{text}", encoding="utf-8")
+
+
 def report_run(run_dir: str | Path, out: str | Path | None = None) -> list[Path]:
-    """Write the report of a finished run (the mode's own report, or the generic summary)."""
+    """Write the report of a run (the mode's own report, or the generic summary).
+
+    An unfinished run (killed or interrupted) is reported from the blocks it wrote, and every page says so.
+    """
     run_dir = Path(run_dir)
     man = results.manifest(run_dir)
     out_dir = Path(out) if out else run_dir / "report"
     _, mode = registry.get_mode(man.get("game", "?"), man.get("mode", "?"), where=f"{run_dir}/manifest.json: mode")
+    if man.get("unfinished") and not results.block_files(run_dir):
+        raise InputError(f"{run_dir}: the run is unfinished (status: {man.get('status')}) and wrote no blocks yet; "
+                         f"finish it with `simkit run --resume {run_dir}`")
+    try:
+        written = _report(run_dir, out_dir, man, mode)
+    except (InputError, OSError):
+        raise
+    except Exception as exc:  # a damaged run folder (a block missing a column, a wrong type, garbage data)
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise InputError(f"{run_dir}: the run folder does not hold what a {mode.name} run writes "
+                         f"({type(exc).__name__}: {first})") from None
+    notice = unfinished_notice(man, run_dir)
+    if notice:
+        _mark_unfinished(written, notice)
+    return written
+
+
+def _report(run_dir: Path, out_dir: Path, man: dict, mode) -> list[Path]:
     if mode.report is not None:
         return mode.report(run_dir, out_dir)
     summ = results.summary(run_dir)
@@ -71,6 +116,9 @@ def run_bundled(scenario: str, run_folder: Path, games: int, seed: int = 2026, j
     run_folder = Path(run_folder)
     if run_folder.exists():
         shutil.rmtree(run_folder)
+    import sys
+
     run_simulation(sc.simulation, games, seed=seed, jobs=jobs, block_size=sc.run.block_size, out=run_folder,
+                   progress=sys.stderr.isatty(),
                    manifest_extra={"scenario": shown_path(str(path)), "scenario_sha256": sc.sha256})
     return run_folder

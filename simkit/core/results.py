@@ -64,11 +64,56 @@ def write_json(path: Path, data) -> None:
 
 
 def read_json(path: Path):
-    return json.loads(Path(path).read_text())
+    """Parsed JSON; an unreadable, non-UTF-8 or malformed file is an InputError naming it."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file (expected JSON)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+                         "truncated?") from None
 
 
 def block_files(run_dir: Path) -> list[Path]:
     return sorted((Path(run_dir) / BLOCKS).glob("block-*.parquet"))
+
+
+def block_index(path: Path) -> int | None:
+    """The block number in ``block-000012.parquet`` (None for another name)."""
+    try:
+        return int(Path(path).stem.split("-", 1)[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def check_blocks(files: list[Path]) -> None:
+    """Every block readable and with the same columns and types as the first; else an InputError naming it."""
+    first = None
+    for f in files:
+        try:
+            schema = dict(pl.read_parquet_schema(f))
+        except Exception as exc:  # truncated, garbage, not Parquet
+            raise InputError(f"{f}: not a readable Parquet block ({type(exc).__name__}); the run folder is "
+                             "damaged: delete the block and finish the run with `simkit run --resume`") from None
+        if "block" not in schema:
+            raise InputError(f"{f}: not a simkit block (no 'block' column)")
+        if first is None:
+            first = (f, schema)
+            continue
+        f0, s0 = first
+        for col, dtype in s0.items():
+            if col not in schema:
+                raise InputError(f"{f}: column '{col}' is missing (present in {f0.name})")
+            if schema[col] != dtype:
+                raise InputError(f"{f}: column '{col}' has type {schema[col]} (expected {dtype}, as in {f0.name})")
+        extra = [c for c in schema if c not in s0]
+        if extra:
+            raise InputError(f"{f}: unexpected column '{extra[0]}' (not in {f0.name})")
 
 
 def scan(run_dir: str | Path) -> pl.LazyFrame:
@@ -79,6 +124,7 @@ def scan(run_dir: str | Path) -> pl.LazyFrame:
         if not run_dir.exists():
             raise InputError(f"{run_dir}: run folder not found")
         raise InputError(f"{run_dir}: no result blocks (expected {BLOCKS}/block-*.parquet)")
+    check_blocks(files)
     return pl.scan_parquet([str(f) for f in files])
 
 
@@ -87,15 +133,61 @@ def load(run_dir: str | Path) -> pl.DataFrame:
     return scan(run_dir).collect()
 
 
-def manifest(run_dir: str | Path) -> dict:
-    p = Path(run_dir) / "manifest.json"
-    if not p.exists():
+def raw_manifest(run_dir: str | Path) -> dict:
+    """``manifest.json`` as written, checked to be a run's manifest."""
+    run_dir = Path(run_dir)
+    p = run_dir / "manifest.json"
+    if not run_dir.exists():
+        raise InputError(f"{run_dir}: run folder not found")
+    if not p.is_file():
         raise InputError(f"{run_dir}: not a run folder (no manifest.json)")
-    return read_json(p)
+    man = read_json(p)
+    if not isinstance(man, dict):
+        raise InputError(f"{p}: expected a JSON object (a run's manifest), got a {type(man).__name__}")
+    for key in ("game", "mode"):
+        if not isinstance(man.get(key), str):
+            raise InputError(f"{p}: field '{key}' must be a string (got {man.get(key)!r})")
+    for key in ("block_size", "cells"):
+        if key in man and (not isinstance(man[key], int) or isinstance(man[key], bool) or man[key] < 1):
+            raise InputError(f"{p}: field '{key}' must be a whole number of at least 1 (got {man[key]!r})")
+    return man
+
+
+def unfinished(man: dict) -> bool:
+    return man.get("status") != "complete"
+
+
+def blocks_planned(man: dict) -> int | None:
+    """How many blocks a run with a fixed number of games was going to write (None: it stops on its own)."""
+    games, size = man.get("games_requested"), man.get("block_size")
+    if isinstance(games, int) and isinstance(size, int) and size > 0:
+        return -(-games // size)
+    return None
+
+
+def manifest(run_dir: str | Path) -> dict:
+    """The run's manifest. For an unfinished run (killed, interrupted), ``games`` and ``blocks`` are
+    counted from the blocks it wrote, and ``unfinished`` is True."""
+    man = raw_manifest(run_dir)
+    if unfinished(man):
+        files = block_files(run_dir)
+        check_blocks(files)
+        rows = sum(pl.scan_parquet(str(f)).select(pl.len()).collect().item() for f in files) if files else 0
+        cells = man.get("cells") or 1
+        man = dict(man, games=rows // cells, blocks=len(files), unfinished=True)
+    return man
 
 
 def summary(run_dir: str | Path) -> list[dict]:
+    """Every reported number. For an unfinished run, computed from the blocks it wrote."""
     p = Path(run_dir) / "summary.json"
-    if not p.exists():
-        raise InputError(f"{run_dir}: run has no summary.json (interrupted before it ended?)")
-    return read_json(p)
+    man = raw_manifest(run_dir)
+    if unfinished(man) or not p.exists():
+        from simkit.core.runner import summary_from_blocks
+
+        return summary_from_blocks(run_dir)
+    rows = read_json(p)
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and {"metric", "group", "estimate", "low",
+                                                                      "high", "n"} <= set(r) for r in rows):
+        raise InputError(f"{p}: expected a list of {{metric, group, estimate, low, high, n}} rows")
+    return rows

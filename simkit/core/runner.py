@@ -20,6 +20,8 @@ import numpy as np
 import polars as pl
 
 from simkit.core import results
+from simkit.core.limits import MAX_GAMES
+from simkit.core.paths import check_scheduler
 from simkit.core.seeding import block_key, normalize_seed
 from simkit.core.simulation import Simulation, StatsAccumulator, block_stats
 from simkit.errors import InputError
@@ -67,12 +69,84 @@ def default_jobs() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _block_task(sim: Simulation, root_seed: int, block: int, n: int, out_dir: str | None):
-    """Run one block in a worker: rows → Parquet (if an out folder is set) → sufficient stats."""
+_PARENT: int | None = None  # in a loky worker: the process that started it
+
+
+def _worker_init() -> None:
+    """Run first in every loky worker: the worker ends once the process that started it is gone.
+
+    A watchdog thread checks every 0.2 s whether the parent still lives (a numba kernel holds the
+    GIL, so the check runs between blocks at the latest), and a block is never written once the
+    parent is gone: after a ``kill -9`` no worker keeps computing, writing or idling. (The kernel's
+    parent-death signal is not used: it fires when the parent *thread* that spawned the worker ends,
+    and loky may spawn from a thread that ends before the run does.)
+    """
+    import threading
+
+    global _PARENT
+    _PARENT = os.getppid()
+    if _PARENT == 1:  # the parent died before this worker started
+        os._exit(1)
+
+    def watch():
+        while True:
+            time.sleep(0.2)
+            if os.getppid() != _PARENT:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="simkit-parent-watch", daemon=True).start()
+
+
+def _orphaned() -> bool:
+    return _PARENT is not None and os.getppid() != _PARENT
+
+
+def _read_block(path: Path, block: int, n: int, cells: int) -> pl.DataFrame | None:
+    """A finished block's rows, or None when the file is not a whole block ``block`` of ``n`` games."""
+    try:
+        frame = pl.read_parquet(path)
+    except Exception:  # truncated or garbage: the block is run again
+        return None
+    if frame.height != n * cells or "block" not in frame.columns or frame["block"].n_unique() != 1 \
+            or frame["block"][0] != block:
+        return None
+    return frame
+
+
+def typed_frame(frame: pl.DataFrame, sim: Simulation) -> pl.DataFrame:
+    """Column types a data tool expects: a 0/1 column behind a rate is a boolean flag, and text columns
+    (Warband, policy, cause, monster, …) are categories (dictionary-encoded in Parquet)."""
+    flags = {m.column for m in sim.metrics if m.kind == "rate" and m.trials is None}
+    casts = {}
+    for name, dtype in frame.schema.items():
+        if name in flags and dtype.is_integer() and frame.height:
+            col = frame[name]
+            if col.min() >= 0 and col.max() <= 1:
+                casts[name] = pl.Boolean
+        elif dtype == pl.String:
+            casts[name] = pl.Categorical
+    return frame.cast(casts) if casts else frame
+
+
+def _block_task(sim: Simulation, root_seed: int, block: int, n: int, out_dir: str | None, reuse: bool = False):
+    """Run one block in a worker: rows → Parquet (if an out folder is set) → sufficient stats.
+
+    With ``reuse`` (a resumed run), a block whose file is already complete is read back instead of
+    played again: blocks are deterministic, so its rows are the ones the run would write.
+    """
+    if reuse and out_dir is not None:
+        path = results.block_path(Path(out_dir), block)
+        if path.exists():
+            frame = _read_block(path, block, n, sim.cells)
+            if frame is not None:
+                return block, n, block_stats(frame, sim.metrics)
+            path.unlink(missing_ok=True)
     columns = sim.run_block(block_key(root_seed, block), n)
-    frame = pl.DataFrame(columns)
+    frame = typed_frame(pl.DataFrame(columns), sim)
     frame = frame.insert_column(0, pl.Series("block", np.full(frame.height, block, dtype=np.int32)))
     stats = block_stats(frame, sim.metrics)
+    if _orphaned():  # the run was killed while this block ran: write nothing more
+        os._exit(1)
     if out_dir is not None:
         results.write_block(Path(out_dir), block, frame)
     return block, n, stats
@@ -104,6 +178,7 @@ def _execute(tasks, jobs: int, backend: str | None, scheduler: str | None):
 
         connect_s, workers_s = 5, 10
         if scheduler:
+            check_scheduler(scheduler)
             try:
                 client = Client(scheduler, timeout=connect_s, set_as_default=False)
             except Exception as e:  # OSError (unreachable), ValueError (malformed address), ...
@@ -122,7 +197,14 @@ def _execute(tasks, jobs: int, backend: str | None, scheduler: str | None):
         finally:
             client.close()
         return
-    yield from Parallel(n_jobs=jobs, backend=backend or "loky", return_as="generator",
+    if backend in (None, "loky"):
+        from joblib._parallel_backends import LokyBackend
+
+        # workers that die with this process: no orphan keeps computing after a kill -9
+        chosen = LokyBackend(initializer=_worker_init)
+    else:
+        chosen = backend
+    yield from Parallel(n_jobs=jobs, backend=chosen, return_as="generator",
                         pre_dispatch="2*n_jobs")(delayed(_block_task)(*a) for a in tasks)
 
 
@@ -149,7 +231,7 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
                    progress: bool = False, precision: float | None = None,
                    max_games: int | None = None, backend: str | None = None,
                    scheduler: str | None = None, manifest_extra: dict | None = None,
-                   stop_when=None, min_games: int = 0) -> RunResult:
+                   stop_when=None, min_games: int = 0, resume: bool = False) -> RunResult:
     """Run ``games`` games per cell of ``sim`` and return the summary.
 
     ``out`` is the run folder to write (None keeps nothing on disk). With
@@ -159,6 +241,9 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
     generalises this: a function of the accumulated statistics, asked after
     each block in block order (from ``min_games`` games on), that ends the run
     when it returns True.
+
+    ``resume=True`` finishes an unfinished run in ``out``: blocks already written are read back, the
+    others are played, so the finished run is identical to one that was never interrupted.
     """
     root_seed = normalize_seed(seed)
     block_size = int(block_size or sim.default_block_size)
@@ -182,8 +267,13 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
             raise InputError(f"--games: must be at least 1 (got {games})")
         target = int(games)
         cap = target
+    if target > MAX_GAMES:
+        raise InputError(f"--{'max-games' if sequential else 'games'}: at most {MAX_GAMES:,} games per cell "
+                         f"(got {target:,})")
     n_blocks = math.ceil(target / block_size)
-    sizes = [min(block_size, target - b * block_size) for b in range(n_blocks)]
+
+    def size(b: int) -> int:
+        return min(block_size, target - b * block_size)
 
     run_dir = Path(out) if out is not None else None
     manifest = {
@@ -200,14 +290,27 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
         "max_games": cap if sequential else None,
         "cells": sim.cells,
         "status": "running",
+        "pid": os.getpid(),
+        "host": _host(),
     }
     created = False
+    if resume and run_dir is None:
+        raise InputError("--resume: needs the run folder")
     if run_dir is not None:
-        if results.block_files(run_dir):
-            raise InputError(f"--out: {run_dir} already holds result blocks; choose a new folder")
+        if results.block_files(run_dir) and not resume:
+            raise InputError(f"--out: {run_dir} already holds result blocks; choose a new folder "
+                             f"(or finish that run with `simkit run --resume {run_dir}`)")
         created = not run_dir.exists()
-        run_dir.mkdir(parents=True, exist_ok=True)
-        results.write_json(run_dir / "manifest.json", manifest)
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            if resume:
+                old = results.read_json(run_dir / "manifest.json")
+                manifest["resumed"] = int(old.get("resumed", 0) or 0) + 1 if isinstance(old, dict) else 1
+                for tmp in (run_dir / results.BLOCKS).glob(".block-*.tmp"):
+                    tmp.unlink(missing_ok=True)  # a block a killed worker was writing
+            results.write_json(run_dir / "manifest.json", manifest)
+        except OSError as exc:
+            raise InputError(f"--out: cannot write the run folder {run_dir} ({exc.strerror or exc})") from None
 
     acc = StatsAccumulator(sim.metrics)
     done_games = 0
@@ -220,7 +323,7 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
         b = 0
         while b < n_blocks and not stop:
             chunk = range(b, min(n_blocks, b + round_size))
-            tasks = [(sim, root_seed, i, sizes[i], None if run_dir is None else str(run_dir)) for i in chunk]
+            tasks = ((sim, root_seed, i, size(i), None if run_dir is None else str(run_dir), resume) for i in chunk)
             for block, n, rows in _execute(tasks, jobs, backend, scheduler):
                 if stop:
                     # computed past the deterministic stopping block: discard it
@@ -248,13 +351,22 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
     except KeyboardInterrupt:
         bar.close()
         if run_dir is not None:
+            manifest.pop("pid", None)
+            manifest.pop("host", None)
             manifest.update(status="interrupted", games=done_games, blocks=done_blocks,
                             wall_seconds=round(time.perf_counter() - start, 3))
             results.write_json(run_dir / "manifest.json", manifest)
         raise
     bar.close()
+    if run_dir is not None and sequential:
+        # blocks past the deterministic stopping block (e.g. left by a killed run): not part of the run
+        for f in results.block_files(run_dir):
+            if int(f.stem.split("-")[1]) >= done_blocks:
+                f.unlink(missing_ok=True)
     wall = time.perf_counter() - start
     summary = acc.summary()
+    manifest.pop("pid", None)
+    manifest.pop("host", None)
     manifest.update(status="complete", games=done_games, blocks=done_blocks,
                     wall_seconds=round(wall, 3), jobs=jobs, backend=backend or "loky")
     if run_dir is not None:
@@ -264,7 +376,76 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
                      blocks=done_blocks, wall_seconds=wall, accumulator=acc)
 
 
+def _host() -> str:
+    import socket
+
+    return socket.gethostname()
+
+
 def _version() -> str:
     from simkit import __version__
 
     return __version__
+
+
+def summary_from_blocks(run_dir: str | Path) -> list[dict]:
+    """The summary of the blocks a run wrote (for an unfinished run), reduced in block order."""
+    from simkit.core import loader
+
+    run_dir = Path(run_dir)
+    man = results.raw_manifest(run_dir)
+    sim = loader.load_for_run(run_dir, man).simulation
+    files = results.block_files(run_dir)
+    results.check_blocks(files)
+    acc = StatsAccumulator(sim.metrics)
+    for f in files:
+        acc.add(block_stats(pl.read_parquet(f), sim.metrics))
+    return acc.summary()
+
+
+def resume_run(run_dir: str | Path, *, jobs: int | None = None, progress: bool = False,
+               backend: str | None = None, scheduler: str | None = None) -> tuple[RunResult, object]:
+    """Finish an unfinished run from its manifest; returns the result and the loaded scenario.
+
+    Blocks are deterministic, so the finished run (its blocks and summary.json) is identical to a run that
+    was never interrupted.
+    """
+    import socket
+
+    from simkit.core import loader
+
+    run_dir = Path(run_dir)
+    man = results.raw_manifest(run_dir)
+    where = f"--resume {run_dir}"
+    if man.get("status") == "complete":
+        raise InputError(f"{where}: the run is already complete (nothing to resume)")
+    pid = man.get("pid")
+    if man.get("status") == "running" and isinstance(pid, int) and man.get("host") == socket.gethostname():
+        try:
+            os.kill(pid, 0)
+            alive = True
+        except ProcessLookupError:
+            alive = False
+        except PermissionError:
+            alive = True
+        if alive and pid != os.getpid():
+            raise InputError(f"{where}: the run is still running (process {pid}); stop it first")
+    sc = loader.load_for_run(run_dir, man)
+    try:
+        seed = int(man.get("root_seed"))
+        block_size = int(man["block_size"])
+    except (KeyError, TypeError, ValueError):
+        raise InputError(f"{run_dir / 'manifest.json'}: fields 'root_seed' and 'block_size' must be whole "
+                         "numbers") from None
+    precision = man.get("precision")
+    games = man.get("games_requested")
+    if precision is None and (not isinstance(games, int) or isinstance(games, bool) or games < 1):
+        raise InputError(f"{run_dir / 'manifest.json'}: field 'games_requested' must be a whole number of at "
+                         f"least 1 (got {games!r}); this run cannot be resumed")
+    if precision is not None and not isinstance(precision, (int, float)):
+        raise InputError(f"{run_dir / 'manifest.json'}: field 'precision' must be a number (got {precision!r})")
+    extra = {k: man[k] for k in ("scenario", "scenario_path", "scenario_sha256", "overrides") if k in man}
+    res = run_simulation(sc.simulation, games, seed=seed, jobs=jobs, block_size=block_size, out=run_dir,
+                         progress=progress, precision=precision, max_games=man.get("max_games"),
+                         backend=backend, scheduler=scheduler, manifest_extra=extra, resume=True)
+    return res, sc

@@ -12,6 +12,9 @@ from simkit.core.overrides import Override, parse_set, parse_value
 from simkit.errors import InputError
 
 
+MAX_POINTS = 200  # values per axis: every point is a whole run
+
+
 @dataclass
 class Axis:
     path: tuple[str, ...]
@@ -38,13 +41,23 @@ def parse_axis_or_fixed(text: str) -> Axis | Override:
             raise InputError(f"--set {text!r}: a range is start:stop or start:stop:step with numbers") from None
         start, stop = nums[0], nums[1]
         step = nums[2] if len(parts) == 3 else 1
+        if not all(np.isfinite(x) for x in nums):
+            raise InputError(f"--set {text!r}: a range needs finite numbers")
         if step <= 0 or stop < start:
             raise InputError(f"--set {text!r}: the range must go up (start <= stop, step > 0)")
+        if (stop - start) / step + 1 > MAX_POINTS:
+            raise InputError(f"--set {text!r}: at most {MAX_POINTS} values per axis "
+                             f"(got {int((stop - start) / step) + 1:,})")
         values = list(np.arange(start, stop + step / 2, step))
         values = [int(v) if all(isinstance(x, int) for x in nums) else float(round(v, 10)) for v in values]
         return Axis(ov.path, values, text)
     if "," in raw and not raw.startswith(("[", '"')):
-        return Axis(ov.path, [parse_value(v.strip()) for v in raw.split(",")], text)
+        values = [parse_value(v.strip()) for v in raw.split(",")]
+        if len(values) > MAX_POINTS:
+            raise InputError(f"--set {text!r}: at most {MAX_POINTS} values per axis (got {len(values):,})")
+        if len(set(map(repr, values))) < len(values):
+            raise InputError(f"--set {text!r}: a value appears twice on the axis")
+        return Axis(ov.path, values, text)
     return ov
 
 

@@ -116,7 +116,7 @@ def tune(scenario: str | Path, policy: str, budget: int, *, seed: int = 1, metri
     import cma
 
     from simkit.core import stats
-    from simkit.core.policies import param_range
+    from simkit.core.policies import declared_range
 
     scenario = Path(scenario)
     data, mode = _scenario_parts(scenario, overrides)
@@ -129,7 +129,7 @@ def tune(scenario: str | Path, policy: str, budget: int, *, seed: int = 1, metri
     if kind != "heuristic":
         raise InputError(f"--policy: {policy!r} is a {kind} policy; only heuristic policies have parameters to tune")
     default = {k: float(described.get(k, spec[k][1])) for k in spec}
-    tunable = [k for k in spec if param_range(spec, k) is not None]
+    tunable = [k for k in spec if declared_range(spec, k) is not None]
     if params:
         for p in params:
             if p not in spec:
@@ -141,8 +141,8 @@ def tune(scenario: str | Path, policy: str, budget: int, *, seed: int = 1, metri
         raise InputError(f"--policy: {policy!r} has no parameter with a declared range")
     if budget < 1:
         raise InputError(f"--budget: must be at least 1 (got {budget})")
-    lo = np.array([param_range(spec, k)[0] for k in tunable])
-    hi = np.array([param_range(spec, k)[1] for k in tunable])
+    lo = np.array([declared_range(spec, k)[0] for k in tunable])
+    hi = np.array([declared_range(spec, k)[1] for k in tunable])
     is_int = [len(spec[k]) >= 6 and spec[k][5] == "int" for k in tunable]
     x0 = np.clip((np.array([default[k] for k in tunable]) - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
     d = len(tunable)

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 RULES_VERSION = "vck2e-additions-1"
 
-from simkit.core.registry import Game  # noqa: E402
+from simkit.core.registry import Game, LazyCommand  # noqa: E402
 
 
 def _odds_commands():
-    from simkit.games.valeria.odds_cli import valeria_cmd
-
-    return [valeria_cmd]
+    return [LazyCommand("valeria", "simkit.games.valeria.odds_cli:valeria_cmd",
+                        "Valeria: Card Kingdoms 2E: Citizen, Herald and Monster Event activation odds on 2d6.")]
 
 
 def _bundled(out_dir, quick=False, jobs=None):
@@ -22,7 +21,7 @@ def _bundled(out_dir, quick=False, jobs=None):
 
 def _roll_check():
     from simkit.games.valeria.odds import parse_citizens
-    from simkit.games.valeria.odds_cli import ValeriaRollSim
+    from simkit.games.valeria.roll_sim import ValeriaRollSim
 
     return ValeriaRollSim(parse_citizens("1,2,6"))
 

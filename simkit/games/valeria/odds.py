@@ -18,27 +18,7 @@ from simkit.core.exact import Dist, die, product
 from simkit.core.rng import roll, seed_stream
 from simkit.errors import InputError
 
-NUMBERS = range(1, 13)
-
-
-def parse_citizens(text: str) -> list[tuple[int, ...]]:
-    """Parse ``--citizens`` such as ``"1,2,6"`` or ``"1,2,9/10"`` (empty: no Citizens).
-
-    Each Citizen is one activation number 1..12, or two joined by ``/``;
-    repeats are separate Citizens.
-    """
-    if not text.strip():
-        return []
-    citizens = []
-    for token in text.split(","):
-        parts = token.strip().split("/")
-        if len(parts) > 2 or not all(p.strip().isdecimal() and int(p) in NUMBERS for p in parts):
-            raise InputError(
-                f"--citizens: bad token {token.strip()!r}; allowed: comma-separated "
-                "activation numbers 1..12, a two-number Citizen as e.g. 9/10"
-            )
-        citizens.append(tuple(int(p) for p in parts))
-    return citizens
+from simkit.games.valeria.citizens import NUMBERS, parse_citizens  # noqa: F401  (parse_citizens: API)
 
 
 def label(citizen: tuple[int, ...]) -> str:

@@ -10,57 +10,34 @@ import numpy as np
 
 from simkit.core.exact import fraction_str
 from simkit.core.oddscli import display_rows, emit, frac_cols, mc_cols, monte_carlo, odds_options
-from simkit.core.report import write_markdown
-from simkit.core.simulation import Metric, Simulation
 from simkit.core.tables import render
-from simkit.games.valeria import RULES_VERSION
-from simkit.games.valeria.odds import (
-    citizen_activation, citizen_array, count_rolls, herald_distribution, herald_expected, label, monster_event,
-    parse_citizens,
-)
 
 
-class ValeriaRollSim(Simulation):
-    """2d6 rolls, counted in bulk (aggregated rows), for ``--mc``."""
+def _o():
+    """The exact-odds module (numba kernels): imported when a command runs, so input errors stay fast."""
+    from simkit.games.valeria import odds
 
-    game = "valeria"
-    mode = "roll"
-    rules_version = RULES_VERSION
-    default_block_size = 1_000_000
+    return odds
 
-    def __init__(self, citizens):
-        self.citizens = list(citizens)
-        self._arr = citizen_array(self.citizens)
-        m = [Metric(f"citizen_{i}", f"citizen_{i}", "rate", (), label(c), "trials") for i, c in enumerate(self.citizens)]
-        m += [Metric(f"herald_{k}", f"herald_{k}", "rate", (), f"{k} Herald activations", "trials") for k in range(3)]
-        m += [Metric(f"monster_{n}", f"monster_{n}", "rate", (), f"Monster Event {n}", "trials") for n in range(1, 13)]
-        self.metrics = m
 
-    def run_block(self, key, n):
-        cit, her, mon = count_rolls(key, n, self._arr)
-        cols = {"trials": np.array([n], np.int64)}
-        for i in range(len(self.citizens)):
-            cols[f"citizen_{i}"] = cit[i:i + 1]
-        for k in range(3):
-            cols[f"herald_{k}"] = her[k:k + 1]
-        for m in range(1, 13):
-            cols[f"monster_{m}"] = mon[m:m + 1]
-        return cols
+def __getattr__(name):
+    if name == "ValeriaRollSim":  # moved to roll_sim; still importable from here
+        from simkit.games.valeria.roll_sim import ValeriaRollSim
 
-    def describe(self):
-        return {"citizens": [label(c) for c in self.citizens]}
+        return ValeriaRollSim
+    raise AttributeError(name)
 
 
 def valeria_sections(citizens, est=None):
     """(title, rows) tables: each Citizen, the Herald, each Monster Event number."""
     get = (lambda name: est.get((name, ()))) if est else (lambda name: None)
     crow = []
-    for i, (lab, p) in enumerate(citizen_activation(citizens)):
+    for i, (lab, p) in enumerate(_o().citizen_activation(citizens)):
         row = {"citizen": lab}
         frac_cols(row, "activates", p)
         mc_cols(row, "activates", get(f"citizen_{i}"))
         crow.append(row)
-    hd = herald_distribution(citizens)
+    hd = _o().herald_distribution(citizens)
     hrow = []
     for k in range(3):
         row = {"herald_activations": k}
@@ -68,7 +45,7 @@ def valeria_sections(citizens, est=None):
         mc_cols(row, "probability", get(f"herald_{k}"))
         hrow.append(row)
     mrow = []
-    for n, p in monster_event().items():
+    for n, p in _o().monster_event().items():
         row = {"activation_number": n}
         frac_cols(row, "fires", p)
         mc_cols(row, "fires", get(f"monster_{n}"))
@@ -77,8 +54,8 @@ def valeria_sections(citizens, est=None):
 
 
 def valeria_text(citizens, sections, fmt):
-    he = herald_expected(citizens)
-    head = (f"Citizens: {', '.join(label(c) for c in citizens) or '(none)'}\n"
+    he = _o().herald_expected(citizens)
+    head = (f"Citizens: {', '.join(_o().label(c) for c in citizens) or '(none)'}\n"
             f"Expected Herald activations per roll: {fraction_str(he)} ≈ {float(he):.4f}\n")
     if fmt == "md":
         head = "\n".join(f"- {line}" for line in head.strip().splitlines()) + "\n"
@@ -101,9 +78,13 @@ def valeria_cmd(citizens, fmt, out, mc, seed, jobs, plot):
     Event fires once per roll, even on doubles. Rule text:
     valeria-card-kingdoms-2e.txt, Herald Starter Card and Monster Event Variant.
     """
+    from simkit.games.valeria.citizens import parse_citizens
+
     cits = parse_citizens(citizens)
     est = None
     if mc:
+        from simkit.games.valeria.roll_sim import ValeriaRollSim
+
         est, _ = monte_carlo(ValeriaRollSim(cits), mc, seed, jobs)
     sections = valeria_sections(cits, est)
     if plot:
@@ -111,11 +92,11 @@ def valeria_cmd(citizens, fmt, out, mc, seed, jobs, plot):
     if fmt == "json":
         data = {
             "citizens": dict(sections)["Citizens"],
-            "herald_expected": fraction_str(herald_expected(cits)),
-            "herald_expected_p": float(herald_expected(cits)),
+            "herald_expected": fraction_str(_o().herald_expected(cits)),
+            "herald_expected_p": float(_o().herald_expected(cits)),
             "herald_distribution": dict(sections)["Herald activations per roll"],
-            "monster_event": {str(n): fraction_str(p) for n, p in monster_event().items()},
-            "monster_event_p": {str(n): float(p) for n, p in monster_event().items()},
+            "monster_event": {str(n): fraction_str(p) for n, p in _o().monster_event().items()},
+            "monster_event_p": {str(n): float(p) for n, p in _o().monster_event().items()},
         }
         if est:
             data["monster_event_mc"] = dict(sections)["Monster Event fires on a roll"]
@@ -131,11 +112,15 @@ def valeria_plot(path, sections):
 
     rows = dict(sections)["Monster Event fires on a roll"]
     return bars(path, [r["activation_number"] for r in rows], [r["fires_p"] for r in rows],
-                title="Valeria: P(Monster Event fires) by activation number", ylabel="probability per roll")
+                title="Valeria: P(Monster Event fires) by activation number", ylabel="probability per roll",
+                xlabel="Monster Event activation number (2d6)")
 
 
 def bundled_reports(out_dir: Path, quick: bool = False, jobs=None) -> list[Path]:
     """``reports/odds/valeria.md`` and ``valeria.png``: a few starting duchies, exact and simulated."""
+    from simkit.core.report import write_markdown
+    from simkit.games.valeria.roll_sim import ValeriaRollSim
+
     out = Path(out_dir) / "odds"
     trials = 50_000 if quick else 500_000
     text = ("# Valeria: Card Kingdoms 2E activation odds\n\n"
@@ -146,7 +131,7 @@ def bundled_reports(out_dir: Path, quick: bool = False, jobs=None) -> list[Path]
             "![Monster Event odds](valeria.png)\n\n")
     sections = None
     for spec in ("1,2", "1,2,6", "1,2,5,6,9/10"):
-        cits = parse_citizens(spec)
+        cits = _o().parse_citizens(spec)
         est, _ = monte_carlo(ValeriaRollSim(cits), trials, 2026, jobs)
         sections = valeria_sections(cits, est)
         text += f"## Duchy with Citizens {spec}\n\n" + valeria_text(cits, sections[:2], "md") + "\n"

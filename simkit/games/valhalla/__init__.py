@@ -8,7 +8,7 @@ from __future__ import annotations
 
 RULES_VERSION = "valhalla-solo-1"
 
-from simkit.core.registry import Game, Mode  # noqa: E402
+from simkit.core.registry import Game, LazyCommand, Mode, literal_from_source  # noqa: E402
 
 
 def _bundled(out_dir, quick=False, jobs=None):
@@ -19,9 +19,8 @@ def _bundled(out_dir, quick=False, jobs=None):
 
 
 def _odds_commands():
-    from simkit.games.valhalla.odds_cli import monster_cmd
-
-    return [monster_cmd]
+    return [LazyCommand("valhalla-monster", "simkit.games.valhalla.odds_cli:monster_cmd",
+                        "Valhalla Solo: exact P(the monster attacks on turn t) and the turns between attacks.")]
 
 
 def _monster_dice_check():
@@ -40,9 +39,8 @@ def _solo_report(run_dir, out_dir):
 
 
 def _policies():
-    from simkit.games.valhalla.solo.policies import POLICY_DESCRIPTIONS
-
-    return {f"solo: {k}": v for k, v in POLICY_DESCRIPTIONS.items()}
+    found = literal_from_source("simkit.games.valhalla.solo.policies", "POLICY_DESCRIPTIONS")
+    return {f"solo: {k}": v for k, v in found.items()}
 
 
 def _build_solo(fields):
@@ -58,12 +56,21 @@ GAME = Game(
     rules_version=RULES_VERSION,
     modes=[Mode("solo", "Valhalla Solo Mode (Levels I–III, +40 deck, Valkyries)", _build_solo,
                 default_scenario="valhalla/solo.toml", report=_solo_report, bench_games=100)],
-    policies=_policies(),
+    policies=_policies,
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
     dice_checks={"monster-dice": _monster_dice_check},
     rule_options={
-        "wild_matches_monster": "the wild (⊗) face of a monster die covers any one uncovered weapon on the "
-                                "monster card (default false: it never covers one; odds: --wild-matches)",
+        "wild_matches_monster (odds valhalla-monster)": "the wild (⊗) face of a monster die covers any one "
+                                "uncovered weapon on the monster card (default false: it never covers one; "
+                                "--wild-matches)",
+        "rules.wild_warriors (solo)": "the ⊗ face activates any Warrior except Ice Giants (default true; false: "
+                                      "it activates nothing)",
+        "rules.wild_monster (solo)": "the ⊗ face covers a weapon on the monster card, as wild_matches_monster "
+                                     "(default false)",
+        "rules.monster_powers (solo)": "monsters' special powers apply (default true; false: the first-game "
+                                       "variant)",
+        "rules.path_to_valhalla (solo)": "Path to Valhalla in solo: 'unplayable' (default) or 'own'",
+        "rules.turn_cap (solo)": "a game still running after this many turns ends as 'cap' (default 400)",
     },
 )

@@ -140,10 +140,10 @@ def load_cards_file(path: str | Path | None = None) -> CardsFile:
         if key in monsters or not key:
             raise m.error("key", f"must be a distinct non-empty name (got {key!r}; already used: {', '.join(monsters)})")
         mon = Monster(key, m.get("name", str), _cards(m, "base", weapons, clans), _cards(m, "plus40", weapons, clans))
+        m.finish()  # an unknown table (e.g. [[monsters.bas]]) is named as such, not reported as a count mismatch
         if len(mon.cards_plus40) != len(mon.cards_base):
             raise m.error("plus40", f"must hold as many cards as 'base' ({len(mon.cards_base)}), being their reverse "
                           f"sides (got {len(mon.cards_plus40)})")
-        m.finish()
         monsters[key] = mon
     top.finish()
     return CardsFile(path, clans, symbols, die, monsters)

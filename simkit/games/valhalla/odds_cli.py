@@ -13,7 +13,6 @@ from simkit.core.oddscli import emit, monte_carlo, odds_options
 from simkit.core.tables import render
 from simkit.errors import InputError
 from simkit.games.valhalla import cards as cards_mod
-from simkit.games.valhalla.monster_dice import attack_by_turn, expected_turns_between_attacks
 
 SIDES = ("base", "plus40")
 SUMMARY_TURNS = 5  # P(attack on turn t) columns in the compact summary
@@ -55,6 +54,8 @@ def select_cards(monsters: dict, monster: str | None, side: str, card: int | Non
 
 def monster_rows(selection, die, side: str, turns: int, wild_matches: bool = False, mc: dict | None = None):
     """One row per selected card: exact expected turns and P(attack on turn t), with the MC estimate."""
+    from simkit.games.valhalla.monster_dice import attack_by_turn, expected_turns_between_attacks
+
     rows = []
     for key, mon, idx, c in selection:
         try:
@@ -207,6 +208,9 @@ def monster_cmd(cards_path, monster, side, card, turns, wild_matches, fmt, out, 
     turns between attacks. Rule text: valhalla-solo.txt, Gameplay → monster phase.
     The bundled cards are STAND-IN data.
     """
+    if cards_path is not None and not Path(cards_path).is_file():
+        raise InputError(f"--cards {cards_path}: " + ("is a folder, expected a cards file (.toml)"
+                                                      if Path(cards_path).is_dir() else "file not found"))
     die, monsters = cards_mod.load_cards(cards_path)
     selection = select_cards(monsters, monster, side, card)
     est = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 RULES_VERSION = "valka-rulebook-1"
 
-from simkit.core.registry import Game, Mode  # noqa: E402
+from simkit.core.registry import Game, LazyCommand, Mode, literal_from_source  # noqa: E402
 
 
 def _build_chance_strike(fields):
@@ -40,9 +40,10 @@ def _bundled(out_dir, quick=False, jobs=None):
 
 
 def _odds_commands():
-    from simkit.games.valka.odds_cli import chance_strike_cmd, test_fate_cmd
-
-    return [chance_strike_cmd, test_fate_cmd]
+    return [LazyCommand("chance-strike", "simkit.games.valka.odds_cli:chance_strike_cmd",
+                        "VÁLKA Chance Strike: exact odds for every Strike × Shield pair."),
+            LazyCommand("test-fate", "simkit.games.valka.odds_cli:test_fate_cmd",
+                        "VÁLKA Test Fate: exact odds of even rolls on a d10, with and without the offering.")]
 
 
 def _chance_strike_check():
@@ -58,9 +59,8 @@ def _test_fate_check():
 
 
 def _policies():
-    from simkit.games.valka.lonequest.policies import POLICY_DESCRIPTIONS
-
-    return {f"lonequest: {k}": v for k, v in POLICY_DESCRIPTIONS.items()}
+    found = literal_from_source("simkit.games.valka.lonequest.policies", "POLICY_DESCRIPTIONS")
+    return {f"lonequest: {k}": v for k, v in found.items()}
 
 
 GAME = Game(
@@ -77,7 +77,7 @@ GAME = Game(
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
     dice_checks={"chance-strike": _chance_strike_check, "test-fate": _test_fate_check},
-    policies=_policies(),
+    policies=_policies,
     rule_options={
         "rules.lone_one": "a lone natural 1 in a Chance Strike: 'loses' (default) or 'fails'",
         "rules.defender_deals_damage": "a defender who wins a Chance Strike deals 1 damage (default true)",
@@ -86,5 +86,6 @@ GAME = Game(
         "rules.played_faced_scope (lonequest)": "Quests' played/faced Warbands: 'location' (default) or 'lonequest'",
         "rules.grave_robber (lonequest)": "Grave Robber recovers 'own' Fighters (default) or 'any'",
         "rules.fireblast (lonequest)": "Fireblast strikes with 'fighter_plus_3' (default) or 'plus_3'",
+        "rules.step_cap (lonequest)": "a game still running after this many steps ends as 'cap' (default 5000)",
     },
 )

@@ -10,13 +10,18 @@ from simkit.core.oddscli import display_rows as plain_rows
 from simkit.core.oddscli import emit, frac_cols, mc_cols, monte_carlo, odds_options
 from simkit.core.scenario import parse_int_range
 from simkit.core.tables import render
-from simkit.games.valka import test_fate as tf
-from simkit.games.valka.chance_strike import LONE_ONE_READINGS, ChanceStrikeRules, chance_strike, expected_strikes_to_defeat
+
+# The exact-odds modules compile numba kernels: they are imported when a command runs, so its --help and
+# input errors stay fast. The same readings as chance_strike.LONE_ONE_READINGS (a test checks).
+LONE_ONE_READINGS = ("loses", "fails")
 
 RATES = ("attacker_hits", "defender_hits", "both_hurt")
 
 
-def chance_strike_rows(strikes, shields, bonus=0, rules=ChanceStrikeRules(), health=1, mc=None):
+def chance_strike_rows(strikes, shields, bonus=0, rules=None, health=1, mc=None):
+    from simkit.games.valka.chance_strike import ChanceStrikeRules, chance_strike, expected_strikes_to_defeat
+
+    rules = ChanceStrikeRules() if rules is None else rules
     rows = []
     for s in strikes:
         for h in shields:
@@ -73,6 +78,8 @@ def chance_strike_cmd(strike, shield, bonus, lone_one, defender_damage, health, 
     """
     strikes = parse_int_range(strike, "--strike", 0, 30)
     shields = parse_int_range(shield, "--shield", 0, 30)
+    from simkit.games.valka.chance_strike import ChanceStrikeRules
+
     rules = ChanceStrikeRules(lone_one=lone_one, defender_deals_damage=defender_damage)
     est = None
     if mc:
@@ -99,6 +106,8 @@ def chance_strike_heatmap(path, rows, strikes, shields, bonus=0):
 
 def test_fate_sections(tests: int, battles: int, not_enuf: int, mc_counts=None):
     """The Test Fate tables as (title, rows) pairs; exact values as fractions."""
+    from simkit.games.valka import test_fate as tf
+
     sections = []
     single = []
     for label, p in (("one Test Fate", tf.p_success()), ("one Test Fate, offering available (20 Krone, once)", tf.p_success(True)),

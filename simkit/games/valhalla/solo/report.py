@@ -297,9 +297,32 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     jpooled = _clustered(sub, ["jarl"], {"won": won})
     jwin = {k[0]: _rate(c, "won") for k, c in jpooled.items()}
     jarls = sorted(_order(man.get("jarls"), jwin), key=lambda j: -jwin[j].estimate)
+    # Jarls whose every game went exactly the same way (stand-in abilities that never change a decision)
+    same_as: dict[str, list[str]] = {}
+    names = sub.collect_schema().names() if isinstance(sub, pl.LazyFrame) else sub.columns
+    keys = [c for c in ("block", "game", "monster", "variant") if c in names]
+    trace = [c for c in ("won", "turns", "cards_defeated", "glory") if c in names]
+    jtrace = sub.select(["jarl", *keys, *trace])
+    jtrace = jtrace.collect() if isinstance(jtrace, pl.LazyFrame) else jtrace
+    signature = {}
+    for jl in jarls:
+        jf = jtrace.filter(pl.col("jarl") == jl).sort(keys).select(trace)
+        signature.setdefault(hash(tuple(tuple(jf[c].to_list()) for c in trace)), []).append(jl)
+    for group in signature.values():
+        for jl in group:
+            same_as[jl] = [o for o in group if o != jl]
+    twins = [g for g in signature.values() if len(g) > 1]
+    twins_text = ""
+    if twins:
+        twins_text = (
+            "Rows marked `≡` coincide because those Jarls played every game identically ("
+            + "; ".join(" ≡ ".join(g) for g in twins)
+            + f": the same result, turns, cards defeated and Glory in each of the paired games): with the "
+            "bundled stand-in `deck.toml` their abilities never change a decision or a battle at this level with "
+            f"policy `{first}`. Entering the printed Jarl cards (or different stand-in abilities) separates them.\n\n")
     jrows = []
     for jl in jarls:
-        row = {"Jarl": jl}
+        row = {"Jarl": jl + (f" ≡ {', '.join(same_as[jl])}" if same_as.get(jl) else "")}
         for m, v in mvs:
             c = jcells.get((jl, m, v))
             row[f"{m} / {v}"] = _iv(_rate(c, "won")) if c else "–"
@@ -371,7 +394,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     text = (
         "# Valhalla Solo: how hard are the difficulty levels?\n\n"
         f"{STAND_IN_NOTICE}\n\n"
-        + (f"Card data notice: {notice}\n\n" if notice else "")
+        # the stand-in notice once: the card files' own notice only when it says something else
+        + (f"Card data notice: {notice}\n\n" if notice and "stand-in" not in notice.lower() else "")
         + "## What was simulated\n\n"
         f"{len(monsters)} monsters ({', '.join(monsters)}) × {len(variants)} deck variants ({', '.join(variants)}) "
         f"× {len(levels)} levels ({', '.join(_lv(lv) for lv in levels)}) × {len(jarl_list)} Jarls × "
@@ -411,6 +435,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         "over them (last column, the plot), sorted by the pooled rate. The Jarls play the same shuffles, so "
         "their differences are paired too.\n\n"
         + render(jrows, "md") + "\n"
+        + twins_text
         + "## How far players get\n\n"
         f"Share of games ending with 0–{kmax} monster cards defeated (policy `{first}`, Jarls pooled; `–` "
         "where the monster has fewer cards); the mean has its 95% interval. A game with every card defeated "

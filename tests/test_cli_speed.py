@@ -1,0 +1,108 @@
+"""A snappy CLI: `--help`, `list` and input errors cost well under half a second of CPU, because the heavy
+modules (numba kernels, polars, scipy, matplotlib) are imported only by the commands that need them; and
+`simkit list` shows every rule option each mode reads."""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SIMKIT = str(Path(sys.executable).with_name("simkit"))
+HEAVY = ("numba", "polars", "scipy", "matplotlib", "pandas", "pyarrow", "joblib")
+CPU_BAR = 0.5  # seconds of CPU (user + system), the issue's bar
+
+CASES = [
+    ["--help"],
+    ["list"],
+    ["odds", "--help"],
+    ["run", "--help"],
+    ["run", "nope.toml"],
+    ["run", str(ROOT / "scenarios/valka/lonequest.toml"), "--games", "x"],
+    ["run", str(ROOT / "scenarios/valka/lonequest.toml"), "--set", "play=3"],
+    ["run", str(ROOT / "scenarios/valka/lonequest.toml"), "--out", ""],
+    ["odds", "chance-strike", "--strike", "9:1"],
+    ["odds", "test-fate", "--tests", "0"],
+    ["odds", "valeria", "--citizens", "7/7"],
+    ["odds", "valhalla-monster", "--cards", "nope.toml"],
+    ["compare", "nope.toml"],
+    ["sweep", "nope.toml", "--set", "a=1:2"],
+    ["check", "--baselines", "nope"],
+    ["baseline", "a/b", "x.toml", "--games", "1"],
+    ["report", "nope"],
+]
+
+
+def cpu_seconds(args) -> tuple[float, subprocess.CompletedProcess]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([SIMKIT, *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc
+
+
+@pytest.mark.parametrize("args", CASES, ids=[" ".join(a)[:40] for a in CASES])
+def test_cpu_bar(args):
+    cpu_seconds(args)  # warm-up: byte-compiles the modules on a fresh checkout
+    cpu, proc = min((cpu_seconds(args) for _ in range(2)), key=lambda t: t[0])
+    assert proc.returncode in (0, 2), proc.stderr
+    if proc.returncode == 2:
+        assert proc.stderr.startswith("simkit: error:") and len(proc.stderr.strip().splitlines()) == 1
+    assert cpu < CPU_BAR, f"simkit {' '.join(args)} took {cpu:.2f} s of CPU (bar: {CPU_BAR} s)"
+
+
+def test_cli_imports_no_heavy_module():
+    code = ("import sys, simkit.cli, simkit\n"
+            "from simkit.core import registry\n"
+            "for g in registry.games().values(): g.policy_descriptions(); [c.name for c in g.odds_commands]\n"
+            "import simkit.games.valka.odds_cli, simkit.games.valhalla.odds_cli, simkit.games.valeria.odds_cli\n"
+            f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"imported by the CLI before any command runs: {out}"
+
+
+def test_lazy_odds_commands_and_policies_match_the_real_ones():
+    from simkit.core import registry
+    from simkit.games.valhalla.solo.policies import POLICY_DESCRIPTIONS as VH
+    from simkit.games.valka.chance_strike import LONE_ONE_READINGS
+    from simkit.games.valka.lonequest.policies import POLICY_DESCRIPTIONS as LQ
+    from simkit.games.valka.odds_cli import LONE_ONE_READINGS as SHOWN
+
+    assert tuple(SHOWN) == tuple(LONE_ONE_READINGS)
+    games = registry.games()
+    assert games["valka"].policy_descriptions() == {f"lonequest: {k}": v for k, v in LQ.items()}
+    assert games["valhalla"].policy_descriptions() == {f"solo: {k}": v for k, v in VH.items()}
+    for game in games.values():
+        for lazy in game.odds_commands:
+            cmd = lazy.load() if isinstance(lazy, registry.LazyCommand) else lazy
+            assert cmd.name == lazy.name
+
+
+def test_list_shows_every_rule_option_each_mode_reads(monkeypatch):
+    """Build every mode's default scenario, record the [rules] fields it reads: `simkit list` names each."""
+    from click.testing import CliRunner
+
+    from simkit.cli import cli
+    from simkit.core import loader, registry
+    from simkit.core.scenario import Fields
+
+    read: set[str] = set()
+    original = Fields.get
+
+    def recording_get(self, name, *a, **kw):
+        if self.prefix == "rules.":
+            read.add(name)
+        return original(self, name, *a, **kw)
+
+    monkeypatch.setattr(Fields, "get", recording_get)
+    listing = CliRunner().invoke(cli, ["list"]).output
+    for game, mode in registry.all_modes():
+        read.clear()
+        loader.load(registry.scenarios_dir() / mode.default_scenario)
+        assert read, mode.name
+        section = listing.split(f"{game.name}: ", 1)[1].split("\n\n", 1)[0]
+        for name in sorted(read):
+            assert f"rules.{name}" in section, f"simkit list does not show rules.{name} ({game.name} {mode.name})"
