@@ -33,9 +33,9 @@ legal_actions(s, env, buf); a = choose(...); apply_action(s, rng, env, a)``.
 ``search_action`` below is the generic `search` policy: it evaluates each
 legal action by rollouts from resampled copies of the state (never the true
 hidden information) under a base policy, and plays the best by mean reward.
-The game's functions are passed in as arguments (numba compiles one
-specialisation per game); such callers cannot be cached by numba, so games
-keep their heuristic-only kernels apart from the search ones.
+It is written once and compiled per game by ``specialize(fns, __name__)``,
+which binds the game's functions as globals of a copy filed under the
+game's module, so numba caches it like any other kernel.
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ class DecisionGame:
     policies: dict[str, tuple[int, np.ndarray]] = field(default_factory=dict)
     invariants: Callable | None = None
     seats: int = 1
+    search: Search | None = None  # the game's compiled search (``specialize``)
 
 
 # --- streams ---------------------------------------------------------------------------------------------------
@@ -113,24 +114,23 @@ def reshuffle_unseen(s, base, n, srng):
 
 
 # --- rollouts and search -----------------------------------------------------------------------------------------
+# Written once here, compiled once per game by ``specialize``: the game's functions are the globals ``_legal_actions``,
+# ``_apply_action``, ``_is_over``, ``_to_move``, ``_reward``, ``_resample`` and ``_policy`` of each compiled copy.
 
-@njit
-def rollout(legal_fn, apply_fn, over_fn, policy_fn, s, rng, env, base_kind, base_params, prng, buf, max_steps):
+def rollout(s, rng, env, base_kind, base_params, prng, buf, max_steps):
     """Play on from ``s`` with the base policy for every seat until the end (or ``max_steps`` decisions)."""
     steps = 0
-    while not over_fn(s) and steps < max_steps:
-        n = legal_fn(s, env, buf)
+    while not _is_over(s) and steps < max_steps:
+        n = _legal_actions(s, env, buf)
         if n == 0:
             break
-        a = policy_fn(base_kind, s, env, buf, n, base_params, prng)
-        apply_fn(s, rng, env, a)
+        a = _policy(base_kind, s, env, buf, n, base_params, prng)
+        _apply_action(s, rng, env, a)
         steps += 1
     return steps
 
 
-@njit
-def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, policy_fn,
-                  s, rng, env, legal, n, cfg, base_params, srng):
+def search_action(s, rng, env, legal, n, cfg, base_params, srng):
     """The `search` policy's choice among ``legal[:n]`` (see the module docstring).
 
     Every sample draws one determinization (hidden cards and chance stream resampled from ``srng``) and plays
@@ -140,7 +140,7 @@ def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, 
     earlier legal action."""
     if n == 1:
         return legal[0]
-    seat = move_fn(s)
+    seat = _to_move(s)
     total = cfg[CFG_ROLLOUTS] * n
     base_kind = cfg[CFG_BASE_KIND]
     max_steps = cfg[CFG_MAX_STEPS]
@@ -177,12 +177,11 @@ def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, 
                 for j in range(4):
                     rng2[j] = rng[j]
                     rs[j] = sample_rng[j]
-                resample_fn(s2, rng2, env, seat, rs)
+                _resample(s2, rng2, env, seat, rs)
                 reseed(prng2, rs)
-                apply_fn(s2, rng2, env, legal[i])
-                rollout(legal_fn, apply_fn, over_fn, policy_fn, s2, rng2, env, base_kind, base_params, prng2, buf,
-                        max_steps)
-                sums[i] += reward_fn(s2, env, seat)
+                _apply_action(s2, rng2, env, legal[i])
+                rollout(s2, rng2, env, base_kind, base_params, prng2, buf, max_steps)
+                sums[i] += _reward(s2, env, seat)
                 cnt[i] += 1
         if r < rounds - 1 and n_alive > 1:
             # keep the better half; among equal means the earlier action
@@ -211,32 +210,70 @@ def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, 
     return best
 
 
-@njit
-def choose(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, policy_fn,
-           s, rng, env, legal, n, kind, params, cfg, base_params, prng):
+def choose(s, rng, env, legal, n, kind, params, cfg, base_params, prng):
     """One decision by a policy of any kind: the game's own (heuristic, random) or `search`."""
     if kind == SEARCH:
-        return search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, policy_fn,
-                             s, rng, env, legal, n, cfg, base_params, prng)
-    return policy_fn(kind, s, env, legal, n, params, prng)
+        return search_action(s, rng, env, legal, n, cfg, base_params, prng)
+    return _policy(kind, s, env, legal, n, params, prng)
 
 
-@njit
-def play_to_end(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, policy_fn,
-                s, rng, env, kinds, params, cfgs, base_params, prng, buf, max_steps):
+def play_to_end(s, rng, env, kinds, params, cfgs, base_params, prng, buf, max_steps):
     """Play a set-up game to its end; seat ``i`` plays ``kinds[i]`` with ``params[i]`` (search: ``cfgs[i]`` and
     ``base_params[i]``). Returns the number of decisions taken."""
     steps = 0
-    while not over_fn(s) and steps < max_steps:
-        n = legal_fn(s, env, buf)
+    while not _is_over(s) and steps < max_steps:
+        n = _legal_actions(s, env, buf)
         if n == 0:
             break
-        seat = move_fn(s)
-        a = choose(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, policy_fn,
-                   s, rng, env, buf, n, kinds[seat], params[seat], cfgs[seat], base_params[seat], prng)
-        apply_fn(s, rng, env, a)
+        seat = _to_move(s)
+        a = choose(s, rng, env, buf, n, kinds[seat], params[seat], cfgs[seat], base_params[seat], prng)
+        _apply_action(s, rng, env, a)
         steps += 1
     return steps
+
+
+class Search(NamedTuple):
+    """A game's compiled `search` machinery (numba dispatchers; see ``specialize``)."""
+
+    rollout: Callable
+    search_action: Callable
+    choose: Callable
+    play_to_end: Callable
+
+
+_TEMPLATES = (rollout, search_action, choose, play_to_end)
+
+
+def specialize(fns: Fns, module: str) -> Search:
+    """Compile the generic search for one game, with the game's functions bound as globals.
+
+    ``module`` is the name of the calling module (pass ``__name__``): the compiled copies are filed under its
+    source file and names, so numba caches them like any kernel of that module (a function taking other
+    functions as arguments could not be cached, and would be compiled afresh in every process). Call it once, at
+    module level, and bind the result to module-level names so that the game's kernels can call them::
+
+        SEARCH = D.specialize(FNS, __name__)
+        play_to_end = SEARCH.play_to_end
+    """
+    import sys
+    import types
+
+    mod = sys.modules[module]
+    filename = mod.__file__
+    g = {k: v for k, v in globals().items() if not k.startswith("__")}
+    g.update(_legal_actions=fns.legal_actions, _apply_action=fns.apply_action, _is_over=fns.is_over,
+             _to_move=fns.to_move, _reward=fns.reward, _resample=fns.resample, _policy=fns.policy,
+             __name__=module)
+    out = {}
+    for f in _TEMPLATES:
+        name = f"search_{f.__name__}"
+        code = f.__code__.replace(co_filename=filename, co_name=name, co_qualname=name)
+        py = types.FunctionType(code, g, name, f.__defaults__)
+        py.__module__ = module
+        py.__qualname__ = name
+        py.__doc__ = f.__doc__
+        out[f.__name__] = g[f.__name__] = njit(cache=True)(py)
+    return Search(**out)
 
 
 def search_config(rollouts: int = 16, base_kind: int = HEURISTIC, budget: str = "halving",

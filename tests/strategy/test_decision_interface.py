@@ -124,6 +124,7 @@ def test_resample_is_canonical(name):
 
 @pytest.mark.parametrize("name", IDS)
 def test_search_does_not_peek(name):
+    assert GAMES[name].search is not None, f"{name}: DecisionGame.search (decision.specialize) is missing"
     """Two states that differ only in hidden information (unseen card order, the chance stream) get the same
     `search` decision from the same search stream, so the same decision distribution."""
     game = GAMES[name]
@@ -144,8 +145,8 @@ def test_search_does_not_peek(name):
         legal = buf[:n].copy()
         picks = []
         for st, r in ((s, rng), (other, orng)):
-            picks.append(D.search_action(*fns[:6], fns.policy, st.copy(), r.copy(), env, legal, n, cfg, params,
-                                         _stream(seed, 9)))
+            picks.append(game.search.search_action(st.copy(), r.copy(), env, legal, n, cfg, params,
+                                                   _stream(seed, 9)))
         assert picks[0] == picks[1], f"{name}: search chose {picks} from states differing only in hidden information"
         checked += 1
     assert checked >= 3 and differed >= 1

@@ -50,7 +50,7 @@ def test_search_finds_best_play_from_a_bad_base_policy():
         s, rng, env = game.new_game(seed)
         while not fns.is_over(s):
             n = fns.legal_actions(s, env, buf)
-            a = D.search_action(*fns, s, rng, env, buf, n, cfg, timid, srng)
+            a = game.search.search_action(s, rng, env, buf, n, cfg, timid, srng)
             right = E.DRAW if s[E.TOTAL] < 8 else E.STOP
             if s[E.TOTAL] != 7 or s[E.DECK_N] > 0:  # at 7 drawing is right whatever is left
                 assert a == right, (s[E.TOTAL], a)
@@ -65,12 +65,15 @@ def _peek_resample(s, rng, env, seat, srng):
     return
 
 
+_FNS = decision_game().fns
+CHEAT = D.specialize(D.Fns(_FNS.legal_actions, _FNS.apply_action, _FNS.is_over, _FNS.to_move, _FNS.reward,
+                           _peek_resample, _FNS.policy), __name__)
+
+
 def test_no_peeking_check_catches_a_peeking_search():
     """The check of test_decision_interface.py fails for a search that sees the true deck order."""
     game = decision_game()
     fns = game.fns
-    cheat = D.Fns(fns.legal_actions, fns.apply_action, fns.is_over, fns.to_move, fns.reward, _peek_resample,
-                  fns.policy)
     cfg = D.search_config(rollouts=8, base_kind=HEURISTIC)
     params = np.array([8.0])
     buf = np.empty(2, np.int64)
@@ -84,9 +87,9 @@ def test_no_peeking_check_catches_a_peeking_search():
         other, orng = s.copy(), rng.copy()
         fns.resample(other, orng, env, 0, _srng(seed))
         n = fns.legal_actions(s, env, buf)
-        picks = [D.search_action(*cheat, st.copy(), r.copy(), env, buf.copy(), n, cfg, params, _srng(1))
+        picks = [CHEAT.search_action(st.copy(), r.copy(), env, buf.copy(), n, cfg, params, _srng(1))
                  for st, r in ((s, rng), (other, orng))]
-        honest = [D.search_action(*fns, st.copy(), r.copy(), env, buf.copy(), n, cfg, params, _srng(1))
+        honest = [game.search.search_action(st.copy(), r.copy(), env, buf.copy(), n, cfg, params, _srng(1))
                   for st, r in ((s, rng), (other, orng))]
         assert honest[0] == honest[1]
         caught += picks[0] != picks[1]

@@ -42,6 +42,10 @@ GAME = Game(
     rules_version=RULES_VERSION,
     modes=[Mode("draw", "Draw to Ten", _build, default_scenario="toy/draw.toml", bench_games=100_000,
                 engine=_engine, params=_params)],
+    rule_options={
+        "rules.win_low": "the least total that wins when you stop (8)",
+        "rules.win_high": "the greatest total that wins; above it you lose at once (10)",
+    },
     policies={
         "stop_at_8": "heuristic: draws while the total is below stop_at (8: the best play)",
         "timid": "heuristic: stops from 6 on",

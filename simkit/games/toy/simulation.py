@@ -17,6 +17,8 @@ from simkit.games.toy import RULES_VERSION
 from simkit.games.toy import engine as E
 
 FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy)
+SEARCHER = D.specialize(FNS, __name__)
+play_to_end = SEARCHER.play_to_end
 
 
 @njit(cache=True)
@@ -39,9 +41,9 @@ def play_cells(key, n, env, kinds, params, out):
             out[c * n + g, 2] = s[E.DRAWS]
 
 
-@njit
+@njit(cache=True)
 def play_cells_search(key, n, env, kinds, params, cfgs, base_params, out):
-    """The same with any policy, `search` included (not cached: the engine's functions are arguments)."""
+    """The same with any policy, `search` included."""
     s = np.zeros(E.STATE_SIZE, np.int32)
     rng = np.empty(4, np.uint64)
     prng = np.empty(4, np.uint64)
@@ -51,9 +53,8 @@ def play_cells_search(key, n, env, kinds, params, cfgs, base_params, out):
             seed_stream(rng, key, g, 0)
             seed_stream(prng, key, g, 1)
             E.new_game(s, rng, env)
-            D.play_to_end(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy,
-                          s, rng, env, kinds[c:c + 1], params[c:c + 1], cfgs[c:c + 1], base_params[c:c + 1], prng,
-                          buf, 1000)
+            play_to_end(s, rng, env, kinds[c:c + 1], params[c:c + 1], cfgs[c:c + 1], base_params[c:c + 1], prng,
+                        buf, 1000)
             out[c * n + g, 0] = E.won(s, env)
             out[c * n + g, 1] = s[E.TOTAL]
             out[c * n + g, 2] = s[E.DRAWS]
@@ -116,8 +117,10 @@ def build_draw(fields) -> DrawSim:
     for i, c in enumerate(cards):
         if not isinstance(c, int) or isinstance(c, bool) or not 1 <= c <= 20:
             raise fields.error(f"cards[{i}]", f"must be a whole number from 1 to 20 (got {c!r})")
-    low = fields.get("win_low", int, 8, min=0, max=200)
-    high = fields.get("win_high", int, 10, min=low, max=200)
+    r = fields.table("rules", default={})
+    low = r.get("win_low", int, 8, min=0, max=200)
+    high = r.get("win_high", int, 10, min=low, max=200)
+    r.finish()
     presets = dict(E.PRESETS)
     presets["search"] = ("search", {"rollouts": 16, "base": "timid", "budget": "halving"})
     policies = read_policies(fields, presets, SEARCH_KINDS, E.PARAMS, ["stop_at_8", "timid", "random"])
@@ -144,4 +147,4 @@ def decision_game() -> D.DecisionGame:
     for name, (kind, values) in E.PRESETS.items():
         k, p, _, _ = compile_policy(kind, values, E.PARAMS)
         pols[name] = (k, p)
-    return D.DecisionGame("toy/draw", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 1)
+    return D.DecisionGame("toy/draw", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 1, SEARCHER)
