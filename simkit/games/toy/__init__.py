@@ -2,7 +2,7 @@
 
 It exists so that the generic machinery (``search``, ``simkit tune``, the
 skill ladder, the tests every engine passes) has a game whose best play is
-known by hand. Rules (``RULES`` below): twelve cards, two each of 1 to 6, are
+known by hand. Rules (``rules.txt`` beside this file): twelve cards, two each of 1 to 6, are
 shuffled face down. Before each draw the player decides: draw the top card
 (adding it to the total) or stop. Stopping with a total of 8, 9 or 10 wins;
 stopping below 8 or going above 10 loses. Best play, by hand: a total of 7
@@ -12,7 +12,6 @@ or less cannot win by stopping, so draw; 8 to 10 wins by stopping, so stop.
 from __future__ import annotations
 
 RULES_VERSION = "draw-to-ten-1"
-RULES = __doc__
 
 from simkit.core.registry import Game, Mode  # noqa: E402
 
@@ -38,7 +37,7 @@ def _params():
 GAME = Game(
     name="toy",
     title="Draw to Ten (the worked example of the decision-point interface)",
-    rules_file="",
+    rules_file="simkit/games/toy/rules.txt",
     rules_version=RULES_VERSION,
     modes=[Mode("draw", "Draw to Ten", _build, default_scenario="toy/draw.toml", bench_games=100_000,
                 engine=_engine, params=_params)],
