@@ -557,9 +557,7 @@ def lose_buff(s, env, t):
             if card >= 0 and (t == 3 or tt == t) and buffs[card, 1] < best_v:
                 bi, bt, best_v = i, tt, buffs[card, 1]
     if bi >= 0:
-        card = s[slot(bi) + L.F_BUFF0 + bt]
-        s[L.WHERE + card] = L.LOOT
-        s[slot(bi) + L.F_BUFF0 + bt] = -1
+        unequip(s, env, bi, bt, L.LOOT)  # a Health Buff's loss goes through the death check
 
 
 # --- the routines ------------------------------------------------------------------------------------
@@ -862,6 +860,9 @@ def quest_step(s, rng, env):
         elif op == OP_LOSE_BUFF:
             lose_buff(s, env, code[pc + 1])
             pc += 2
+            if s[L.FRONT_N] == 0:
+                new_fighter_or_defeat(s, env)
+                break
         elif op == OP_DAMAGE:
             # "damage": to the left-most Frontline Fighter
             take_blows(s, env, code[pc + 1])
@@ -1290,12 +1291,10 @@ def apply_special(s, rng, env, a):
         # equipment to the Loot pile then move to a location you can travel to from your current location."
         add_stamina(s, -4)
         all_marauders_away(s)
-        for i in range(s[L.FRONT_N]):
+        for i in range(s[L.FRONT_N] - 1, -1, -1):  # a Fighter kept alive by its Health Buff dies without it
             for t in range(3):
-                card = s[slot(i) + L.F_BUFF0 + t]
-                if card >= 0:
-                    s[L.WHERE + card] = L.LOOT
-                    s[slot(i) + L.F_BUFF0 + t] = -1
+                if unequip(s, env, i, t, L.LOOT):
+                    break
         move_to(s, env, a - L.SP_RETREAT)
         end_battle(s)
     elif a < L.SP_POTION:
