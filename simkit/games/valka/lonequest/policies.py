@@ -67,7 +67,7 @@ PRESETS = {
                                     "thief_steal": 1, "buff_priority": 2}),
     "random": ("random", {}),
     # search over the best heuristic (see the README): a modest rollout count
-    "search": ("search", {"rollouts": 8, "base": "cautious", "budget": "halving"}),
+    "search": ("search", {"rollouts": 8, "base": "greedy_trader", "budget": "halving"}),
 }
 
 POLICY_DESCRIPTIONS = {
@@ -75,7 +75,7 @@ POLICY_DESCRIPTIONS = {
     "aggressive": "heuristic: summons and rallies early, favours Strike Buffs, never retreats",
     "greedy_trader": "heuristic: spends every Krone in Markets (Buffs, Stamina, Events, recruits), steals with Thieves",
     "random": "baseline: uniformly random among the legal actions at every decision",
-    "search": "search: rollouts of `cautious` from determinized copies of the state at every decision (slow)",
+    "search": "search: rollouts of `greedy_trader` from determinized copies of the state at every decision (slow)",
 }
 
 
