@@ -208,7 +208,7 @@ def warband_mask(s, base, rules):
 
 # --- Frontline --------------------------------------------------------------------------------
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def front_add(s, env, f):
     """Place Fighter f at the right end of the Frontline ("to the right of your first")."""
     i = s[L.FRONT_N]
@@ -226,7 +226,7 @@ def front_add(s, env, f):
 TO_GRAVEYARD, TO_WARBAND_KEEP, TO_WARBAND_LOOT = 0, 1, 2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def front_remove(s, i, to):
     """Take Frontline Fighter i out. Killed: "sent to the Graveyard. Any Buffs they are equipped with are
     returned to the Loot Deck"; otherwise to the bottom of the Warband Deck, Buffs to hand (or Loot)."""
@@ -247,7 +247,7 @@ def front_remove(s, i, to):
     s[L.FRONT_N] = n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def death_check(s, env, i):
     """The one death check every Health change goes through: "When a Fighter is reduced to 0 Health, that
     Fighter, and any Buffs equipped to it are moved to the Graveyard" (Buffs: back to the Loot deck). True if
@@ -258,7 +258,7 @@ def death_check(s, env, i):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def damage_fighter(s, env, i, amount):
     """Deal damage to Frontline Fighter i; returns True if it was slain."""
     s[slot(i) + L.F_DAMAGE] += amount
@@ -279,7 +279,7 @@ def unequip(s, env, i, t, where):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def draw_fighter(s, env):
     """"Reveal the top Fighter from your Warband Deck." False when there is none."""
     if s[L.FRONT_N] >= L.MAX_FRONT:
@@ -291,7 +291,7 @@ def draw_fighter(s, env):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def new_fighter_or_defeat(s, env):
     """"If all face up Warband Fighters are defeated in Battle, draw and reveal a new fighter from your Warband
     deck and equip them if able. … If you have no Warband Fighters to draw …, you have failed"."""
@@ -305,7 +305,7 @@ def new_fighter_or_defeat(s, env):
 
 # --- Test Fate ------------------------------------------------------------------------------------
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def test_fate(s, rng, env, ctx, harmful):
     """Test Fate: "An EVEN outcome … The beneficial outcome resolves." 1 won, 0 lost; -1 lost for now: the
     once-per-Lonequest offering ("spend 20 Krone … that failed test of fate instead goes in your favor") is
@@ -324,7 +324,7 @@ def test_fate(s, rng, env, ctx, harmful):
 
 # --- Marauders ------------------------------------------------------------------------------------
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def add_marauder(s, env, f):
     if s[L.MAR_N] >= L.MAX_MAR:
         L.deck_push_bottom(s, L.FD_HEAD, f)
@@ -336,7 +336,7 @@ def add_marauder(s, env, f):
     mark_faced(s, env[E_FIGHTERS], f)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def remove_marauder(s, j, to_graveyard):
     f = s[mar_slot(j)]
     if to_graveyard:
@@ -350,7 +350,7 @@ def remove_marauder(s, j, to_graveyard):
     s[L.MAR_N] = n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def damage_marauder(s, env, j, amount):
     """Returns True if Marauder j was defeated (it goes to the Graveyard; counted for the Reward)."""
     s[mar_slot(j) + 1] += amount
@@ -378,7 +378,7 @@ def all_marauders_away(s):
         remove_marauder(s, 0, False)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def chance_strike(s, rng, env, i, j):
     """Core Chance Strike of Frontline Fighter i against Marauder j (both roll a d10)."""
     rules, log = env[E_RULES], env[E_LOG]
@@ -562,7 +562,7 @@ def lose_buff(s, env, t):
 
 # --- the routines ------------------------------------------------------------------------------------
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def start_battle(s):
     """"Once you reveal a Marauder on a Map Location, your Warband is engaged in battle!" Attack first with
     Stamina >= 3, else Defend."""
@@ -573,7 +573,7 @@ def start_battle(s):
     s[L.B_STAGE] = L.B_ROUND
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def end_battle(s):
     """"gain 10 Krone and 1 Stamina for each defeated Marauder"."""
     won = s[L.DEFEATED] - s[L.B_BEFORE]
@@ -582,7 +582,7 @@ def end_battle(s):
     s[L.B_ACTIVE] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def next_round(s):
     """"Fight On": Attack and Defend take turns."""
     s[L.B_ATTACKING] = 1 - s[L.B_ATTACKING]
@@ -600,7 +600,7 @@ def hand_events(s, env):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def successor_flags(s, env):
     """(any arrow out of here, any arrow to a cleared Location)."""
     has_succ, has_cleared = False, False
@@ -612,7 +612,7 @@ def successor_flags(s, env):
     return has_succ, has_cleared
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def special_any(s, env):
     """Is any Special Combat Action or Event possible now (besides attacking)?"""
     n = s[L.FRONT_N]
@@ -638,7 +638,7 @@ def special_any(s, env):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def take_blows(s, env, hits):
     """"your left most Frontline Fighter will take one damage" (per blow)."""
     for _ in range(hits):
@@ -647,7 +647,7 @@ def take_blows(s, env, hits):
         damage_fighter(s, env, 0, 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def battle_step(s, rng, env):
     """One step of a battle: "Fight On" until the Marauders are gone, you escape, or you are defeated."""
     st = s[L.B_STAGE]
@@ -705,7 +705,7 @@ def battle_step(s, rng, env):
         defend(s, rng, env)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def defend(s, rng, env):
     """"Strong Enuf - If the Marauder(s) strike score(s) exceeds the combined Shield Score of your Frontline
     Fighters, your left most Frontline Fighter will take one damage." Otherwise "Not Enuf": "they Test Fate
@@ -1048,7 +1048,7 @@ def turn_step(s, rng, env):
                     break
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def equip_any(s, env):
     """"You may apply Buffs to raise their stats" — at most one Buff of each type per Fighter (core)."""
     buffs = env[E_BUFFS]
@@ -1365,7 +1365,7 @@ def apply_special(s, rng, env, a):
 
 # --- Attack ---------------------------------------------------------------------------------------
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def team_sum(s, env):
     """The combined Strike of the Fighters who have not attacked yet, and their number."""
     total, avail = 0, 0
@@ -1410,7 +1410,7 @@ def strike_list(s, env, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def apply_strike(s, rng, env, a):
     if a < L.ST_TEAM:
         # "If the Strike score of your Fighter exceeds the target's Shield score the … enemy takes 1 damage."
