@@ -1694,7 +1694,9 @@ def resample(s, rng, env, seat, srng):
     """Rewrite everything face down from ``srng``: the order of the Warband Deck (its cards are known), and
     which unseen cards lie where among the Fighter deck and the Locations' face-down cards (the unseen Fighters
     and the unseen Quests, dealt or not; how many of a Location's cards are Fighters is known from the Fighter
-    deck's size); then reseed the chance stream ``rng``. Canonical: sorted before shuffling."""
+    deck's size); then reseed the chance stream ``rng``. Canonical: sorted before shuffling. A simplification:
+    what a player could remember of an order (Fighters put back at the bottom of a deck, the Changeling's swap)
+    is resampled too."""
     n_quests = env[E_OFF].shape[0] - 1
     # the Warband Deck
     L.deck_linearize(s, L.WB_HEAD)
