@@ -66,8 +66,9 @@ PRESETS = {
                                     "buffs_per_type": 2, "buy_potion": 1, "buy_reinforce": 1, "recruit": 1,
                                     "thief_steal": 1, "buff_priority": 2}),
     "random": ("random", {}),
-    # search over the best heuristic (see the README): a modest rollout count
-    "search": ("search", {"rollouts": 8, "base": "greedy_trader", "budget": "halving"}),
+    # search over the best heuristic: 32 rollouts per action beat greedy_trader on common seeds (knights, 100
+    # paired games: 0.86 against 0.72); 8 lose to it (0.51 against 0.71), 16 draw (0.75 against 0.71)
+    "search": ("search", {"rollouts": 32, "base": "greedy_trader", "budget": "halving"}),
 }
 
 POLICY_DESCRIPTIONS = {
