@@ -70,3 +70,35 @@ def test_same_seed_same_rows_for_one_and_two_jobs(tmp_path):
     b = simkit.run(p, games=600, seed=4, jobs=2, block_size=200, out=tmp_path / "b")
     assert a.frame.equals(b.frame)
     assert (tmp_path / "a/summary.json").read_bytes() == (tmp_path / "b/summary.json").read_bytes()
+
+
+def test_search_policy_runs_through_the_scenario(tmp_path):
+    """`kind = "search"` (the generic search over a base policy) plays through the uncached search kernel;
+    reproducible, and its manifest names its base."""
+    from simkit.core.seeding import block_key
+
+    p = write(tmp_path, BASE.replace('play = ["cautious"]', 'play = ["cautious", "quick"]')
+              + '[policies.quick]\nkind = "search"\nrollouts = 2\nbase = "aggressive"\n')
+    sim = loader.load(p).simulation
+    assert sim.search and sim.describe()["policies"]["quick"] == {
+        "kind": "search", "rollouts": 2, "base": "aggressive", "budget": "halving"}
+    a = sim.run_block(block_key(3, 0), 3)
+    b = sim.run_block(block_key(3, 0), 3)
+    assert list(a["policy"]) == ["cautious"] * 3 + ["quick"] * 3
+    for k in ("won", "turns", "battles", "krone"):
+        assert (a[k] == b[k]).all()
+    assert (a["turns"] > 0).all()
+    assert set(loader.load(p).simulation.policy_specs[1][2]) >= {"rollouts", "base"}
+
+
+def test_bundled_search_preset_and_parameter_ranges():
+    from simkit.core.policies import param_range
+    from simkit.games.valka.lonequest import policies as pol
+
+    assert pol.PRESETS["search"][0] == "search" and pol.PRESETS["search"][1]["base"] in pol.PRESETS
+    for name, entry in pol.PARAMS.items():
+        low, high = param_range(pol.PARAMS, name)
+        assert low <= entry[1] <= high, name
+        for preset, (kind, values) in pol.PRESETS.items():
+            if kind == "heuristic" and name in values:
+                assert low <= values[name] <= high, (preset, name)

@@ -26,6 +26,12 @@ def _lonequest_report(run_dir, out_dir):
     return lonequest_report(run_dir, out_dir)
 
 
+def _lonequest_engine():
+    from simkit.games.valka.lonequest.simulation import decision_game
+
+    return decision_game()
+
+
 def _report(run_dir, out_dir):
     from simkit.games.valka.reports import chance_strike_run_report
 
@@ -58,6 +64,12 @@ def _test_fate_check():
     return TestFateSim(6, offering=True)
 
 
+def _lonequest_params():
+    from simkit.games.valka.lonequest.policies import PARAMS
+
+    return PARAMS
+
+
 def _policies():
     found = literal_from_source("simkit.games.valka.lonequest.policies", "POLICY_DESCRIPTIONS")
     return {f"lonequest: {k}": v for k, v in found.items()}
@@ -72,7 +84,8 @@ GAME = Game(
         Mode("chance-strike", "VÁLKA Chance Strike (dice check)", _build_chance_strike,
              default_scenario="valka/chance_strike.toml", report=_report, bench_games=200_000),
         Mode("lonequest", "VÁLKA Lonequest (solo)", _build_lonequest,
-             default_scenario="valka/lonequest.toml", report=_lonequest_report, bench_games=20_000),
+             default_scenario="valka/lonequest.toml", report=_lonequest_report, bench_games=20_000,
+             engine=_lonequest_engine, params=_lonequest_params),
     ],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,

@@ -1,16 +1,27 @@
-"""The Lonequest rules as numba functions over the flat state vector (see ``layout``).
+"""The Lonequest rules as a decision-point state machine (``simkit.core.decision``) over the flat state
+vector (see ``layout``: every slot, every decision and its action encoding).
 
-Every rule function takes ``(s, data, rules, kind, params, rng, prng, script, log)``:
+The engine functions, with the interface's exact signatures::
 
-* ``s``      int32 state vector of one game (``layout``);
-* ``data``   card arrays ``(fighters, buffs, events, quest_code, quest_off, adj, south)``;
-* ``rules``  int64 rule options (``R_*`` below);
-* ``kind``, ``params``  the policy (``policies``);
-* ``rng``    the game's dice stream, ``prng`` the policy's own stream (uint64[4] each);
-* ``script`` int32 ``[next, d10, d10, …]``: scripted d10 results used before ``rng``
-  (for tests that play fixed dice; ``[1]`` means none);
-* ``log``    int32 ``[count, (strike, shield, outcome) …]``: Chance Strikes recorded
-  for the statistical check (``[0]`` with no room records nothing).
+    legal_actions(s, env, out) -> n      apply_action(s, rng, env, a)      is_over(s)      to_move(s)
+    reward(s, env, seat)                 resample(s, rng, env, seat, srng)  policy(kind, s, env, legal, n, params, prng)
+
+plus ``setup(s, rng, env, warband)`` (deal a new game and stop at its first decision: the start Location) and
+``invariants(s, env)`` (0, or the code of the first broken invariant, ``INV_*``).
+
+``env`` is the tuple ``(fighters, buffs, events, quest_code, quest_off, adj, south, rules, script, log)``:
+
+* card arrays (``layout.pack_cards``) and ``rules`` the int64 rule options (``R_*`` below);
+* ``script`` int32 ``[next, d10, d10, …]``: scripted d10 results used before ``rng`` (for tests that play fixed
+  dice; ``[1]`` means none). Shared and mutable: only for hand-built positions, never with `search`;
+* ``log``    int32 ``[count, (strike, shield, outcome) …]``: Chance Strikes recorded for the statistical check
+  (``[0]`` with no room records nothing).
+
+How the nested Order of Play becomes a state machine: each routine that can be interrupted by a decision (the
+turn, a battle, a Quest's bytecode, a Market, returning the Frontline) keeps its registers in the state and is
+advanced one step at a time by ``advance``, innermost active routine first; a routine that needs a decision
+sets ``PHASE`` and returns, and ``apply_action`` applies the answer and calls ``advance`` again. A decision with
+a single option that needs no thought (e.g. no special action possible) is not asked.
 
 Rule sentences are quoted from valka.txt, "Lonequest Rules", unless marked core.
 """
@@ -20,10 +31,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.core.decision import reseed, reshuffle_unseen
 from simkit.core.rng import randbelow, roll, shuffle
 from simkit.games.valka.chance_strike import ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS, resolve
 from simkit.games.valka.lonequest import layout as L
-from simkit.games.valka.lonequest import policies as pol
 from simkit.games.valka.quests import (
     OP_DAMAGE, OP_GAIN_BUFF, OP_IF, OP_KRONE, OP_LOSE_BUFF, OP_MARAUDER, OP_MARKET, OP_MOVE, OP_PICKPOCKET,
     OP_STAMINA, OP_TEST_FATE,
@@ -35,6 +46,8 @@ from simkit.games.valka.quests import (
 N_RULES = 12
 STRONG_SUM, STRONG_EACH, STRONG_MAX = 0, 1, 2
 MAX_KRONE, MAX_STAMINA = 99, 9
+# env tuple
+E_FIGHTERS, E_BUFFS, E_EVENTS, E_CODE, E_OFF, E_ADJ, E_SOUTH, E_RULES, E_SCRIPT, E_LOG = range(10)
 
 # Event kinds (cards.EVENT_KINDS order)
 EV_FEAR, EV_POTION, EV_RETREAT, EV_REINFORCE, EV_CHANGELING, EV_DIVINE_AID, EV_FIREBLAST, EV_LIGHTNING, \
@@ -43,24 +56,25 @@ EV_FEAR, EV_POTION, EV_RETREAT, EV_REINFORCE, EV_CHANGELING, EV_DIVINE_AID, EV_F
 WB_BARBARIANS, WB_GOBLINS, WB_KNIGHTS = 0, 2, 3
 JOKER = 8
 
-# special combat actions, before an attack
-(A_NONE, A_RALLY, A_RETREAT, A_BRIBE, A_FEAR, A_POTION, A_REINFORCE, A_CHANGELING, A_RETREAT_EVENT,
- A_FIREBLAST, A_LIGHTNING) = range(11)
-N_ACTIONS = 11
-# market actions
-(M_STOP, M_BUY_STRIKE, M_BUY_SHIELD, M_BUY_HEALTH, M_RETREAT, M_REINFORCE, M_CHANGELING, M_POTION, M_STAMINA,
- M_RECRUIT, M_THIEF) = range(11)
-N_MARKET = 11
-MARKET_EVENT_PRICE = (0, 0, 0, 0, 10, 10, 12, 8)  # indexed by M_*: "Retreat / Reinforce 10 Krone, Changeling 12, Healing Potion 8"
-MARKET_EVENT_KIND = (-1, -1, -1, -1, EV_RETREAT, EV_REINFORCE, EV_CHANGELING, EV_POTION)
-MARKET_GOOD_BIT = (0, 0, 0, 0, 1, 2, 3, 4)  # quests.MARKET_GOODS index for M_RETREAT..M_POTION; buffs bit 0, stamina bit 5
+# Market Events, by MK_EVENT + k: "Retreat / Reinforce 10 Krone, Changeling 12, Healing Potion 8"
+MARKET_EVENT_PRICE = (10, 10, 12, 8)
+MARKET_EVENT_KIND = (EV_RETREAT, EV_REINFORCE, EV_CHANGELING, EV_POTION)
+MARKET_GOOD_BIT = (1, 2, 3, 4)  # quests.MARKET_GOODS index; Buffs bit 0, Stamina bit 5
+
+# invariant error codes
+(INV_OK, INV_FIGHTERS, INV_BUFFS, INV_EVENTS, INV_ROWS, INV_HEALTH, INV_KRONE, INV_STAMINA, INV_DECKS, INV_QUESTS,
+ INV_PHASE) = range(11)
+INVARIANTS = ("ok", "fighters not conserved", "Buffs not conserved", "Events misplaced", "row size out of range",
+              "Health out of range", "Krone out of range", "Stamina out of range", "deck or Location size out of "
+              "range", "Quests not conserved", "no decision pending in a running game")
 
 
 # --- small helpers ----------------------------------------------------------------------------
 
-@njit(cache=True)
-def d10(rng, script):
+@njit(cache=True, inline="always", _nrt=False)
+def d10(rng, env):
     """One d10: the next scripted result if any, else a roll of the game's stream."""
+    script = env[E_SCRIPT]
     i = script[0]
     if i < script.shape[0]:
         script[0] = i + 1
@@ -68,31 +82,36 @@ def d10(rng, script):
     return roll(rng, 10)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def add_krone(s, amount):
     """"You cannot have more than 99 Krone." (never below 0)"""
     s[L.KRONE] = min(MAX_KRONE, max(0, s[L.KRONE] + amount))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def add_stamina(s, amount):
     """"You cannot have more than 9 Stamina." (never below 0)"""
     s[L.STAMINA] = min(MAX_STAMINA, max(0, s[L.STAMINA] + amount))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def warband_bit(fighters, f):
     """The Warband bitmask of Fighter f; "The Jokers … count as a Fighter of any Warband" (core)."""
     w = fighters[f, L.FW]
     return 0xFF if w == JOKER else (1 << w)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def slot(i):
     return L.FRONT + i * L.F_SIZE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
+def mar_slot(j):
+    return L.MAR + 2 * j
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def boon(s, fighters, rules, warband):
     """Is the Warband Boon of ``warband`` active (2+ Frontline Fighters of it, Jokers count)? Rule option."""
     if rules[R_BOONS] == 0:
@@ -108,46 +127,45 @@ def boon(s, fighters, rules, warband):
     return members >= 2 and real >= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def buff_value(s, buffs, i, t):
     card = s[slot(i) + L.F_BUFF0 + t]
     return 0 if card < 0 else buffs[card, 1]
 
 
-@njit(cache=True)
-def total_strike(s, data, rules, i):
+@njit(cache=True, inline="always", _nrt=False)
+def total_strike(s, env, i):
     """Base Strike + Strike Buff (+1 with the Goblins' "Raging Raiders" boon)."""
-    fighters, buffs = data[0], data[1]
+    fighters, buffs = env[E_FIGHTERS], env[E_BUFFS]
     v = fighters[s[slot(i)], L.FS] + buff_value(s, buffs, i, 0)
-    return v + 1 if boon(s, fighters, rules, WB_GOBLINS) else v
+    return v + 1 if boon(s, fighters, env[E_RULES], WB_GOBLINS) else v
 
 
-@njit(cache=True)
-def total_shield(s, data, rules, i):
+@njit(cache=True, inline="always", _nrt=False)
+def total_shield(s, env, i):
     """Base Shield + Shield Buff (+1 with the Knights' "Valiant Courage" boon)."""
-    fighters, buffs = data[0], data[1]
+    fighters, buffs = env[E_FIGHTERS], env[E_BUFFS]
     v = fighters[s[slot(i)], L.FSH] + buff_value(s, buffs, i, 1)
-    return v + 1 if boon(s, fighters, rules, WB_KNIGHTS) else v
+    return v + 1 if boon(s, fighters, env[E_RULES], WB_KNIGHTS) else v
 
 
-@njit(cache=True)
-def health_left(s, data, i):
-    fighters, buffs = data[0], data[1]
-    return fighters[s[slot(i)], L.FH] + buff_value(s, buffs, i, 2) - s[slot(i) + L.F_DAMAGE]
+@njit(cache=True, inline="always", _nrt=False)
+def total_health(s, env, i):
+    return env[E_FIGHTERS][s[slot(i)], L.FH] + buff_value(s, env[E_BUFFS], i, 2)
 
 
-@njit(cache=True)
-def strike_damage(s, data, rules):
+@njit(cache=True, inline="always", _nrt=False)
+def health_left(s, env, i):
+    return total_health(s, env, i) - s[slot(i) + L.F_DAMAGE]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def strike_damage(s, env):
     """"Berserker Barrage: True Strikes and Team Strikes deal 2 Damage." (core boon, option)"""
-    return 2 if boon(s, data[0], rules, WB_BARBARIANS) else 1
+    return 2 if boon(s, env[E_FIGHTERS], env[E_RULES], WB_BARBARIANS) else 1
 
 
-@njit(cache=True)
-def mar_slot(j):
-    return L.MAR + 2 * j
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def event_in(s, events, kind, where):
     """The card index (22 + e) of an Event of ``kind`` in ``where`` (LOOT or HAND), or -1."""
     for e in range(events.shape[0]):
@@ -156,23 +174,28 @@ def event_in(s, events, kind, where):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
+def has_event(s, env, kind):
+    return event_in(s, env[E_EVENTS], kind, L.HAND) >= 0
+
+
+@njit(cache=True, _nrt=False)
 def spend_event(s, card):
     """"Once the effect of an Event card has resolved, these cards are discarded" — back to the Loot deck."""
     s[L.WHERE + card] = L.LOOT
 
 
-@njit(cache=True)
-def mark_played(s, fighters, rules, f):
+@njit(cache=True, inline="always", _nrt=False)
+def mark_played(s, fighters, f):
     s[L.PLAYED + s[L.LOC]] |= warband_bit(fighters, f)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def mark_faced(s, fighters, f):
     s[L.FACED + s[L.LOC]] |= warband_bit(fighters, f)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def warband_mask(s, base, rules):
     """"played"/"faced" Warbands: at this Location (default) or in the whole Lonequest (option)."""
     if rules[R_SCOPE_GAME] == 0:
@@ -185,8 +208,8 @@ def warband_mask(s, base, rules):
 
 # --- Frontline --------------------------------------------------------------------------------
 
-@njit(cache=True)
-def front_add(s, data, rules, f):
+@njit(cache=True, inline="always", _nrt=False)
+def front_add(s, env, f):
     """Place Fighter f at the right end of the Frontline ("to the right of your first")."""
     i = s[L.FRONT_N]
     b = slot(i)
@@ -195,14 +218,15 @@ def front_add(s, data, rules, f):
     s[b + 2] = -1
     s[b + 3] = -1
     s[b + 4] = -1
+    s[b + L.F_USED] = 0
     s[L.FRONT_N] = i + 1
-    mark_played(s, data[0], rules, f)
+    mark_played(s, env[E_FIGHTERS], f)
 
 
 TO_GRAVEYARD, TO_WARBAND_KEEP, TO_WARBAND_LOOT = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def front_remove(s, i, to):
     """Take Frontline Fighter i out. Killed: "sent to the Graveyard. Any Buffs they are equipped with are
     returned to the Loot Deck"; otherwise to the bottom of the Warband Deck, Buffs to hand (or Loot)."""
@@ -223,71 +247,56 @@ def front_remove(s, i, to):
     s[L.FRONT_N] = n - 1
 
 
-@njit(cache=True)
-def damage_fighter(s, data, i, amount):
-    """Deal damage to Frontline Fighter i; returns True if it was slain."""
-    s[slot(i) + L.F_DAMAGE] += amount
-    if health_left(s, data, i) <= 0:
+@njit(cache=True, inline="always", _nrt=False)
+def death_check(s, env, i):
+    """The one death check every Health change goes through: "When a Fighter is reduced to 0 Health, that
+    Fighter, and any Buffs equipped to it are moved to the Graveyard" (Buffs: back to the Loot deck). True if
+    Frontline Fighter i died."""
+    if health_left(s, env, i) <= 0:
         front_remove(s, i, TO_GRAVEYARD)
         return True
     return False
 
 
-@njit(cache=True)
-def draw_fighter(s, data, rules):
+@njit(cache=True, inline="always", _nrt=False)
+def damage_fighter(s, env, i, amount):
+    """Deal damage to Frontline Fighter i; returns True if it was slain."""
+    s[slot(i) + L.F_DAMAGE] += amount
+    return death_check(s, env, i)
+
+
+@njit(cache=True, _nrt=False)
+def unequip(s, env, i, t, where):
+    """Take the Buff of type t off Frontline Fighter i (to ``where``); a Health Buff's loss goes through the
+    death check. True if the Fighter died."""
+    card = s[slot(i) + L.F_BUFF0 + t]
+    if card < 0:
+        return False
+    s[L.WHERE + card] = where
+    s[slot(i) + L.F_BUFF0 + t] = -1
+    if t == 2:
+        return death_check(s, env, i)
+    return False
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def draw_fighter(s, env):
     """"Reveal the top Fighter from your Warband Deck." False when there is none."""
     if s[L.FRONT_N] >= L.MAX_FRONT:
         return False
     f = L.deck_pop_top(s, L.WB_HEAD)
     if f < 0:
         return False
-    front_add(s, data, rules, f)
+    front_add(s, env, f)
     return True
 
 
-@njit(cache=True)
-def equip(s, data, kind, params, prng):
-    """"You may apply Buffs to raise their stats" — at most one Buff of each type per Fighter (core)."""
-    buffs = data[1]
-    order = np.empty(3, np.int64)
-    pol.buff_type_order(kind, params, prng, order)
-    for i in range(s[L.FRONT_N]):
-        for k in range(3):
-            t = order[k]
-            if s[slot(i) + L.F_BUFF0 + t] >= 0:
-                continue
-            best, best_v = -1, 0
-            for c in range(buffs.shape[0]):
-                if s[L.WHERE + c] == L.HAND and buffs[c, 0] == t and buffs[c, 1] > best_v:
-                    best, best_v = c, buffs[c, 1]
-            if best >= 0 and pol.want_equip(kind, prng):
-                s[slot(i) + L.F_BUFF0 + t] = best
-                s[L.WHERE + best] = L.EQUIPPED
-
-
-@njit(cache=True)
-def return_frontline(s, data, kind, params, rng, prng, script):
-    """"Before moving to a new map location and revealing a new Fighter from your deck … Test Fate against any
-    equipped Buff card: EVEN … Return the Buff card to your hand. ODD … returned to its Loot deck", and "put the
-    fighters you used at the bottom of your Warband deck"."""
-    buffs = data[1]
-    for i in range(s[L.FRONT_N]):
-        for t in range(3):
-            card = s[slot(i) + L.F_BUFF0 + t]
-            if card >= 0:
-                keep = player_test_fate(s, kind, params, rng, prng, script, 2, buffs[card, 1] >= 2)
-                s[L.WHERE + card] = L.HAND if keep else L.LOOT
-                s[slot(i) + L.F_BUFF0 + t] = -1
-    while s[L.FRONT_N] > 0:
-        front_remove(s, 0, TO_WARBAND_KEEP)
-
-
-@njit(cache=True)
-def new_fighter_or_defeat(s, data, rules, kind, params, prng):
+@njit(cache=True, inline="always", _nrt=False)
+def new_fighter_or_defeat(s, env):
     """"If all face up Warband Fighters are defeated in Battle, draw and reveal a new fighter from your Warband
     deck and equip them if able. … If you have no Warband Fighters to draw …, you have failed"."""
-    if draw_fighter(s, data, rules):
-        equip(s, data, kind, params, prng)
+    if draw_fighter(s, env):
+        s[L.EQ_PENDING] = 1
         return True
     s[L.DONE] = 1
     s[L.CAUSE] = L.CAUSE_NO_FIGHTERS
@@ -296,26 +305,27 @@ def new_fighter_or_defeat(s, data, rules, kind, params, prng):
 
 # --- Test Fate ------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def player_test_fate(s, kind, params, rng, prng, script, context, harmful):
-    """Test Fate: "An EVEN outcome … The beneficial outcome resolves." With the once-per-Lonequest offering
-    ("spend 20 Krone … that failed test of fate instead goes in your favor") if the policy makes it."""
+@njit(cache=True, inline="always", _nrt=False)
+def test_fate(s, rng, env, ctx, harmful):
+    """Test Fate: "An EVEN outcome … The beneficial outcome resolves." 1 won, 0 lost; -1 lost for now: the
+    once-per-Lonequest offering ("spend 20 Krone … that failed test of fate instead goes in your favor") is
+    possible and PH_OFFER is pending (the result lands in TF_RESULT)."""
     s[L.TESTS] += 1
-    ok = d10(rng, script) % 2 == 0
-    if not ok and s[L.OFFERING_USED] == 0 and s[L.KRONE] >= 20 \
-            and pol.use_offering(kind, params, prng, s, context, harmful):
-        s[L.KRONE] -= 20
-        s[L.OFFERING_USED] = 1
-        ok = True
-    if ok:
+    if d10(rng, env) % 2 == 0:
         s[L.TESTS_WON] += 1
-    return ok
+        return 1
+    if s[L.OFFERING_USED] == 0 and s[L.KRONE] >= 20:
+        s[L.TF_CTX] = ctx
+        s[L.TF_HARMFUL] = 1 if harmful else 0
+        s[L.PHASE] = L.PH_OFFER
+        return -1
+    return 0
 
 
 # --- Marauders ------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def add_marauder(s, data, f):
+@njit(cache=True, inline="always", _nrt=False)
+def add_marauder(s, env, f):
     if s[L.MAR_N] >= L.MAX_MAR:
         L.deck_push_bottom(s, L.FD_HEAD, f)
         return
@@ -323,10 +333,10 @@ def add_marauder(s, data, f):
     s[mar_slot(j)] = f
     s[mar_slot(j) + 1] = 0
     s[L.MAR_N] = j + 1
-    mark_faced(s, data[0], f)
+    mark_faced(s, env[E_FIGHTERS], f)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def remove_marauder(s, j, to_graveyard):
     f = s[mar_slot(j)]
     if to_graveyard:
@@ -340,43 +350,42 @@ def remove_marauder(s, j, to_graveyard):
     s[L.MAR_N] = n - 1
 
 
-@njit(cache=True)
-def damage_marauder(s, data, j, amount):
+@njit(cache=True, inline="always", _nrt=False)
+def damage_marauder(s, env, j, amount):
     """Returns True if Marauder j was defeated (it goes to the Graveyard; counted for the Reward)."""
-    fighters = data[0]
     s[mar_slot(j) + 1] += amount
-    if s[mar_slot(j) + 1] >= fighters[s[mar_slot(j)], L.FH]:
+    if s[mar_slot(j) + 1] >= env[E_FIGHTERS][s[mar_slot(j)], L.FH]:
         remove_marauder(s, j, True)
         s[L.DEFEATED] += 1
         return True
     return False
 
 
-@njit(cache=True)
-def marauder_left(s, data, j):
-    return data[0][s[mar_slot(j)], L.FH] - s[mar_slot(j) + 1]
+@njit(cache=True, inline="always", _nrt=False)
+def marauder_left(s, env, j):
+    return env[E_FIGHTERS][s[mar_slot(j)], L.FH] - s[mar_slot(j) + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
+def marauder_shield(s, env, j):
+    return env[E_FIGHTERS][s[mar_slot(j)], L.FSH]
+
+
+@njit(cache=True, _nrt=False)
 def all_marauders_away(s):
     """"Send all face up Marauders to the bottom of the Fighter Deck" (Retreat, Bribe)."""
     while s[L.MAR_N] > 0:
         remove_marauder(s, 0, False)
 
 
-# --- Attack ---------------------------------------------------------------------------------------
-
-STRIKE_TRUE, STRIKE_TEAM, STRIKE_RECKLESS, STRIKE_CHANCE = 0, 1, 2, 3
-
-
-@njit(cache=True)
-def chance_strike(s, data, rules, rng, script, log, i, j):
+@njit(cache=True, inline="always", _nrt=False)
+def chance_strike(s, rng, env, i, j):
     """Core Chance Strike of Frontline Fighter i against Marauder j (both roll a d10)."""
-    fighters = data[0]
-    strike = total_strike(s, data, rules, i)
-    shield = fighters[s[mar_slot(j)], L.FSH]
-    a = d10(rng, script)
-    d = d10(rng, script)
+    rules, log = env[E_RULES], env[E_LOG]
+    strike = total_strike(s, env, i)
+    shield = marauder_shield(s, env, j)
+    a = d10(rng, env)
+    d = d10(rng, env)
     out = resolve(a, d, strike, shield, rules[R_LONE_ONE_LOSES] == 1, rules[R_DEFENDER_DAMAGE] == 1)
     s[L.CHANCE_STRIKES] += 1
     k = log[0]
@@ -387,12 +396,12 @@ def chance_strike(s, data, rules, rng, script, log, i, j):
         log[0] = k + 1
     # the Marauder first, then the Fighter (indices stay valid: they live in different arrays)
     if out == ATTACKER_HITS or out == BOTH_HURT:
-        damage_marauder(s, data, j, 1)
+        damage_marauder(s, env, j, 1)
     if out == DEFENDER_HITS or out == BOTH_HURT:
-        damage_fighter(s, data, i, 1)
+        damage_fighter(s, env, i, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit_probability(strike, shield, rules):
     """P(a Chance Strike damages the Marauder), counted over the 100 rolls (for the Reckless decision)."""
     n = 0
@@ -404,547 +413,101 @@ def hit_probability(strike, shield, rules):
     return n / 100.0
 
 
-@njit(cache=True)
-def attack(s, data, rules, kind, params, rng, prng, script, log):
-    """"Attack! … your revealed Warband fighters deal damage to revealed Marauders … with True, Chance, Reckless
-    and Team Strikes (if you control 2 or more Fighters)." Each Fighter attacks once."""
-    fighters = data[0]
-    used = np.zeros(L.N_FIGHTERS, np.bool_)
-    team_allowed = s[L.FRONT_N] >= 2
-    while s[L.MAR_N] > 0 and s[L.DONE] == 0:
-        n = s[L.FRONT_N]
-        avail = 0
-        for i in range(n):
-            if not used[s[slot(i)]]:
-                avail += 1
-        if avail == 0:
-            return
-        if kind == pol.RANDOM:
-            # a random available Fighter, a random target, a random legal strike
-            k = randbelow(prng, avail)
-            i = -1
-            for x in range(n):
-                if not used[s[slot(x)]]:
-                    if k == 0:
-                        i = x
-                        break
-                    k -= 1
-            j = randbelow(prng, s[L.MAR_N])
-            shield = fighters[s[mar_slot(j)], L.FSH]
-            strike = total_strike(s, data, rules, i)
-            team_sum = 0
-            for x in range(n):
-                if not used[s[slot(x)]]:
-                    team_sum += total_strike(s, data, rules, x)
-            legal = np.zeros(4, np.int64)
-            legal[STRIKE_TRUE] = strike > shield
-            legal[STRIKE_TEAM] = team_allowed and avail >= 2 and team_sum > shield
-            legal[STRIKE_RECKLESS] = health_left(s, data, i) == 1
-            legal[STRIKE_CHANCE] = strike <= shield
-            how = pol.pick_uniform(prng, legal)
-        else:
-            # the weakest Marauder first; the cheapest True Strike, else a Team Strike, else Reckless or Chance
-            j, best = 0, 1 << 30
-            for x in range(s[L.MAR_N]):
-                v = marauder_left(s, data, x) * 100 + fighters[s[mar_slot(x)], L.FSH]
-                if v < best:
-                    j, best = x, v
-            shield = fighters[s[mar_slot(j)], L.FSH]
-            i, cheapest = -1, 1 << 30
-            for x in range(n):
-                if not used[s[slot(x)]]:
-                    st = total_strike(s, data, rules, x)
-                    if st > shield and st < cheapest:
-                        i, cheapest = x, st
-            team_sum = 0
-            for x in range(n):
-                if not used[s[slot(x)]]:
-                    team_sum += total_strike(s, data, rules, x)
-            if i >= 0:
-                how = STRIKE_TRUE
-            elif params[1] > 0 and team_allowed and avail >= 2 and team_sum > shield:
-                how = STRIKE_TEAM
-            else:
-                i, strongest = -1, -1
-                for x in range(n):
-                    if not used[s[slot(x)]]:
-                        st = total_strike(s, data, rules, x)
-                        if st > strongest:
-                            i, strongest = x, st
-                if health_left(s, data, i) == 1 and hit_probability(strongest, shield, rules) < params[2]:
-                    how = STRIKE_RECKLESS
-                else:
-                    how = STRIKE_CHANCE
-        if how == STRIKE_TRUE:
-            # "If the Strike score of your Fighter exceeds the target's Shield score the … enemy takes 1 damage."
-            used[s[slot(i)]] = True
-            damage_marauder(s, data, j, strike_damage(s, data, rules))
-        elif how == STRIKE_TEAM:
-            # "combine the Strike scores of one or more of your Fighters" — the strongest until they exceed
-            total = 0
-            while total <= shield:
-                x_best, v_best = -1, -1
-                for x in range(n):
-                    if not used[s[slot(x)]]:
-                        v = total_strike(s, data, rules, x)
-                        if v > v_best:
-                            x_best, v_best = x, v
-                used[s[slot(x_best)]] = True
-                total += v_best
-            damage_marauder(s, data, j, strike_damage(s, data, rules))
-        elif how == STRIKE_RECKLESS:
-            # "If a Fighter has only 1 Health, you may sacrifice it to deal 1 damage to any target."
-            used[s[slot(i)]] = True
-            damage_marauder(s, data, j, 1)
-            front_remove(s, i, TO_GRAVEYARD)
-        else:
-            used[s[slot(i)]] = True
-            chance_strike(s, data, rules, rng, script, log, i, j)
+# --- moving -----------------------------------------------------------------------------------------
 
-
-# --- Defend ---------------------------------------------------------------------------------------
-
-@njit(cache=True)
-def defend(s, data, rules, kind, params, rng, prng, script):
-    """"Strong Enuf - If the Marauder(s) strike score(s) exceeds the combined Shield Score of your Frontline
-    Fighters, your left most Frontline Fighter will take one damage." Otherwise "Not Enuf": "they Test Fate
-    and try to call for Reinforcements. EVEN outcome - Draw and reveal a card from the Fighter deck.\""""
-    fighters = data[0]
-    shield = 0
-    for i in range(s[L.FRONT_N]):
-        shield += total_shield(s, data, rules, i)
-    hits = 0
-    if rules[R_STRONG_ENUF] == STRONG_EACH:
-        for j in range(s[L.MAR_N]):
-            if fighters[s[mar_slot(j)], L.FS] > shield:
-                hits += 1
-    else:
-        m = 0
-        for j in range(s[L.MAR_N]):
-            v = fighters[s[mar_slot(j)], L.FS]
-            m = m + v if rules[R_STRONG_ENUF] == STRONG_SUM else max(m, v)
-        hits = 1 if m > shield else 0
-    if hits > 0:
-        da = event_in(s, data[2], EV_DIVINE_AID, L.HAND)
-        # "DIVINE AID can be used to prevent a single attack"
-        if da >= 0 and s[L.FRONT_N] > 0 and pol.coin(kind, prng, params[18] > 0 and health_left(s, data, 0) <= hits):
-            spend_event(s, da)
-            return
-        for _ in range(hits):
-            if s[L.FRONT_N] == 0:
-                break
-            damage_fighter(s, data, 0, 1)
-    else:
-        if d10(rng, script) % 2 == 0:
-            f = L.deck_pop_top(s, L.FD_HEAD)
-            if f >= 0:
-                add_marauder(s, data, f)
-
-
-# --- Special Combat Actions and Events ----------------------------------------------------------
-
-@njit(cache=True)
-def successors(s, data, only_cleared):
-    """Locations "you can travel to from your current location" along the arrows."""
-    adj = data[5]
-    mask = np.zeros(L.N_LOC, np.int64)
-    loc = s[L.LOC]
-    for t in range(L.N_LOC):
-        if adj[loc, t] and (not only_cleared or s[L.LOC_N + t] == 0):
-            mask[t] = 1
-    return mask
-
-
-@njit(cache=True)
-def move_to(s, data, dest):
+@njit(cache=True, _nrt=False)
+def move_to(s, env, dest):
     """Go to ``dest``; the Fighters who come along now fight for you there ("played")."""
     if dest >= 0 and dest != s[L.LOC]:
         s[L.PREV_LOC] = s[L.LOC]
         s[L.LOC] = dest
         s[L.VISITED + dest] = 1
         for i in range(s[L.FRONT_N]):
-            s[L.PLAYED + dest] |= warband_bit(data[0], s[slot(i)])
+            s[L.PLAYED + dest] |= warband_bit(env[E_FIGHTERS], s[slot(i)])
 
 
-@njit(cache=True)
-def special_legal(s, data, mask):
-    events = data[2]
+@njit(cache=True, inline="always", _nrt=False)
+def is_successor(s, env, t, only_cleared):
+    """Can you "travel to" t "from your current location" along an arrow (a cleared one: ``only_cleared``)?"""
     loc = s[L.LOC]
-    adj = data[5]
-    has_succ, has_cleared_succ = False, False
-    for t in range(L.N_LOC):
-        if adj[loc, t]:
-            has_succ = True
-            if s[L.LOC_N + t] == 0:
-                has_cleared_succ = True
-    damaged = False
-    for i in range(s[L.FRONT_N]):
-        if s[slot(i) + L.F_DAMAGE] > 0:
-            damaged = True
-    wb = L.deck_len(s, L.WB_HEAD) > 0
-    room = s[L.FRONT_N] < L.MAX_FRONT
-    mask[:] = 0
-    mask[A_NONE] = 1
-    mask[A_RALLY] = s[L.STAMINA] >= 1 and wb and room
-    mask[A_RETREAT] = s[L.STAMINA] >= 4 and has_succ
-    mask[A_BRIBE] = s[L.KRONE] >= 10 * s[L.MAR_N] and has_cleared_succ
-    mask[A_FEAR] = event_in(s, events, EV_FEAR, L.HAND) >= 0
-    mask[A_POTION] = event_in(s, events, EV_POTION, L.HAND) >= 0 and damaged
-    mask[A_REINFORCE] = event_in(s, events, EV_REINFORCE, L.HAND) >= 0 and wb and room
-    mask[A_CHANGELING] = event_in(s, events, EV_CHANGELING, L.HAND) >= 0 and wb and s[L.FRONT_N] > 0
-    mask[A_RETREAT_EVENT] = event_in(s, events, EV_RETREAT, L.HAND) >= 0 and s[L.FRONT_N] > 0
-    mask[A_FIREBLAST] = event_in(s, events, EV_FIREBLAST, L.HAND) >= 0 and s[L.FRONT_N] > 0
-    mask[A_LIGHTNING] = event_in(s, events, EV_LIGHTNING, L.HAND) >= 0
+    return loc >= 0 and env[E_ADJ][loc, t] != 0 and (not only_cleared or s[L.LOC_N + t] == 0)
 
 
-@njit(cache=True)
-def heuristic_special(s, data, rules, params, mask):
-    """The heuristic's choice among the legal special actions (see policies.PARAMS)."""
-    fighters = data[0]
-    n, m = s[L.FRONT_N], s[L.MAR_N]
-    if mask[A_POTION]:
-        for i in range(n):
-            if s[slot(i) + L.F_DAMAGE] > 0 and health_left(s, data, i) == 1:
-                return A_POTION
-    if mask[A_LIGHTNING] and m >= params[17]:
-        return A_LIGHTNING
-    if mask[A_FIREBLAST]:
-        for j in range(m):
-            sh = fighters[s[mar_slot(j)], L.FSH]
-            can = False
-            for i in range(n):
-                if total_strike(s, data, rules, i) > sh:
-                    can = True
-            if not can:
-                return A_FIREBLAST
-    if mask[A_FEAR]:
-        for j in range(m):
-            if marauder_left(s, data, j) >= params[16]:
-                return A_FEAR
-    if mask[A_REINFORCE] and n < m + 1:
-        return A_REINFORCE
-    if mask[A_RALLY] and n < params[3] and s[L.STAMINA] >= params[4]:
-        return A_RALLY
-    # beaten: every Fighter at 1 Health and the Marauders have more Health left than we have Fighters
-    beaten = n > 0
-    for i in range(n):
-        if health_left(s, data, i) > 1:
-            beaten = False
-    left = 0
-    for j in range(m):
-        left += marauder_left(s, data, j)
-    if beaten and left > n and L.deck_len(s, L.WB_HEAD) <= 1:
-        if mask[A_BRIBE] and params[6] > 0:
-            return A_BRIBE
-        if mask[A_RETREAT] and params[5] > 0 and s[L.STAMINA] >= 6:
-            return A_RETREAT
-    return A_NONE
-
-
-@njit(cache=True)
-def pick_fighter(s, data, kind, prng, want_damaged):
-    """Which Frontline Fighter an Event targets: the most damaged (heuristic) or a random one."""
-    n = s[L.FRONT_N]
-    if kind == pol.RANDOM:
-        return randbelow(prng, n)
-    best, best_v = 0, -1 << 30
-    for i in range(n):
-        v = s[slot(i) + L.F_DAMAGE] if want_damaged else -health_left(s, data, i)
-        if v > best_v:
-            best, best_v = i, v
-    return best
-
-
-@njit(cache=True)
-def pick_marauder(s, data, kind, prng, strongest):
-    m = s[L.MAR_N]
-    if kind == pol.RANDOM:
-        return randbelow(prng, m)
-    fighters = data[0]
-    best, best_v = 0, -1 << 30
-    for j in range(m):
-        f = s[mar_slot(j)]
-        v = marauder_left(s, data, j) * 10 + fighters[f, L.FS] if strongest else fighters[f, L.FSH]
-        if v > best_v:
-            best, best_v = j, v
-    return best
-
-
-@njit(cache=True)
-def special_actions(s, data, rules, kind, params, rng, prng, script, log):
-    """"Special Combat Actions … you may use during a battle before your next attack." Returns True when the
-    Warband escaped (Retreat or Bribe)."""
-    events = data[2]
-    mask = np.zeros(N_ACTIONS, np.int64)
-    for _ in range(8):
-        if s[L.MAR_N] == 0 or s[L.DONE]:
-            return False
-        special_legal(s, data, mask)
-        pref = A_NONE if kind == pol.RANDOM else heuristic_special(s, data, rules, params, mask)
-        a = pol.choose_action(kind, prng, mask, pref)
-        if a == A_NONE:
-            return False
-        if a == A_RALLY:
-            # "Rally! - Spend 1 Stamina to call for help! Test Fate: EVEN … a Warband Fighter … joins your Frontline."
-            add_stamina(s, -1)
-            if player_test_fate(s, kind, params, rng, prng, script, 1, True):
-                draw_fighter(s, data, rules)
-        elif a == A_RETREAT:
-            # "Retreat! - Pay 4 Stamina. Send all face up Marauders to the bottom of the Fighter Deck, send all your
-            # equipment to the Loot pile then move to a location you can travel to from your current location."
-            add_stamina(s, -4)
-            all_marauders_away(s)
-            for i in range(s[L.FRONT_N]):
-                for t in range(3):
-                    card = s[slot(i) + L.F_BUFF0 + t]
-                    if card >= 0:
-                        s[L.WHERE + card] = L.LOOT
-                        s[slot(i) + L.F_BUFF0 + t] = -1
-            move_to(s, data, pol.choose_location(kind, params, prng, s, successors(s, data, False)))
+@njit(cache=True, inline="always", _nrt=False)
+def march_target(s, env, t):
+    """Can you march to uncleared Location t: along an arrow from here, from any cleared Location ("You can
+    return to any cleared Location, for free") or from the start ("Traveling back into the starting Location is
+    always free"), or to the start itself? Costs 2 Stamina, or nothing into the start Location."""
+    adj = env[E_ADJ]
+    if s[L.LOC_N + t] == 0 or t == s[L.LOC]:
+        return False
+    start = s[L.START]
+    if (s[L.LOC] >= 0 and adj[s[L.LOC], t]) or t == start or (start >= 0 and adj[start, t]):
+        return True
+    for c in range(L.N_LOC):
+        if s[L.LOC_N + c] == 0 and adj[c, t]:
             return True
-        elif a == A_BRIBE:
-            # "Bribe - Pay 10 Krone for each revealed Marauder … escape to a location you've cleared before"
-            add_krone(s, -10 * s[L.MAR_N])
-            all_marauders_away(s)
-            move_to(s, data, pol.choose_location(kind, params, prng, s, successors(s, data, True)))
-            return True
-        elif a == A_FEAR:
-            # "The FEAR spell will send one Marauder back to the bottom of the Fighter deck (no rewards)"
-            spend_event(s, event_in(s, events, EV_FEAR, L.HAND))
-            remove_marauder(s, pick_marauder(s, data, kind, prng, True), False)
-        elif a == A_POTION:
-            # "Healing Potion: Brings one fighter back to full HEALTH"
-            spend_event(s, event_in(s, events, EV_POTION, L.HAND))
-            s[slot(pick_fighter(s, data, kind, prng, True)) + L.F_DAMAGE] = 0
-        elif a == A_REINFORCE:
-            # "Draw a new Fighter from your Warband deck and put into your Frontline"
-            spend_event(s, event_in(s, events, EV_REINFORCE, L.HAND))
-            draw_fighter(s, data, rules)
-        elif a == A_CHANGELING:
-            # "Swap a current fighting card with the next one face down in your Warband deck, leaving Buffs in place."
-            spend_event(s, event_in(s, events, EV_CHANGELING, L.HAND))
-            i = pick_fighter(s, data, kind, prng, True)
-            new = L.deck_pop_top(s, L.WB_HEAD)
-            L.deck_push_top(s, L.WB_HEAD, s[slot(i)])
-            s[slot(i)] = new
-            s[slot(i) + L.F_DAMAGE] = 0
-            mark_played(s, data[0], rules, new)
-        elif a == A_RETREAT_EVENT:
-            # "During a battle you may move a Fighter in battle to the bottom of your Warband deck"
-            spend_event(s, event_in(s, events, EV_RETREAT, L.HAND))
-            front_remove(s, pick_fighter(s, data, kind, prng, False), TO_WARBAND_KEEP)
-        elif a == A_FIREBLAST:
-            # core: "make a Chance Strike or True Strike against them with +3. If you strike the enemy, deal 2 damage
-            # to it and 1 damage to any other Frontline enemies on either side of it."
-            spend_event(s, event_in(s, events, EV_FIREBLAST, L.HAND))
-            j = pick_marauder(s, data, kind, prng, False)
-            strike = 3
-            if rules[R_FIREBLAST_OWN] == 1:
-                best = 0
-                for i in range(s[L.FRONT_N]):
-                    best = max(best, total_strike(s, data, rules, i))
-                strike += best
-            shield = data[0][s[mar_slot(j)], L.FSH]
-            hit = strike > shield
-            if not hit:
-                o = resolve(d10(rng, script), d10(rng, script), strike, shield, rules[R_LONE_ONE_LOSES] == 1, False)
-                hit = o == ATTACKER_HITS or o == BOTH_HURT
-            if hit:
-                right = j + 1 < s[L.MAR_N]
-                if right:
-                    damage_marauder(s, data, j + 1, 1)
-                if j > 0 and damage_marauder(s, data, j - 1, 1):
-                    j -= 1  # the left neighbour fell: the target moved one place left
-                damage_marauder(s, data, j, 2)
-        elif a == A_LIGHTNING:
-            # core: "roll a die. … deal 1 damage to X enemies … Should the order arrive at your Frontline, you must
-            # assign damage to your own Frontline." — Marauders first, then your own Fighters, in turn.
-            spend_event(s, event_in(s, events, EV_LIGHTNING, L.HAND))
-            x = d10(rng, script)
-            while x > 0 and (s[L.MAR_N] > 0 or s[L.FRONT_N] > 0):
-                j = 0
-                while j < s[L.MAR_N] and x > 0:
-                    if not damage_marauder(s, data, j, 1):
-                        j += 1
-                    x -= 1
-                i = 0
-                while i < s[L.FRONT_N] and x > 0:
-                    if not damage_fighter(s, data, i, 1):
-                        i += 1
-                    x -= 1
     return False
 
 
-# --- Battle -----------------------------------------------------------------------------------------
-
-@njit(cache=True)
-def battle(s, data, rules, kind, params, rng, prng, script, log):
-    """"Once you reveal a Marauder on a Map Location, your Warband is engaged in battle!" Attack first with
-    Stamina >= 3, else Defend; Fight On until the Marauders are gone, you escape, or you are defeated; then
-    "gain 10 Krone and 1 Stamina for each defeated Marauder"."""
-    s[L.BATTLES] += 1
-    before = s[L.DEFEATED]
-    attacking = s[L.STAMINA] >= 3
-    while s[L.MAR_N] > 0:
-        s[L.STEPS] += 1
-        if s[L.STEPS] >= rules[R_STEP_CAP]:
-            s[L.DONE] = 1
-            s[L.CAUSE] = L.CAUSE_CAP
-            return
-        if s[L.FRONT_N] == 0 and not new_fighter_or_defeat(s, data, rules, kind, params, prng):
-            return
-        if attacking:
-            if special_actions(s, data, rules, kind, params, rng, prng, script, log):
-                break
-            if s[L.MAR_N] == 0:
-                break
-            if s[L.FRONT_N] == 0 and not new_fighter_or_defeat(s, data, rules, kind, params, prng):
-                return
-            attack(s, data, rules, kind, params, rng, prng, script, log)
-        else:
-            defend(s, data, rules, kind, params, rng, prng, script)
-        attacking = not attacking
-    won = s[L.DEFEATED] - before
-    add_krone(s, 10 * won)
-    add_stamina(s, won)
+@njit(cache=True, inline="always", _nrt=False)
+def march_cost(s, dest):
+    return 0 if dest == s[L.START] else 2
 
 
-# --- Markets ----------------------------------------------------------------------------------------
-
-@njit(cache=True)
-def count_buffs(s, buffs, t):
-    n = 0
-    for c in range(buffs.shape[0]):
-        if buffs[c, 0] == t and s[L.WHERE + c] != L.LOOT:
-            n += 1
-    return n
+@njit(cache=True, inline="always", _nrt=False)
+def can_march(s, env, t):
+    return march_target(s, env, t) and s[L.STAMINA] >= march_cost(s, t)
 
 
-@njit(cache=True)
-def buff_deal(s, buffs, t, budget, buy_new):
-    """The best Buff of type t to buy (buy_new) or to trade the lowest held-in-hand one up to, within budget.
-    Returns (card, trade_in card or -1, cost) or card -1."""
-    trade, trade_v = -1, 99
-    if not buy_new:
-        for c in range(buffs.shape[0]):
-            if buffs[c, 0] == t and s[L.WHERE + c] == L.HAND and buffs[c, 1] < trade_v:
-                trade, trade_v = c, buffs[c, 1]
-        if trade < 0:
-            return -1, -1, 0
-    base = 0 if trade < 0 else trade_v
-    best, best_v = -1, base
-    for c in range(buffs.shape[0]):
-        v = buffs[c, 1]
-        if buffs[c, 0] == t and s[L.WHERE + c] == L.LOOT and v > best_v and 5 * (v - base) <= budget:
-            best, best_v = c, v
-    return best, trade, 5 * (best_v - base)
+@njit(cache=True, _nrt=False)
+def march(s, env, dest):
+    add_stamina(s, -march_cost(s, dest))
+    s[L.MARCHES] += 1
+    move_to(s, env, dest)
 
 
-@njit(cache=True)
-def market(s, data, rules, kind, params, rng, prng, sells, recruit):
-    """Markets: "Buff cards … at a cost of 5 Krone per point", trades ("a +1 Shield Buff and 5 Krone can be traded
-    for a +2"), Events at their prices, Stamina at 10 Krone, "Recruit … 40 Krone … on top of your Warband Deck",
-    and the Thief's "steal two random cards from the Loot deck into your hand"."""
-    buffs, events = data[1], data[2]
-    mask = np.zeros(N_MARKET, np.int64)
-    for _ in range(24):
-        krone = s[L.KRONE]
-        reserve = 0 if kind == pol.RANDOM else int(params[7])
-        mask[:] = 0
-        mask[M_STOP] = 1
-        if sells & 1:
-            for t in range(3):
-                card, _, _ = buff_deal(s, buffs, t, krone, True)
-                card2, _, _ = buff_deal(s, buffs, t, krone, False)
-                mask[M_BUY_STRIKE + t] = card >= 0 or card2 >= 0
-        for m in range(M_RETREAT, M_POTION + 1):
-            if sells & (1 << MARKET_GOOD_BIT[m]):
-                mask[m] = krone >= MARKET_EVENT_PRICE[m] and event_in(s, events, MARKET_EVENT_KIND[m], L.LOOT) >= 0
-        mask[M_STAMINA] = (sells & 32) != 0 and krone >= 10 and s[L.STAMINA] < MAX_STAMINA
-        mask[M_RECRUIT] = recruit != 0 and krone >= 40 and L.deck_len(s, L.FD_HEAD) > 0
-        loot_cards = 0
-        for c in range(L.N_BUFFS + L.N_EVENTS):
-            if s[L.WHERE + c] == L.LOOT:
-                loot_cards += 1
-        mask[M_THIEF] = event_in(s, events, EV_THIEF, L.HAND) >= 0 and loot_cards > 1
-        pref = M_STOP
-        if kind != pol.RANDOM:
-            spare = krone - reserve
-            order = np.empty(3, np.int64)
-            pol.buff_type_order(kind, params, prng, order)
-            if mask[M_STAMINA] and s[L.STAMINA] < params[8] and krone >= 10 + reserve // 2:
-                pref = M_STAMINA
-            elif mask[M_RECRUIT] and params[11] > 0 and spare >= 40:
-                pref = M_RECRUIT
-            else:
-                for k in range(3):
-                    t = order[k]
-                    if mask[M_BUY_STRIKE + t] and pref == M_STOP:
-                        new = count_buffs(s, buffs, t) < params[12]
-                        card, _, cost = buff_deal(s, buffs, t, spare, new)
-                        if card >= 0 and cost > 0:
-                            pref = M_BUY_STRIKE + t
-                if pref == M_STOP:
-                    if mask[M_POTION] and params[9] > 0 and spare >= 8 and event_in(s, events, EV_POTION, L.HAND) < 0:
-                        pref = M_POTION
-                    elif mask[M_REINFORCE] and params[10] > 0 and spare >= 10 \
-                            and event_in(s, events, EV_REINFORCE, L.HAND) < 0:
-                        pref = M_REINFORCE
-                    elif mask[M_THIEF] and params[20] > 0:
-                        pref = M_THIEF
-        a = pol.choose_action(kind, prng, mask, pref)
-        if a == M_STOP or a < 0:
-            return
-        if a <= M_BUY_HEALTH:
-            t = a - M_BUY_STRIKE
-            budget = krone if kind == pol.RANDOM else krone - reserve
-            new = kind == pol.RANDOM or count_buffs(s, buffs, t) < params[12]
-            card, trade, cost = buff_deal(s, buffs, t, budget, new)
-            if card < 0:
-                card, trade, cost = buff_deal(s, buffs, t, krone, not new)
-            if card < 0:
-                return
-            if trade >= 0:
-                s[L.WHERE + trade] = L.LOOT
-            s[L.WHERE + card] = L.HAND
-            add_krone(s, -cost)
-        elif a <= M_POTION:
-            card = event_in(s, events, MARKET_EVENT_KIND[a], L.LOOT)
-            s[L.WHERE + card] = L.HAND
-            add_krone(s, -MARKET_EVENT_PRICE[a])
-        elif a == M_STAMINA:
-            add_krone(s, -10)
-            add_stamina(s, 1)
-        elif a == M_RECRUIT:
-            # "draw a random fighter from the Fighter deck. Place the new fighter face down on top of your Warband Deck"
-            add_krone(s, -40)
-            k = randbelow(rng, L.deck_len(s, L.FD_HEAD))
-            head = L.FD_HEAD
-            pos = L.FD + (s[head] + k) % L.DECK
-            top = L.FD + s[head]
-            s[pos], s[top] = s[top], s[pos]
-            L.deck_push_top(s, L.WB_HEAD, L.deck_pop_top(s, L.FD_HEAD))
-        elif a == M_THIEF:
-            thief = event_in(s, events, EV_THIEF, L.HAND)
-            s[L.WHERE + thief] = -1  # in play while it steals: it cannot steal itself
-            for _ in range(2):
-                n = 0
-                for c in range(L.N_BUFFS + L.N_EVENTS):
-                    if s[L.WHERE + c] == L.LOOT:
-                        n += 1
-                k = randbelow(rng, n)
-                for c in range(L.N_BUFFS + L.N_EVENTS):
-                    if s[L.WHERE + c] == L.LOOT:
-                        if k == 0:
-                            s[L.WHERE + c] = L.HAND
-                            break
-                        k -= 1
-            spend_event(s, thief)
+@njit(cache=True, _nrt=False)
+def forced_move(s, rng, env, to, cost):
+    """Quest moves: "If you are forced to move back to a previously cleared section, this will not cost you
+    stamina unless otherwise indicated on the Quest card"; "back" is the previous Location, "start" a southern
+    one, "random" one along the arrows. "If you are forced to move back a section and you are at the start of the
+    game, ignore any stamina costs. Traveling back into the starting Location is always free." """
+    dest = -1
+    south = env[E_SOUTH]
+    if to == 0:
+        dest = s[L.PREV_LOC]
+    elif to == 1:
+        n = 0
+        for loc in range(L.N_LOC):
+            n += south[loc]
+        k = randbelow(rng, n)
+        for loc in range(L.N_LOC):
+            if south[loc]:
+                if k == 0:
+                    dest = loc
+                    break
+                k -= 1
+    else:
+        n = 0
+        for loc in range(L.N_LOC):
+            n += is_successor(s, env, loc, False)
+        if n > 0:
+            k = randbelow(rng, n)
+            for loc in range(L.N_LOC):
+                if is_successor(s, env, loc, False):
+                    if k == 0:
+                        dest = loc
+                        break
+                    k -= 1
+    if dest >= 0 and dest != s[L.LOC] and dest != s[L.START]:
+        add_stamina(s, -min(cost, s[L.STAMINA]))
+    move_to(s, env, dest)
 
 
-# --- Quests -----------------------------------------------------------------------------------------
+# --- Quest helpers ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def block_harmful(code, a, b):
     """Does the bytecode in [a, b) (nested blocks included) contain an effect that hurts the player?"""
     pc = a
@@ -958,40 +521,28 @@ def block_harmful(code, a, b):
             pc += 3  # blocks follow inline
         elif op == OP_IF:
             pc += 5
-        elif op == OP_MARKET or op == OP_GAIN_BUFF or op == OP_MOVE:
-            if op == OP_MOVE:
-                return True
+        elif op == OP_MARKET or op == OP_GAIN_BUFF:
             pc += 3
-        elif op == OP_LOSE_BUFF or op == OP_DAMAGE or op == OP_PICKPOCKET:
-            return True
-        elif op == OP_MARAUDER:
+        elif op == OP_MOVE or op == OP_LOSE_BUFF or op == OP_DAMAGE or op == OP_PICKPOCKET or op == OP_MARAUDER:
             return True
         else:
             pc += 1
     return False
 
 
-@njit(cache=True)
-def gain_buff(s, data, kind, params, prng, t, value):
-    """"gain_buff": take a Buff of that type and value from the Loot deck ("If you have all of one type of Buff …
-    you cannot collect more": then there is none left to take)."""
-    buffs = data[1]
-    order = np.empty(3, np.int64)
-    pol.buff_type_order(kind, params, prng, order)
-    for k in range(3):
-        tt = order[k] if t == 3 else t
-        for c in range(buffs.shape[0]):
-            if buffs[c, 0] == tt and buffs[c, 1] == value and s[L.WHERE + c] == L.LOOT:
-                s[L.WHERE + c] = L.HAND
-                return
-        if t != 3:
-            return
+@njit(cache=True, inline="always", _nrt=False)
+def loot_buff(s, buffs, t, value):
+    """The lowest-numbered Buff of type t and this value in the Loot deck, or -1."""
+    for c in range(buffs.shape[0]):
+        if buffs[c, 0] == t and buffs[c, 1] == value and s[L.WHERE + c] == L.LOOT:
+            return c
+    return -1
 
 
-@njit(cache=True)
-def lose_buff(s, data, t):
+@njit(cache=True, _nrt=False)
+def lose_buff(s, env, t):
     """"lose_buff": return the lowest such Buff to the Loot deck, from hand first, else from a Fighter."""
-    buffs = data[1]
+    buffs = env[E_BUFFS]
     best, best_v = -1, 99
     for c in range(buffs.shape[0]):
         if (t == 3 or buffs[c, 0] == t) and s[L.WHERE + c] == L.HAND and buffs[c, 1] < best_v:
@@ -999,75 +550,254 @@ def lose_buff(s, data, t):
     if best >= 0:
         s[L.WHERE + best] = L.LOOT
         return
+    bi, bt = -1, -1
     for i in range(s[L.FRONT_N]):
         for tt in range(3):
             card = s[slot(i) + L.F_BUFF0 + tt]
             if card >= 0 and (t == 3 or tt == t) and buffs[card, 1] < best_v:
-                best, best_v = slot(i) + L.F_BUFF0 + tt, buffs[card, 1]
-    if best >= 0:
-        s[L.WHERE + s[best]] = L.LOOT
-        s[best] = -1
+                bi, bt, best_v = i, tt, buffs[card, 1]
+    if bi >= 0:
+        unequip(s, env, bi, bt, L.LOOT)  # a Health Buff's loss goes through the death check
 
 
-@njit(cache=True)
-def forced_move(s, data, rng, to, cost):
-    """Quest moves: "If you are forced to move back to a previously cleared section, this will not cost you
-    stamina unless otherwise indicated on the Quest card"; "back" is the previous Location, "start" a southern
-    one, "random" one along the arrows. "If you are forced to move back a section and you are at the start of the
-    game, ignore any stamina costs. Traveling back into the starting Location is always free." """
-    dest = -1
-    if to == 0:
-        dest = s[L.PREV_LOC]
-    elif to == 1:
-        south = data[6]
-        n = 0
-        for loc in range(L.N_LOC):
-            n += south[loc]
-        k = randbelow(rng, n)
-        for loc in range(L.N_LOC):
-            if south[loc]:
-                if k == 0:
-                    dest = loc
-                    break
-                k -= 1
+# --- the routines ------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def start_battle(s):
+    """"Once you reveal a Marauder on a Map Location, your Warband is engaged in battle!" Attack first with
+    Stamina >= 3, else Defend."""
+    s[L.B_ACTIVE] = 1
+    s[L.BATTLES] += 1
+    s[L.B_BEFORE] = s[L.DEFEATED]
+    s[L.B_ATTACKING] = 1 if s[L.STAMINA] >= 3 else 0
+    s[L.B_STAGE] = L.B_ROUND
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def end_battle(s):
+    """"gain 10 Krone and 1 Stamina for each defeated Marauder"."""
+    won = s[L.DEFEATED] - s[L.B_BEFORE]
+    add_krone(s, 10 * won)
+    add_stamina(s, won)
+    s[L.B_ACTIVE] = 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def next_round(s):
+    """"Fight On": Attack and Defend take turns."""
+    s[L.B_ATTACKING] = 1 - s[L.B_ATTACKING]
+    s[L.B_STAGE] = L.B_ROUND
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def hand_events(s, env):
+    """Bitmask of the Event kinds in hand."""
+    events = env[E_EVENTS]
+    m = 0
+    for e in range(events.shape[0]):
+        if s[L.WHERE + L.N_BUFFS + e] == L.HAND:
+            m |= 1 << events[e]
+    return m
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def successor_flags(s, env):
+    """(any arrow out of here, any arrow to a cleared Location)."""
+    has_succ, has_cleared = False, False
+    for t in range(L.N_LOC):
+        if is_successor(s, env, t, False):
+            has_succ = True
+            if s[L.LOC_N + t] == 0:
+                has_cleared = True
+    return has_succ, has_cleared
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def special_any(s, env):
+    """Is any Special Combat Action or Event possible now (besides attacking)?"""
+    n = s[L.FRONT_N]
+    wb = L.deck_len(s, L.WB_HEAD) > 0
+    room = n < L.MAX_FRONT
+    if s[L.STAMINA] >= 1 and wb and room:
+        return True
+    ev = hand_events(s, env)
+    if ev & ((1 << EV_FEAR) | (1 << EV_LIGHTNING)):
+        return True
+    if n > 0 and ev & ((1 << EV_RETREAT) | (1 << EV_FIREBLAST)):
+        return True
+    if wb and ((room and ev & (1 << EV_REINFORCE)) or (n > 0 and ev & (1 << EV_CHANGELING))):
+        return True
+    if ev & (1 << EV_POTION):
+        for i in range(n):
+            if s[slot(i) + L.F_DAMAGE] > 0:
+                return True
+    if s[L.STAMINA] >= 4 or s[L.KRONE] >= 10 * s[L.MAR_N]:
+        has_succ, has_cleared = successor_flags(s, env)
+        if (s[L.STAMINA] >= 4 and has_succ) or (s[L.KRONE] >= 10 * s[L.MAR_N] and has_cleared):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def take_blows(s, env, hits):
+    """"your left most Frontline Fighter will take one damage" (per blow)."""
+    for _ in range(hits):
+        if s[L.FRONT_N] == 0:
+            break
+        damage_fighter(s, env, 0, 1)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def battle_step(s, rng, env):
+    """One step of a battle: "Fight On" until the Marauders are gone, you escape, or you are defeated."""
+    st = s[L.B_STAGE]
+    rules = env[E_RULES]
+    if st == L.B_ROUND:
+        if s[L.MAR_N] == 0:
+            end_battle(s)
+            return
+        s[L.STEPS] += 1
+        if s[L.STEPS] >= rules[R_STEP_CAP]:
+            s[L.DONE] = 1
+            s[L.CAUSE] = L.CAUSE_CAP
+            return
+        s[L.B_STAGE] = L.B_ROUND2
+        if s[L.FRONT_N] == 0:
+            new_fighter_or_defeat(s, env)
+    elif st == L.B_ROUND2:
+        if s[L.B_ATTACKING]:
+            s[L.B_NSPEC] = 0
+            s[L.B_STAGE] = L.B_SPECIAL
+        else:
+            s[L.B_STAGE] = L.B_DEFEND
+    elif st == L.B_SPECIAL:
+        # "Special Combat Actions … you may use during a battle before your next attack" (at most 8 a round)
+        if s[L.MAR_N] == 0 or s[L.B_NSPEC] >= 8 or not special_any(s, env):
+            s[L.B_STAGE] = L.B_PRE_ATTACK
+        else:
+            s[L.PHASE] = L.PH_SPECIAL
+    elif st == L.B_RALLY_WAIT:
+        if s[L.TF_RESULT]:
+            draw_fighter(s, env)
+        s[L.B_STAGE] = L.B_SPECIAL
+    elif st == L.B_PRE_ATTACK:
+        if s[L.MAR_N] == 0:
+            end_battle(s)
+            return
+        if s[L.FRONT_N] == 0 and not new_fighter_or_defeat(s, env):
+            return
+        for i in range(s[L.FRONT_N]):
+            s[slot(i) + L.F_USED] = 0
+        s[L.B_TEAM] = 1 if s[L.FRONT_N] >= 2 else 0
+        s[L.B_STAGE] = L.B_STRIKE
+    elif st == L.B_STRIKE:
+        # "Attack! … with True, Chance, Reckless and Team Strikes (if you control 2 or more Fighters)." Each
+        # Fighter attacks once.
+        avail = 0
+        for i in range(s[L.FRONT_N]):
+            if s[slot(i) + L.F_USED] == 0:
+                avail += 1
+        if s[L.MAR_N] == 0 or avail == 0:
+            next_round(s)
+        else:
+            s[L.PHASE] = L.PH_STRIKE
+    elif st == L.B_DEFEND:
+        defend(s, rng, env)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def defend(s, rng, env):
+    """"Strong Enuf - If the Marauder(s) strike score(s) exceeds the combined Shield Score of your Frontline
+    Fighters, your left most Frontline Fighter will take one damage." Otherwise "Not Enuf": "they Test Fate
+    and try to call for Reinforcements. EVEN outcome - Draw and reveal a card from the Fighter deck.\""""
+    fighters, rules = env[E_FIGHTERS], env[E_RULES]
+    shield = 0
+    for i in range(s[L.FRONT_N]):
+        shield += total_shield(s, env, i)
+    hits = 0
+    if rules[R_STRONG_ENUF] == STRONG_EACH:
+        for j in range(s[L.MAR_N]):
+            if fighters[s[mar_slot(j)], L.FS] > shield:
+                hits += 1
     else:
-        mask = successors(s, data, False)
-        n = 0
-        for loc in range(L.N_LOC):
-            n += mask[loc]
-        if n > 0:
-            k = randbelow(rng, n)
-            for loc in range(L.N_LOC):
-                if mask[loc]:
-                    if k == 0:
-                        dest = loc
-                        break
-                    k -= 1
-    if dest >= 0 and dest != s[L.LOC] and dest != s[L.START]:
-        add_stamina(s, -min(cost, s[L.STAMINA]))
-    move_to(s, data, dest)
+        m = 0
+        for j in range(s[L.MAR_N]):
+            v = fighters[s[mar_slot(j)], L.FS]
+            m = m + v if rules[R_STRONG_ENUF] == STRONG_SUM else max(m, v)
+        hits = 1 if m > shield else 0
+    if hits > 0:
+        # "DIVINE AID can be used to prevent a single attack"
+        if s[L.FRONT_N] > 0 and has_event(s, env, EV_DIVINE_AID):
+            s[L.B_HITS] = hits
+            s[L.PHASE] = L.PH_DIVINE_DEFEND
+            return
+        take_blows(s, env, hits)
+    elif d10(rng, env) % 2 == 0:
+        f = L.deck_pop_top(s, L.FD_HEAD)
+        if f >= 0:
+            add_marauder(s, env, f)
+    next_round(s)
 
 
-@njit(cache=True)
-def quest(s, data, rules, kind, params, rng, prng, script, log, q):
-    """Endure a Quest: run its bytecode (layout in ``quests``). "DIVINE AID can be used to … Ignore one Quest card.\""""
-    code, off, events = data[3], data[4], data[2]
-    start, end = off[q], off[q + 1]
-    da = event_in(s, events, EV_DIVINE_AID, L.HAND)
-    if da >= 0 and pol.coin(kind, prng, params[18] > 0 and block_harmful(code, start, end)):
-        spend_event(s, da)
-        return
-    stack_end = np.zeros(8, np.int64)
-    stack_cont = np.zeros(8, np.int64)
-    sp = 0
-    pc = start
+@njit(cache=True, _nrt=False)
+def start_quest(s, env, q):
+    """Endure a Quest: run its bytecode (layout in ``quests``). "DIVINE AID can be used to … Ignore one Quest
+    card." """
+    off = env[E_OFF]
+    s[L.QSEEN + q] = 1
+    s[L.Q_ACTIVE] = q
+    s[L.Q_PC] = off[q]
+    s[L.Q_END] = off[q + 1]
+    s[L.Q_SP] = 0
+    s[L.Q_WAIT] = L.W_NONE
+    if has_event(s, env, EV_DIVINE_AID):
+        s[L.PHASE] = L.PH_DIVINE_QUEST
+
+
+@njit(cache=True, _nrt=False)
+def end_quest(s):
+    s[L.Q_ACTIVE] = -1
+    s[L.Q_WAIT] = L.W_NONE
+
+
+@njit(cache=True, _nrt=False)
+def gain_buff_types(s, env, value):
+    """Bitmask of the Buff types of which a card of ``value`` is left in the Loot deck."""
+    m = 0
+    for t in range(3):
+        if loot_buff(s, env[E_BUFFS], t, value) >= 0:
+            m |= 1 << t
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def quest_step(s, rng, env):
+    """Run the active Quest's bytecode until it ends or waits (for a decision, a battle, a Market, an Equip)."""
+    code, rules, buffs = env[E_CODE], env[E_RULES], env[E_BUFFS]
+    w = s[L.Q_WAIT]
+    pc, sp = s[L.Q_PC], s[L.Q_SP]
+    s[L.Q_WAIT] = L.W_NONE
+    if w == L.W_BATTLE:
+        if s[L.LOC] != s[L.Q_HERE]:
+            end_quest(s)  # escaped by Retreat or Bribe: the rest of the Quest stays behind
+            return
+    elif w == L.W_TF:
+        if s[L.TF_RESULT]:
+            s[L.Q_STACK + 2 * sp] = s[L.Q_TF_ODD]
+            s[L.Q_STACK + 2 * sp + 1] = s[L.Q_TF_AFTER]
+            sp += 1
+            pc = s[L.Q_TF_EVEN]
+        else:
+            pc = s[L.Q_TF_ODD]
+    end = s[L.Q_END]
     while s[L.DONE] == 0:
-        if sp > 0 and pc == stack_end[sp - 1]:
-            pc = stack_cont[sp - 1]
+        if sp > 0 and pc == s[L.Q_STACK + 2 * (sp - 1)]:
+            pc = s[L.Q_STACK + 2 * (sp - 1) + 1]
             sp -= 1
             continue
         if pc >= end:
-            break
+            end_quest(s)
+            return
         op = code[pc]
         if op == OP_KRONE:
             add_krone(s, code[pc + 1])
@@ -1079,9 +809,14 @@ def quest(s, data, rules, kind, params, rng, prng, script, log, q):
             n_even, n_odd = code[pc + 1], code[pc + 2]
             even, odd = pc + 3, pc + 3 + n_even
             after = odd + n_odd
-            if player_test_fate(s, kind, params, rng, prng, script, 0, block_harmful(code, odd, after)):
-                stack_end[sp] = odd
-                stack_cont[sp] = after
+            r = test_fate(s, rng, env, 0, block_harmful(code, odd, after))
+            if r < 0:
+                s[L.Q_TF_EVEN], s[L.Q_TF_ODD], s[L.Q_TF_AFTER] = even, odd, after
+                s[L.Q_WAIT] = L.W_TF
+                break
+            if r == 1:
+                s[L.Q_STACK + 2 * sp] = odd
+                s[L.Q_STACK + 2 * sp + 1] = after
                 sp += 1
                 pc = even
             else:
@@ -1092,142 +827,828 @@ def quest(s, data, rules, kind, params, rng, prng, script, log, q):
             after = other + n_else
             mask = warband_mask(s, L.PLAYED if who == 0 else L.FACED, rules)
             if mask & (1 << wb):
-                stack_end[sp] = other
-                stack_cont[sp] = after
+                s[L.Q_STACK + 2 * sp] = other
+                s[L.Q_STACK + 2 * sp + 1] = after
                 sp += 1
                 pc = then
             else:
                 pc = other
         elif op == OP_MARKET:
-            market(s, data, rules, kind, params, rng, prng, code[pc + 1], code[pc + 2])
+            s[L.MK_ACTIVE] = 1
+            s[L.MK_SELLS] = code[pc + 1]
+            s[L.MK_RECRUIT] = code[pc + 2]
+            s[L.MK_COUNT] = 0
             pc += 3
+            break
         elif op == OP_GAIN_BUFF:
-            gain_buff(s, data, kind, params, prng, code[pc + 1], code[pc + 2])
+            # "gain_buff": take a Buff of that type and value from the Loot deck ("If you have all of one type of
+            # Buff … you cannot collect more": then there is none left to take); "any": the player picks the type
+            t, value = code[pc + 1], code[pc + 2]
             pc += 3
+            if t == 3:
+                m = gain_buff_types(s, env, value)
+                if m == 1 or m == 2 or m == 4:
+                    t = 0 if m == 1 else (1 if m == 2 else 2)
+                elif m != 0:
+                    s[L.Q_ARG] = value
+                    s[L.PHASE] = L.PH_GAIN_BUFF
+                    break
+            if t < 3:
+                c = loot_buff(s, buffs, t, value)
+                if c >= 0:
+                    s[L.WHERE + c] = L.HAND
         elif op == OP_LOSE_BUFF:
-            lose_buff(s, data, code[pc + 1])
+            lose_buff(s, env, code[pc + 1])
             pc += 2
+            if s[L.FRONT_N] == 0:
+                new_fighter_or_defeat(s, env)
+                break
         elif op == OP_DAMAGE:
             # "damage": to the left-most Frontline Fighter
-            for _ in range(code[pc + 1]):
-                if s[L.FRONT_N] == 0:
-                    break
-                damage_fighter(s, data, 0, 1)
-            if s[L.FRONT_N] == 0:
-                new_fighter_or_defeat(s, data, rules, kind, params, prng)
+            take_blows(s, env, code[pc + 1])
             pc += 2
+            if s[L.FRONT_N] == 0:
+                new_fighter_or_defeat(s, env)
+                break
         elif op == OP_MARAUDER:
             f = L.deck_pop_top(s, L.FD_HEAD)
-            here = s[L.LOC]
-            if f >= 0:
-                add_marauder(s, data, f)
-                battle(s, data, rules, kind, params, rng, prng, script, log)
-            if s[L.LOC] != here:
-                return  # escaped by Retreat or Bribe: the rest of the Quest stays behind
             pc += 1
+            if f >= 0:
+                add_marauder(s, env, f)
+                start_battle(s)
+                s[L.Q_HERE] = s[L.LOC]
+                s[L.Q_WAIT] = L.W_BATTLE
+                break
         elif op == OP_MOVE:
-            forced_move(s, data, rng, code[pc + 1], code[pc + 2])
+            forced_move(s, rng, env, code[pc + 1], code[pc + 2])
             pc += 3
         elif op == OP_PICKPOCKET:
             # "The THIEF card is used to protect you against pickpockets"
-            thief = event_in(s, events, EV_THIEF, L.HAND)
-            if thief >= 0 and pol.coin(kind, prng, True):
-                spend_event(s, thief)
-            else:
-                add_krone(s, -code[pc + 1])
-                s[L.PICKPOCKETED] += 1
             pc += 2
+            if has_event(s, env, EV_THIEF):
+                s[L.Q_ARG] = code[pc - 1]
+                s[L.PHASE] = L.PH_THIEF
+                break
+            add_krone(s, -code[pc - 1])
+            s[L.PICKPOCKETED] += 1
         else:
             pc += 1
+    s[L.Q_PC], s[L.Q_SP] = pc, sp
 
 
-# --- Locations ----------------------------------------------------------------------------------------
-
-@njit(cache=True)
-def clear_location(s, data, rules, kind, params, rng, prng, script):
-    """"After emptying a Location of all Marauders and Quests, you receive 10 Krone and 3 Stamina." Then "Test
-    Fate against any equipped Buff card: EVEN … Return the Buff card to your hand. ODD … returned to its Loot
-    deck", and "put the fighters you used at the bottom of your Warband deck"."""
-    add_krone(s, 10)
-    add_stamina(s, 3)
-    s[L.CLEARED + s[L.LOC]] = 1
-    return_frontline(s, data, kind, params, rng, prng, script)
-
-
-@njit(cache=True)
-def march_targets(s, data, mask):
-    """Uncleared Locations you can march to: along an arrow from here, from any cleared Location ("You can
-    return to any cleared Location, for free") or from the start ("Traveling back into the starting Location is
-    always free"), and the start itself. Costs 2 Stamina, or nothing into the start Location."""
-    adj = data[5]
-    mask[:] = 0
-    start = s[L.START]
-    for t in range(L.N_LOC):
-        if s[L.LOC_N + t] == 0 or t == s[L.LOC]:
-            continue
-        if adj[s[L.LOC], t] or t == start or (start >= 0 and adj[start, t]):
-            mask[t] = 1
-            continue
-        for c in range(L.N_LOC):
-            if s[L.LOC_N + c] == 0 and adj[c, t]:
-                mask[t] = 1
-                break
-
-
-@njit(cache=True)
-def march_cost(s, dest):
-    return 0 if dest == s[L.START] else 2
-
-
-@njit(cache=True)
-def grave_robber(s, data, rules, kind, params, prng):
-    """"The GRAVE ROBBER can be used outside of combat to recover a defeated fighter in the Graveyard pile. They
-    will be placed at the bottom of your Warband deck." (your own Fighters; rule option: any)."""
-    events, fighters = data[2], data[0]
-    card = event_in(s, events, EV_GRAVE_ROBBER, L.HAND)
-    if card < 0:
+@njit(cache=True, _nrt=False)
+def market_step(s, rng, env):
+    """Markets: one purchase (or trade) a decision, until the player stops (at most 24)."""
+    if s[L.MK_COUNT] >= 24 or market_count(s, env) <= 1:
+        s[L.MK_ACTIVE] = 0
         return
-    best, best_v = -1, -1
+    s[L.MK_COUNT] += 1
+    s[L.PHASE] = L.PH_MARKET
+
+
+@njit(cache=True, _nrt=False)
+def start_return(s):
+    """Begin returning the Frontline. The Fighters leave the battle: their damage is gone (as when they come
+    back from the Warband Deck), so losing a Health Buff to Test Fate on the way cannot leave one at 0 Health."""
+    for i in range(s[L.FRONT_N]):
+        s[slot(i) + L.F_DAMAGE] = 0
+    s[L.RF_ACTIVE] = 1
+    s[L.RF_POS] = 0
+    s[L.RF_WAIT] = 0
+
+
+@njit(cache=True, _nrt=False)
+def return_step(s, rng, env):
+    """"Before moving to a new map location and revealing a new Fighter from your deck … Test Fate against any
+    equipped Buff card: EVEN … Return the Buff card to your hand. ODD … returned to its Loot deck", and "put the
+    fighters you used at the bottom of your Warband deck"."""
+    buffs = env[E_BUFFS]
+    if s[L.RF_WAIT]:
+        s[L.RF_WAIT] = 0
+        p = s[L.RF_POS]
+        b = slot(p // 3) + L.F_BUFF0 + p % 3
+        s[L.WHERE + s[b]] = L.HAND if s[L.TF_RESULT] else L.LOOT
+        s[b] = -1
+        s[L.RF_POS] = p + 1
+    while s[L.RF_POS] < 3 * s[L.FRONT_N]:
+        p = s[L.RF_POS]
+        b = slot(p // 3) + L.F_BUFF0 + p % 3
+        card = s[b]
+        if card >= 0:
+            r = test_fate(s, rng, env, 2, buffs[card, 1] >= 2)
+            if r < 0:
+                s[L.RF_WAIT] = 1
+                return
+            s[L.WHERE + card] = L.HAND if r == 1 else L.LOOT
+            s[b] = -1
+        s[L.RF_POS] = p + 1
+    while s[L.FRONT_N] > 0:
+        front_remove(s, 0, TO_WARBAND_KEEP)
+    s[L.RF_ACTIVE] = 0
+
+
+@njit(cache=True, _nrt=False)
+def grave_any(s, env):
+    """Can the Grave Robber recover anyone? ("a defeated fighter in the Graveyard pile": your own; option: any)"""
+    if not has_event(s, env, EV_GRAVE_ROBBER):
+        return False
+    any_ = env[E_RULES][R_GRAVE_ANY] == 1
     for f in range(L.N_FIGHTERS):
         g = s[L.GRAVE + f]
-        if g == 1 or (g == 2 and rules[R_GRAVE_ANY] == 1):
-            v = fighters[f, L.FS] + fighters[f, L.FSH] + fighters[f, L.FH]
-            if v > best_v:
-                best, best_v = f, v
-    if best < 0:
-        return
-    if pol.coin(kind, prng, L.deck_len(s, L.WB_HEAD) < params[21]):
-        spend_event(s, card)
-        s[L.GRAVE + best] = 0
-        L.deck_push_bottom(s, L.WB_HEAD, best)
+        if g == 1 or (g == 2 and any_):
+            return True
+    return False
 
 
-@njit(cache=True)
-def prepare(s, data, rules, kind, params, rng, prng):
-    """Order of Play 1–3: "Prepare! - Turn over a random fighter from your Warband", "Equip?", "Summon? - Spend
-    Stamina to summon an additional Warband fighter" (2 Stamina, a 2nd Fighter)."""
-    if not new_fighter_or_defeat(s, data, rules, kind, params, prng):
+@njit(cache=True, _nrt=False)
+def turn_step(s, rng, env):
+    """The Order of Play, one stage at a time (``T_STAGE``)."""
+    st = s[L.T_STAGE]
+    if st == L.T_BEGIN:
+        s[L.TURNS] += 1
+        s[L.STEPS] += 1
+        if s[L.STEPS] >= env[E_RULES][R_STEP_CAP]:
+            s[L.CAUSE] = L.CAUSE_CAP
+            s[L.DONE] = 1
+            return
+        left = 0
+        for loc in range(L.N_LOC):
+            left += s[L.LOC_N + loc]
+        if left == 0:
+            s[L.DONE] = 1  # "You have won Lonequest if you've cleared the entire map!"
+            return
+        if s[L.LOC_N + s[L.LOC]] == 0:
+            # a cleared Location: Fighters back to the Warband Deck, Grave Robber, prepare, then March
+            s[L.T_STAGE] = L.T_GRAVE
+            if s[L.FRONT_N] > 0:
+                start_return(s)
+        elif s[L.FRONT_N] == 0:
+            # "Prepare! - Turn over a random fighter from your Warband", "Equip?"
+            s[L.T_STAGE] = L.T_SUMMON_EXPLORE
+            new_fighter_or_defeat(s, env)
+        else:
+            s[L.T_STAGE] = L.T_EXPLORE
+    elif st == L.T_GRAVE:
+        s[L.T_STAGE] = L.T_PREP_MARCH
+        if grave_any(s, env):
+            s[L.PHASE] = L.PH_GRAVE
+    elif st == L.T_PREP_MARCH:
+        s[L.T_STAGE] = L.T_SUMMON_MARCH
+        new_fighter_or_defeat(s, env)
+    elif st == L.T_SUMMON_MARCH or st == L.T_SUMMON_EXPLORE:
+        # "Summon? - Spend Stamina to summon an additional Warband fighter" (2 Stamina, a 2nd Fighter)
+        s[L.T_STAGE] = L.T_MARCH if st == L.T_SUMMON_MARCH else L.T_EXPLORE
+        if s[L.STAMINA] >= 2 and L.deck_len(s, L.WB_HEAD) > 0 and s[L.FRONT_N] < L.MAX_FRONT:
+            s[L.PHASE] = L.PH_SUMMON
+    elif st == L.T_MARCH:
+        # "If you cannot leave the Map Location you are in because you do not have enough stamina you failed"
+        reachable, n, only = False, 0, -1
+        for t in range(L.N_LOC):
+            if march_target(s, env, t):
+                reachable = True
+                if s[L.STAMINA] >= march_cost(s, t):
+                    n += 1
+                    only = t
+        if n == 0:
+            s[L.CAUSE] = L.CAUSE_NO_STAMINA if reachable else L.CAUSE_STRANDED
+            s[L.DONE] = 1
+        elif n == 1:
+            march(s, env, only)
+            s[L.T_STAGE] = L.T_BEGIN
+        else:
+            s[L.PHASE] = L.PH_MARCH
+    elif st == L.T_EXPLORE:
+        # "Explore! - Reveal the Top card of the Map Location you're visiting."
+        loc = s[L.LOC]
+        s[L.T_LOC] = loc
+        top = L.LOC_CARDS + L.LOC_SIZE * loc + s[L.LOC_N + loc] - 1
+        card = s[top]
+        s[L.LOC_N + loc] -= 1
+        s[L.T_STAGE] = L.T_AFTER_CARD
+        if card >= 0:
+            add_marauder(s, env, card)
+            start_battle(s)
+        else:
+            start_quest(s, env, -card - 1)
+    elif st == L.T_AFTER_CARD:
+        loc = s[L.T_LOC]
+        s[L.T_STAGE] = L.T_BEGIN
+        if s[L.LOC_N + loc] == 0:
+            # "After emptying a Location of all Marauders and Quests, you receive 10 Krone and 3 Stamina."
+            add_krone(s, 10)
+            add_stamina(s, 3)
+            s[L.CLEARED + loc] = 1
+            if s[L.LOC] == loc and s[L.FRONT_N] > 0:
+                start_return(s)  # (emptied by the card that moved you away: the reward is still yours)
+        elif s[L.LOC] == loc:
+            # "If more cards remain in the location you're in EXPLORE or MARCH"
+            for t in range(L.N_LOC):
+                if can_march(s, env, t):
+                    s[L.PHASE] = L.PH_EXPLORE
+                    break
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def equip_any(s, env):
+    """"You may apply Buffs to raise their stats" — at most one Buff of each type per Fighter (core)."""
+    buffs = env[E_BUFFS]
+    types = 0
+    for c in range(buffs.shape[0]):
+        if s[L.WHERE + c] == L.HAND:
+            types |= 1 << buffs[c, 0]
+    if types == 0:
         return False
-    if s[L.STAMINA] >= 2 and L.deck_len(s, L.WB_HEAD) > 0 and pol.want_summon(kind, params, prng, s):
-        add_stamina(s, -2)
-        draw_fighter(s, data, rules)
-        equip(s, data, kind, params, prng)
-    return True
+    for i in range(s[L.FRONT_N]):
+        for t in range(3):
+            if types & (1 << t) and s[slot(i) + L.F_BUFF0 + t] < 0:
+                return True
+    return False
 
 
-# --- Set-up and the whole Lonequest ---------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def advance(s, rng, env):
+    """Resolve forced steps and chance, innermost active routine first, until a decision or the end."""
+    while s[L.DONE] == 0 and s[L.PHASE] == L.PH_NONE:
+        if s[L.EQ_PENDING]:
+            s[L.EQ_PENDING] = 0
+            if equip_any(s, env):
+                s[L.PHASE] = L.PH_EQUIP
+        elif s[L.RF_ACTIVE]:
+            return_step(s, rng, env)
+        elif s[L.MK_ACTIVE]:
+            market_step(s, rng, env)
+        elif s[L.B_ACTIVE]:
+            battle_step(s, rng, env)
+        elif s[L.Q_ACTIVE] >= 0:
+            quest_step(s, rng, env)
+        else:
+            turn_step(s, rng, env)
+    if s[L.DONE]:
+        s[L.PHASE] = L.PH_NONE
 
-@njit(cache=True)
-def setup(s, data, rules, rng, warband):
-    """"Setting Up": 18 of the 36 Quests; the Warband's 5 Fighters shuffled as the Warband Deck; 12 random
-    Fighters from the rest; Quests and Fighters shuffled together and dealt 5 to each Location; the rest of the
-    Fighters as the Fighter deck; +1 Health, +1 Strike, +1 Shield as starting equipment; 12 Krone, 3 Stamina."""
-    fighters, buffs, off = data[0], data[1], data[4]
+
+# --- Markets -----------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def lowest_in_hand(s, buffs, t):
+    """The lowest-valued Buff of type t in hand (lowest-numbered among equals), or -1."""
+    best, best_v = -1, 99
+    for c in range(buffs.shape[0]):
+        if buffs[c, 0] == t and s[L.WHERE + c] == L.HAND and buffs[c, 1] < best_v:
+            best, best_v = c, buffs[c, 1]
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def loot_cards(s):
+    n = 0
+    for c in range(L.N_BUFFS + L.N_EVENTS):
+        if s[L.WHERE + c] == L.LOOT:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def market_list(s, env, out, write):
+    """The Market's legal actions (into ``out`` when ``write``); returns their number. Markets: "Buff cards …
+    at a cost of 5 Krone per point", trades ("a +1 Shield Buff and 5 Krone can be traded for a +2"), Events at
+    their prices, Stamina at 10 Krone, "Recruit … 40 Krone", and the Thief's "steal two random cards"."""
+    buffs, events = env[E_BUFFS], env[E_EVENTS]
+    sells, krone = s[L.MK_SELLS], s[L.KRONE]
+    n = 0
+    if write:
+        out[n] = L.MK_STOP
+    n += 1
+    if sells & 1:
+        seen = 0
+        for c in range(buffs.shape[0]):  # one card per (type, value): the lowest-numbered
+            key = 1 << (buffs[c, 0] * 8 + buffs[c, 1])
+            if s[L.WHERE + c] == L.LOOT and not seen & key:
+                seen |= key
+                if 5 * buffs[c, 1] <= krone:
+                    if write:
+                        out[n] = L.MK_BUY + c
+                    n += 1
+        seen = 0
+        for c in range(buffs.shape[0]):
+            key = 1 << (buffs[c, 0] * 8 + buffs[c, 1])
+            if s[L.WHERE + c] == L.LOOT and not seen & key:
+                seen |= key
+                tr = lowest_in_hand(s, buffs, buffs[c, 0])
+                if tr >= 0 and buffs[c, 1] > buffs[tr, 1] and 5 * (buffs[c, 1] - buffs[tr, 1]) <= krone:
+                    if write:
+                        out[n] = L.MK_TRADE + c
+                    n += 1
+    for k in range(4):
+        if sells & (1 << MARKET_GOOD_BIT[k]) and krone >= MARKET_EVENT_PRICE[k] \
+                and event_in(s, events, MARKET_EVENT_KIND[k], L.LOOT) >= 0:
+            if write:
+                out[n] = L.MK_EVENT + k
+            n += 1
+    if (sells & 32) != 0 and krone >= 10 and s[L.STAMINA] < MAX_STAMINA:
+        if write:
+            out[n] = L.MK_STAMINA
+        n += 1
+    if s[L.MK_RECRUIT] != 0 and krone >= 40 and L.deck_len(s, L.FD_HEAD) > 0:
+        if write:
+            out[n] = L.MK_RECRUIT
+        n += 1
+    if has_event(s, env, EV_THIEF) and loot_cards(s) > 1:
+        if write:
+            out[n] = L.MK_THIEF
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def market_count(s, env):
+    return market_list(s, env, s, False)  # (out unused)
+
+
+@njit(cache=True, _nrt=False)
+def apply_market(s, rng, env, a):
+    buffs, events = env[E_BUFFS], env[E_EVENTS]
+    if a == L.MK_STOP:
+        s[L.MK_ACTIVE] = 0
+    elif a < L.MK_TRADE:
+        c = a - L.MK_BUY
+        s[L.WHERE + c] = L.HAND
+        add_krone(s, -5 * buffs[c, 1])
+    elif a < L.MK_EVENT:
+        c = a - L.MK_TRADE
+        tr = lowest_in_hand(s, buffs, buffs[c, 0])
+        s[L.WHERE + tr] = L.LOOT
+        s[L.WHERE + c] = L.HAND
+        add_krone(s, -5 * (buffs[c, 1] - buffs[tr, 1]))
+    elif a < L.MK_STAMINA:
+        k = a - L.MK_EVENT
+        s[L.WHERE + event_in(s, events, MARKET_EVENT_KIND[k], L.LOOT)] = L.HAND
+        add_krone(s, -MARKET_EVENT_PRICE[k])
+    elif a == L.MK_STAMINA:
+        add_krone(s, -10)
+        add_stamina(s, 1)
+    elif a == L.MK_RECRUIT:
+        # "draw a random fighter from the Fighter deck. Place the new fighter face down on top of your Warband Deck"
+        add_krone(s, -40)
+        k = randbelow(rng, L.deck_len(s, L.FD_HEAD))
+        pos = L.FD + (s[L.FD_HEAD] + k) % L.DECK
+        top = L.FD + s[L.FD_HEAD]
+        s[pos], s[top] = s[top], s[pos]
+        L.deck_push_top(s, L.WB_HEAD, L.deck_pop_top(s, L.FD_HEAD))
+    else:
+        thief = event_in(s, events, EV_THIEF, L.HAND)
+        s[L.WHERE + thief] = -1  # in play while it steals: it cannot steal itself
+        for _ in range(2):
+            k = randbelow(rng, loot_cards(s))
+            for c in range(L.N_BUFFS + L.N_EVENTS):
+                if s[L.WHERE + c] == L.LOOT:
+                    if k == 0:
+                        s[L.WHERE + c] = L.HAND
+                        break
+                    k -= 1
+        spend_event(s, thief)
+
+
+# --- Special Combat Actions and Events ----------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def special_list(s, env, out):
+    """The legal special actions (``layout.SP_*``) in id order."""
+    nf, nm = s[L.FRONT_N], s[L.MAR_N]
+    wb = L.deck_len(s, L.WB_HEAD) > 0
+    room = nf < L.MAX_FRONT
+    ev = hand_events(s, env)
+    n = 0
+    out[n] = L.SP_NONE
+    n += 1
+    if s[L.STAMINA] >= 1 and wb and room:
+        out[n] = L.SP_RALLY
+        n += 1
+    if s[L.KRONE] >= 10 * nm:
+        for t in range(L.N_LOC):
+            if is_successor(s, env, t, True):
+                out[n] = L.SP_BRIBE + t
+                n += 1
+    if s[L.STAMINA] >= 4:
+        for t in range(L.N_LOC):
+            if is_successor(s, env, t, False):
+                out[n] = L.SP_RETREAT + t
+                n += 1
+    if ev & (1 << EV_FEAR):
+        for j in range(nm):
+            out[n] = L.SP_FEAR + j
+            n += 1
+    if ev & (1 << EV_POTION):
+        for i in range(nf):
+            if s[slot(i) + L.F_DAMAGE] > 0:
+                out[n] = L.SP_POTION + i
+                n += 1
+    if ev & (1 << EV_REINFORCE) and wb and room:
+        out[n] = L.SP_REINFORCE
+        n += 1
+    if ev & (1 << EV_CHANGELING) and wb:
+        for i in range(nf):
+            out[n] = L.SP_CHANGELING + i
+            n += 1
+    if ev & (1 << EV_RETREAT):
+        for i in range(nf):
+            out[n] = L.SP_RETREAT_EV + i
+            n += 1
+    if ev & (1 << EV_FIREBLAST) and nf > 0:
+        for j in range(nm):
+            out[n] = L.SP_FIREBLAST + j
+            n += 1
+    if ev & (1 << EV_LIGHTNING):
+        out[n] = L.SP_LIGHTNING
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def apply_special(s, rng, env, a):
+    """One Special Combat Action ("… you may use during a battle before your next attack")."""
+    events, rules = env[E_EVENTS], env[E_RULES]
+    if a == L.SP_NONE:
+        s[L.B_STAGE] = L.B_PRE_ATTACK
+        return
+    s[L.B_NSPEC] += 1
+    if a == L.SP_RALLY:
+        # "Rally! - Spend 1 Stamina to call for help! Test Fate: EVEN … a Warband Fighter … joins your Frontline."
+        add_stamina(s, -1)
+        r = test_fate(s, rng, env, 1, True)
+        if r == 1:
+            draw_fighter(s, env)
+        elif r < 0:
+            s[L.B_STAGE] = L.B_RALLY_WAIT
+    elif a < L.SP_RETREAT:
+        # "Bribe - Pay 10 Krone for each revealed Marauder … escape to a location you've cleared before"
+        add_krone(s, -10 * s[L.MAR_N])
+        all_marauders_away(s)
+        move_to(s, env, a - L.SP_BRIBE)
+        end_battle(s)
+    elif a < L.SP_FEAR:
+        # "Retreat! - Pay 4 Stamina. Send all face up Marauders to the bottom of the Fighter Deck, send all your
+        # equipment to the Loot pile then move to a location you can travel to from your current location."
+        add_stamina(s, -4)
+        all_marauders_away(s)
+        for i in range(s[L.FRONT_N] - 1, -1, -1):  # a Fighter kept alive by its Health Buff dies without it
+            for t in range(3):
+                if unequip(s, env, i, t, L.LOOT):
+                    break
+        move_to(s, env, a - L.SP_RETREAT)
+        end_battle(s)
+    elif a < L.SP_POTION:
+        # "The FEAR spell will send one Marauder back to the bottom of the Fighter deck (no rewards)"
+        spend_event(s, event_in(s, events, EV_FEAR, L.HAND))
+        remove_marauder(s, a - L.SP_FEAR, False)
+    elif a < L.SP_REINFORCE:
+        # "Healing Potion: Brings one fighter back to full HEALTH"
+        spend_event(s, event_in(s, events, EV_POTION, L.HAND))
+        s[slot(a - L.SP_POTION) + L.F_DAMAGE] = 0
+    elif a == L.SP_REINFORCE:
+        # "Draw a new Fighter from your Warband deck and put into your Frontline"
+        spend_event(s, event_in(s, events, EV_REINFORCE, L.HAND))
+        draw_fighter(s, env)
+    elif a < L.SP_RETREAT_EV:
+        # "Swap a current fighting card with the next one face down in your Warband deck, leaving Buffs in place."
+        spend_event(s, event_in(s, events, EV_CHANGELING, L.HAND))
+        i = a - L.SP_CHANGELING
+        new = L.deck_pop_top(s, L.WB_HEAD)
+        L.deck_push_top(s, L.WB_HEAD, s[slot(i)])
+        s[slot(i)] = new
+        s[slot(i) + L.F_DAMAGE] = 0
+        mark_played(s, env[E_FIGHTERS], new)
+        death_check(s, env, i)
+    elif a < L.SP_FIREBLAST:
+        # "During a battle you may move a Fighter in battle to the bottom of your Warband deck"
+        spend_event(s, event_in(s, events, EV_RETREAT, L.HAND))
+        front_remove(s, a - L.SP_RETREAT_EV, TO_WARBAND_KEEP)
+    elif a < L.SP_LIGHTNING:
+        # core: "make a Chance Strike or True Strike against them with +3. If you strike the enemy, deal 2 damage
+        # to it and 1 damage to any other Frontline enemies on either side of it."
+        spend_event(s, event_in(s, events, EV_FIREBLAST, L.HAND))
+        j = a - L.SP_FIREBLAST
+        strike = 3
+        if rules[R_FIREBLAST_OWN] == 1:
+            best = 0
+            for i in range(s[L.FRONT_N]):
+                best = max(best, total_strike(s, env, i))
+            strike += best
+        shield = marauder_shield(s, env, j)
+        hit = strike > shield
+        if not hit:
+            o = resolve(d10(rng, env), d10(rng, env), strike, shield, rules[R_LONE_ONE_LOSES] == 1, False)
+            hit = o == ATTACKER_HITS or o == BOTH_HURT
+        if hit:
+            if j + 1 < s[L.MAR_N]:
+                damage_marauder(s, env, j + 1, 1)
+            if j > 0 and damage_marauder(s, env, j - 1, 1):
+                j -= 1  # the left neighbour fell: the target moved one place left
+            damage_marauder(s, env, j, 2)
+    else:
+        # core: "roll a die. … deal 1 damage to X enemies … Should the order arrive at your Frontline, you must
+        # assign damage to your own Frontline." — Marauders first, then your own Fighters, in turn.
+        spend_event(s, event_in(s, events, EV_LIGHTNING, L.HAND))
+        x = d10(rng, env)
+        while x > 0 and (s[L.MAR_N] > 0 or s[L.FRONT_N] > 0):
+            j = 0
+            while j < s[L.MAR_N] and x > 0:
+                if not damage_marauder(s, env, j, 1):
+                    j += 1
+                x -= 1
+            i = 0
+            while i < s[L.FRONT_N] and x > 0:
+                if not damage_fighter(s, env, i, 1):
+                    i += 1
+                x -= 1
+
+
+# --- Attack ---------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def team_sum(s, env):
+    """The combined Strike of the Fighters who have not attacked yet, and their number."""
+    total, avail = 0, 0
+    for x in range(s[L.FRONT_N]):
+        if s[slot(x) + L.F_USED] == 0:
+            total += total_strike(s, env, x)
+            avail += 1
+    return total, avail
+
+
+@njit(cache=True, _nrt=False)
+def strike_list(s, env, out):
+    """The legal strikes (``layout.ST_*``) in id order."""
+    nf, nm = s[L.FRONT_N], s[L.MAR_N]
+    n = 0
+    for i in range(nf):
+        if s[slot(i) + L.F_USED] == 0:
+            st = total_strike(s, env, i)
+            for j in range(nm):
+                if st > marauder_shield(s, env, j):
+                    out[n] = L.ST_TRUE + i * L.MAX_MAR + j
+                    n += 1
+    if s[L.B_TEAM]:
+        total, avail = team_sum(s, env)
+        if avail >= 2:
+            for j in range(nm):
+                if total > marauder_shield(s, env, j):
+                    out[n] = L.ST_TEAM + j
+                    n += 1
+    for i in range(nf):
+        if s[slot(i) + L.F_USED] == 0 and health_left(s, env, i) == 1:
+            for j in range(nm):
+                out[n] = L.ST_RECKLESS + i * L.MAX_MAR + j
+                n += 1
+    for i in range(nf):
+        if s[slot(i) + L.F_USED] == 0:
+            st = total_strike(s, env, i)
+            for j in range(nm):
+                if st <= marauder_shield(s, env, j):
+                    out[n] = L.ST_CHANCE + i * L.MAX_MAR + j
+                    n += 1
+    return n
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def apply_strike(s, rng, env, a):
+    if a < L.ST_TEAM:
+        # "If the Strike score of your Fighter exceeds the target's Shield score the … enemy takes 1 damage."
+        i, j = divmod(a - L.ST_TRUE, L.MAX_MAR)
+        s[slot(i) + L.F_USED] = 1
+        damage_marauder(s, env, j, strike_damage(s, env))
+    elif a < L.ST_RECKLESS:
+        # "combine the Strike scores of one or more of your Fighters" — the strongest until they exceed
+        j = a - L.ST_TEAM
+        shield = marauder_shield(s, env, j)
+        total = 0
+        while total <= shield:
+            x_best, v_best = -1, -1
+            for x in range(s[L.FRONT_N]):
+                if s[slot(x) + L.F_USED] == 0:
+                    v = total_strike(s, env, x)
+                    if v > v_best:
+                        x_best, v_best = x, v
+            s[slot(x_best) + L.F_USED] = 1
+            total += v_best
+        damage_marauder(s, env, j, strike_damage(s, env))
+    elif a < L.ST_CHANCE:
+        # "If a Fighter has only 1 Health, you may sacrifice it to deal 1 damage to any target."
+        i, j = divmod(a - L.ST_RECKLESS, L.MAX_MAR)
+        s[slot(i) + L.F_USED] = 1
+        damage_marauder(s, env, j, 1)
+        front_remove(s, i, TO_GRAVEYARD)
+    else:
+        i, j = divmod(a - L.ST_CHANCE, L.MAX_MAR)
+        s[slot(i) + L.F_USED] = 1
+        chance_strike(s, rng, env, i, j)
+
+
+# --- the interface --------------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def equip_list(s, env, out):
+    buffs = env[E_BUFFS]
+    n = 0
+    out[n] = L.EQ_DONE
+    n += 1
+    for i in range(s[L.FRONT_N]):
+        seen = 0
+        for c in range(buffs.shape[0]):
+            t = buffs[c, 0]
+            key = 1 << (t * 8 + buffs[c, 1])
+            if s[L.WHERE + c] == L.HAND and s[slot(i) + L.F_BUFF0 + t] < 0 and not seen & key:
+                seen |= key
+                out[n] = L.EQ_BASE + i * L.N_BUFFS + c
+                n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def legal_actions(s, env, out):
+    """The legal actions of the pending decision in ``out[:n]`` (ids: ``layout``); 0 when the game is over."""
+    ph = s[L.PHASE]
+    if s[L.DONE] or ph == L.PH_NONE:
+        return 0
+    n = 0
+    if ph == L.PH_STRIKE:
+        return strike_list(s, env, out)
+    if ph == L.PH_SPECIAL:
+        return special_list(s, env, out)
+    if ph == L.PH_EQUIP:
+        return equip_list(s, env, out)
+    if ph == L.PH_MARKET:
+        return market_list(s, env, out, True)
+    if ph == L.PH_START:
+        south = env[E_SOUTH]
+        for t in range(L.N_LOC):
+            if south[t]:
+                out[n] = t
+                n += 1
+        return n
+    if ph == L.PH_MARCH or ph == L.PH_EXPLORE:
+        for t in range(L.N_LOC):
+            if can_march(s, env, t):
+                out[n] = t
+                n += 1
+        if ph == L.PH_EXPLORE:
+            out[n] = L.EXPLORE
+            n += 1
+        return n
+    if ph == L.PH_GRAVE:
+        out[n] = 0
+        n += 1
+        any_ = env[E_RULES][R_GRAVE_ANY] == 1
+        for f in range(L.N_FIGHTERS):
+            g = s[L.GRAVE + f]
+            if g == 1 or (g == 2 and any_):
+                out[n] = 1 + f
+                n += 1
+        return n
+    if ph == L.PH_GAIN_BUFF:
+        m = gain_buff_types(s, env, s[L.Q_ARG])
+        for t in range(3):
+            if m & (1 << t):
+                out[n] = t
+                n += 1
+        return n
+    # yes/no decisions: summon, offering, Divine Aid, Thief
+    out[0] = 0
+    out[1] = 1
+    return 2
+
+
+@njit(cache=True, _nrt=False)
+def apply_action(s, rng, env, a):
+    """Apply action ``a`` to the pending decision, then play on to the next decision or the end."""
+    ph = s[L.PHASE]
+    s[L.PHASE] = L.PH_NONE
+    if ph == L.PH_STRIKE:
+        apply_strike(s, rng, env, a)
+    elif ph == L.PH_SPECIAL:
+        apply_special(s, rng, env, a)
+    elif ph == L.PH_EQUIP:
+        if a != L.EQ_DONE:
+            i, c = divmod(a - L.EQ_BASE, L.N_BUFFS)
+            s[slot(i) + L.F_BUFF0 + env[E_BUFFS][c, 0]] = c
+            s[L.WHERE + c] = L.EQUIPPED
+            if equip_any(s, env):
+                s[L.PHASE] = L.PH_EQUIP
+    elif ph == L.PH_START:
+        # "Begin to explore the map, starting in either of the southern most Map Locations"
+        move_to(s, env, a)
+        s[L.PREV_LOC] = -1
+        s[L.START] = a
+        s[L.T_STAGE] = L.T_BEGIN
+    elif ph == L.PH_SUMMON:
+        if a == 1:
+            add_stamina(s, -2)
+            draw_fighter(s, env)
+            s[L.EQ_PENDING] = 1
+    elif ph == L.PH_MARCH:
+        march(s, env, a)
+        s[L.T_STAGE] = L.T_BEGIN
+    elif ph == L.PH_EXPLORE:
+        if a != L.EXPLORE:
+            march(s, env, a)
+    elif ph == L.PH_OFFER:
+        if a == 1:
+            s[L.KRONE] -= 20
+            s[L.OFFERING_USED] = 1
+            s[L.TESTS_WON] += 1
+        s[L.TF_RESULT] = a
+    elif ph == L.PH_DIVINE_DEFEND:
+        if a == 1:
+            spend_event(s, event_in(s, env[E_EVENTS], EV_DIVINE_AID, L.HAND))
+        else:
+            take_blows(s, env, s[L.B_HITS])
+        next_round(s)
+    elif ph == L.PH_DIVINE_QUEST:
+        if a == 1:
+            spend_event(s, event_in(s, env[E_EVENTS], EV_DIVINE_AID, L.HAND))
+            end_quest(s)
+    elif ph == L.PH_THIEF:
+        if a == 1:
+            spend_event(s, event_in(s, env[E_EVENTS], EV_THIEF, L.HAND))
+        else:
+            add_krone(s, -s[L.Q_ARG])
+            s[L.PICKPOCKETED] += 1
+    elif ph == L.PH_MARKET:
+        apply_market(s, rng, env, a)
+    elif ph == L.PH_GRAVE:
+        # "The GRAVE ROBBER can be used outside of combat to recover a defeated fighter in the Graveyard pile.
+        # They will be placed at the bottom of your Warband deck."
+        if a > 0:
+            spend_event(s, event_in(s, env[E_EVENTS], EV_GRAVE_ROBBER, L.HAND))
+            s[L.GRAVE + a - 1] = 0
+            L.deck_push_bottom(s, L.WB_HEAD, a - 1)
+    elif ph == L.PH_GAIN_BUFF:
+        s[L.WHERE + loot_buff(s, env[E_BUFFS], a, s[L.Q_ARG])] = L.HAND
+    advance(s, rng, env)
+
+
+@njit(cache=True, _nrt=False)
+def is_over(s):
+    return s[L.DONE] != 0
+
+
+@njit(cache=True, _nrt=False)
+def to_move(s):
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def locations_cleared(s):
+    n = 0
+    for loc in range(L.N_LOC):
+        n += s[L.CLEARED + loc]
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def is_won(s):
+    """Rule: "You have won Lonequest if you've cleared the entire map!" """
+    return s[L.DONE] != 0 and locations_cleared(s) == L.N_LOC and s[L.CAUSE] == L.CAUSE_NONE
+
+
+@njit(cache=True, _nrt=False)
+def reward(s, env, seat):
+    return 1.0 if is_won(s) else 0.0
+
+
+# --- set-up ---------------------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def clear_machine(s):
+    s[L.PHASE] = L.PH_NONE
+    s[L.T_STAGE] = L.T_BEGIN
+    s[L.B_ACTIVE] = 0
+    s[L.Q_ACTIVE] = -1
+    s[L.MK_ACTIVE] = 0
+    s[L.RF_ACTIVE] = 0
+    s[L.EQ_PENDING] = 0
+
+
+@njit(cache=True, _nrt=False)
+def blank(s, rules):
+    """An empty position: no cards anywhere, the rule's starting Krone and Stamina, no Location yet."""
     s[:] = 0
     s[L.KRONE] = rules[R_START_KRONE]
     s[L.STAMINA] = rules[R_START_STAMINA]
     s[L.LOC] = -1
     s[L.PREV_LOC] = -1
+    s[L.START] = -1
+    clear_machine(s)
+
+
+@njit(cache=True)
+def setup(s, rng, env, warband):
+    """"Setting Up": 18 of the 36 Quests; the Warband's 5 Fighters shuffled as the Warband Deck; 12 random
+    Fighters from the rest; Quests and Fighters shuffled together and dealt 5 to each Location; the rest of the
+    Fighters as the Fighter deck; +1 Health, +1 Strike, +1 Shield as starting equipment; 12 Krone, 3 Stamina.
+    Stops at the first decision: the start Location."""
+    fighters, buffs, off, rules = env[E_FIGHTERS], env[E_BUFFS], env[E_OFF], env[E_RULES]
+    blank(s, rules)
     s[L.WARBAND] = warband
     n_quests = off.shape[0] - 1
     quests = np.arange(n_quests)
@@ -1260,97 +1681,147 @@ def setup(s, data, rules, rng, warband):
             s[L.LOC_CARDS + L.LOC_SIZE * loc + i] = mapped[L.LOC_SIZE * loc + i]
         s[L.LOC_N + loc] = L.LOC_SIZE
     for t in range(3):  # "Search the Loot deck for a +1 Health, +1 Strike and +1 Shield Buff"
-        for c in range(buffs.shape[0]):
-            if buffs[c, 0] == t and buffs[c, 1] == 1 and s[L.WHERE + c] == L.LOOT:
-                s[L.WHERE + c] = L.HAND
-                break
+        c = loot_buff(s, buffs, t, 1)
+        if c >= 0:
+            s[L.WHERE + c] = L.HAND
+    s[L.PHASE] = L.PH_START
 
+
+# --- determinization ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def play(s, data, rules, kind, params, rng, prng, script, log, warband):
-    """Play one Lonequest from set-up to victory or failure."""
-    setup(s, data, rules, rng, warband)
-    south = data[6]
-    mask = np.zeros(L.N_LOC, np.int64)
+def resample(s, rng, env, seat, srng):
+    """Rewrite everything face down from ``srng``: the order of the Warband Deck (its cards are known), and
+    which unseen cards lie where among the Fighter deck and the Locations' face-down cards (the unseen Fighters
+    and the unseen Quests, dealt or not; how many of a Location's cards are Fighters is known from the Fighter
+    deck's size); then reseed the chance stream ``rng``. Canonical: sorted before shuffling. A simplification:
+    what a player could remember of an order (Fighters put back at the bottom of a deck, the Changeling's swap)
+    is resampled too."""
+    n_quests = env[E_OFF].shape[0] - 1
+    # the Warband Deck
+    L.deck_linearize(s, L.WB_HEAD)
+    reshuffle_unseen(s, L.WB, s[L.WB_N], srng)
+    # unseen Fighters: the Fighter deck and the Locations' Fighters; unseen Quests: never revealed
+    pool_f = np.empty(L.N_FIGHTERS, np.int32)
+    nf = 0
+    for i in range(s[L.FD_N]):
+        pool_f[nf] = L.deck_peek(s, L.FD_HEAD, i)
+        nf += 1
+    slots_n = 0
+    loc_f = 0
     for loc in range(L.N_LOC):
-        mask[loc] = south[loc]
-    # "Begin to explore the map, starting in either of the southern most Map Locations"
-    move_to(s, data, pol.choose_location(kind, params, prng, s, mask))
-    s[L.PREV_LOC] = -1
-    s[L.START] = s[L.LOC]
-    run(s, data, rules, kind, params, rng, prng, script, log)
+        for i in range(s[L.LOC_N + loc]):
+            c = s[L.LOC_CARDS + L.LOC_SIZE * loc + i]
+            slots_n += 1
+            if c >= 0:
+                pool_f[nf] = c
+                nf += 1
+                loc_f += 1
+    pool_q = np.empty(max(n_quests, 1), np.int32)
+    nq = 0
+    for q in range(n_quests):
+        if s[L.QSEEN + q] == 0:
+            pool_q[nq] = q
+            nq += 1
+    np_f = np.sort(pool_f[:nf])
+    np_q = np.sort(pool_q[:nq])
+    shuffle(srng, np_f, nf)
+    shuffle(srng, np_q, nq)
+    deal = np.empty(slots_n, np.int32)
+    for k in range(loc_f):
+        deal[k] = np_f[k]
+    for k in range(slots_n - loc_f):
+        deal[loc_f + k] = -(np_q[k] + 1)
+    shuffle(srng, deal, slots_n)
+    k = 0
+    for loc in range(L.N_LOC):
+        for i in range(s[L.LOC_N + loc]):
+            s[L.LOC_CARDS + L.LOC_SIZE * loc + i] = deal[k]
+            k += 1
+    n_fd = s[L.FD_N]
+    s[L.FD_HEAD] = 0
+    for i in range(n_fd):
+        s[L.FD + i] = np_f[loc_f + i]
+    reseed(rng, srng)
 
+
+# --- invariants -----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def run(s, data, rules, kind, params, rng, prng, script, log):
-    """The Order of Play, from any position until victory or failure (``s[DONE]`` = 1 at the end)."""
-    mask = np.zeros(L.N_LOC, np.int64)
-    while s[L.DONE] == 0:
-        s[L.TURNS] += 1
-        s[L.STEPS] += 1
-        if s[L.STEPS] >= rules[R_STEP_CAP]:
-            s[L.CAUSE] = L.CAUSE_CAP
-            break
-        left = 0
-        for loc in range(L.N_LOC):
-            left += s[L.LOC_N + loc]
-        if left == 0:
-            break  # "You have won Lonequest if you've cleared the entire map!"
-        loc = s[L.LOC]
-        if s[L.LOC_N + loc] == 0:
-            # a cleared Location: Fighters back to the Warband Deck, prepare, then March
-            return_frontline(s, data, kind, params, rng, prng, script)
-            grave_robber(s, data, rules, kind, params, prng)
-            if not prepare(s, data, rules, kind, params, rng, prng):
-                break
-            march_targets(s, data, mask)
-            reachable = False
-            for t in range(L.N_LOC):
-                if mask[t]:
-                    reachable = True
-                    if s[L.STAMINA] < march_cost(s, t):
-                        mask[t] = 0
-            # "If you cannot leave the Map Location you are in because you do not have enough stamina you failed"
-            dest = pol.choose_location(kind, params, prng, s, mask)
-            if dest < 0:
-                s[L.CAUSE] = L.CAUSE_NO_STAMINA if reachable else L.CAUSE_STRANDED
-                break
-            add_stamina(s, -march_cost(s, dest))
-            s[L.MARCHES] += 1
-            move_to(s, data, dest)
-            continue
-        if s[L.FRONT_N] == 0 and not prepare(s, data, rules, kind, params, rng, prng):
-            break
-        # "Explore! - Reveal the Top card of the Map Location you're visiting."
-        top = L.LOC_CARDS + L.LOC_SIZE * loc + s[L.LOC_N + loc] - 1
-        card = s[top]
-        s[L.LOC_N + loc] -= 1
-        if card >= 0:
-            add_marauder(s, data, card)
-            battle(s, data, rules, kind, params, rng, prng, script, log)
-        else:
-            quest(s, data, rules, kind, params, rng, prng, script, log, -card - 1)
-        if s[L.DONE]:
-            break
-        if s[L.LOC_N + loc] == 0:
-            if s[L.LOC] == loc:
-                clear_location(s, data, rules, kind, params, rng, prng, script)
-            else:  # emptied by the card that moved you away: the reward is still yours
-                add_krone(s, 10)
-                add_stamina(s, 3)
-                s[L.CLEARED + loc] = 1
-        elif kind == pol.RANDOM and s[L.LOC] == loc and s[L.STAMINA] >= 2:
-            # "If more cards remain in the location you're in EXPLORE or MARCH": the random policy may leave
-            march_targets(s, data, mask)
-            for t in range(L.N_LOC):
-                if mask[t] and s[L.STAMINA] < march_cost(s, t):
-                    mask[t] = 0
-            mask_all = np.zeros(L.N_LOC + 1, np.int64)
-            mask_all[:L.N_LOC] = mask
-            mask_all[L.N_LOC] = 1
-            dest = pol.pick_uniform(prng, mask_all)
-            if dest < L.N_LOC:
-                add_stamina(s, -march_cost(s, dest))
-                s[L.MARCHES] += 1
-                move_to(s, data, dest)
-    s[L.DONE] = 1
+def invariants(s, env):
+    """0 when every rule invariant holds, else the first broken one's code (``INV_*``)."""
+    fighters, buffs = env[E_FIGHTERS], env[E_BUFFS]
+    if not (0 <= s[L.FRONT_N] <= L.MAX_FRONT and 0 <= s[L.MAR_N] <= L.MAX_MAR):
+        return INV_ROWS
+    if not (0 <= s[L.WB_N] <= L.DECK and 0 <= s[L.FD_N] <= L.DECK):
+        return INV_DECKS
+    for loc in range(L.N_LOC):
+        if not 0 <= s[L.LOC_N + loc] <= L.LOC_SIZE:
+            return INV_DECKS
+    count = np.zeros(L.N_FIGHTERS, np.int64)
+    qcount = np.zeros(L.MAX_QUESTS, np.int64)
+    for i in range(s[L.WB_N]):
+        count[L.deck_peek(s, L.WB_HEAD, i)] += 1
+    for i in range(s[L.FD_N]):
+        count[L.deck_peek(s, L.FD_HEAD, i)] += 1
+    for loc in range(L.N_LOC):
+        for i in range(s[L.LOC_N + loc]):
+            c = s[L.LOC_CARDS + L.LOC_SIZE * loc + i]
+            if c >= 0:
+                count[c] += 1
+            else:
+                qcount[-c - 1] += 1
+    for i in range(s[L.FRONT_N]):
+        count[s[slot(i)]] += 1
+    for j in range(s[L.MAR_N]):
+        count[s[mar_slot(j)]] += 1
+    for f in range(L.N_FIGHTERS):
+        if s[L.GRAVE + f] != 0:
+            count[f] += 1
+    for f in range(fighters.shape[0]):
+        if count[f] != 1:
+            return INV_FIGHTERS
+    for q in range(L.MAX_QUESTS):
+        if qcount[q] > 1 or (qcount[q] == 1 and s[L.QSEEN + q] != 0):
+            return INV_QUESTS
+    on = np.zeros(L.N_BUFFS, np.int64)
+    for i in range(s[L.FRONT_N]):
+        for t in range(3):
+            c = s[slot(i) + L.F_BUFF0 + t]
+            if c >= 0:
+                if c >= L.N_BUFFS or buffs[c, 0] != t:
+                    return INV_BUFFS
+                on[c] += 1
+    for c in range(buffs.shape[0]):
+        w = s[L.WHERE + c]
+        if w == L.EQUIPPED:
+            if on[c] != 1:
+                return INV_BUFFS
+        elif on[c] != 0 or not (w == L.LOOT or w == L.HAND):
+            return INV_BUFFS
+    for e in range(L.N_EVENTS):
+        w = s[L.WHERE + L.N_BUFFS + e]
+        if not (w == L.LOOT or w == L.HAND or (w == -1)):
+            return INV_EVENTS
+    for i in range(s[L.FRONT_N]):
+        if s[slot(i) + L.F_DAMAGE] < 0 or health_left(s, env, i) <= 0:
+            return INV_HEALTH
+    for j in range(s[L.MAR_N]):
+        if s[mar_slot(j) + 1] < 0 or marauder_left(s, env, j) <= 0:
+            return INV_HEALTH
+    if not 0 <= s[L.KRONE] <= MAX_KRONE:
+        return INV_KRONE
+    if not 0 <= s[L.STAMINA] <= MAX_STAMINA:
+        return INV_STAMINA
+    if s[L.DONE] == 0 and s[L.PHASE] == L.PH_NONE:
+        return INV_PHASE
+    return INV_OK
+
+
+def __getattr__(name):
+    """``engine.policy``: the heuristic and random policies live in ``policies`` (they read the helpers above)."""
+    if name == "policy":
+        from simkit.games.valka.lonequest.policies import policy
+
+        return policy
+    raise AttributeError(name)

@@ -8,7 +8,9 @@ Rows (one per game per Warband × policy cell)::
 
 Every cell replays the same game streams (game g of a block draws its dice
 from stream (g, 0) and the policy's coin flips from (g, 1)): Warbands and
-policies are compared on common random numbers.
+policies are compared on common random numbers. Heuristic and random cells
+run in the cached kernel ``play_block``; a scenario with a `search` policy in
+any cell runs ``play_block_search`` (the search compiled for this game by ``decision.specialize``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from simkit.core.policies import read_policies
+from simkit.core.decision import DecisionGame, Fns, specialize
+from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, read_policies
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.games.valka import RULES_VERSION
@@ -56,40 +59,86 @@ def rules_vector(strong_enuf="sum", lone_one="loses", defender_deals_damage=True
 
 
 def card_data(cards: CardSet) -> tuple:
-    """The kernel's card tuple (fighters, buffs, events, quest_code, quest_off, adj, south)."""
+    """The card tuple (fighters, buffs, events, quest_code, quest_off, adj, south)."""
     code, offsets = compile_quests(cards.quests)
     d = L.pack_cards(cards, code, offsets)
     return (d["fighters"], d["buffs"], d["events"], d["quest_code"], d["quest_off"], d["adj"], d["south"])
 
 
+def make_env(data: tuple, rules: np.ndarray, script=None, log=None) -> tuple:
+    """The engine's ``env``: the card tuple, the rule vector, a dice script (``[next, d10, …]``; none by
+    default) and a Chance Strike log (``[count, (strike, shield, outcome) …]``; none by default)."""
+    script = np.ones(1, np.int32) if script is None else np.asarray(script, np.int32)
+    log = np.zeros(1, np.int32) if log is None else log
+    return (*data, np.asarray(rules, np.int64), script, log)
+
+
+def fns() -> Fns:
+    """The engine's decision-point functions."""
+    return Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, pol.policy)
+
+
+SEARCHER = specialize(fns(), __name__)  # the generic search, compiled (and cached) for the Lonequest
+play_to_end = SEARCHER.play_to_end
+
+
 @njit(cache=True)
-def play_block(key, n, warbands, kinds, params, data, rules, out):
+def play_game(s, rng, prng, env, warband, kind, params, buf):
+    """Set up and play one game with a heuristic or random policy (the fast path: a heuristic that does not
+    read the legal list skips building it; tests check that its choices are legal)."""
+    E.setup(s, rng, env, warband)
+    E.advance(s, rng, env)
+    while not E.is_over(s):
+        if kind == HEURISTIC and not pol.needs_legal(s):
+            a = pol.heuristic(s, env, buf, 0, params, prng)
+        else:
+            n = E.legal_actions(s, env, buf)
+            a = pol.policy(kind, s, env, buf, n, params, prng)
+        E.apply_action(s, rng, env, a)
+
+
+@njit(cache=True)
+def play_block(key, n, warbands, kinds, params, env, out):
     """Play ``n`` games in every cell; row ``c * n + g`` of ``out`` gets game g of cell c."""
     s = np.zeros(L.STATE_SIZE, np.int32)
     rng = np.empty(4, np.uint64)
     prng = np.empty(4, np.uint64)
-    script = np.ones(1, np.int32)
-    log = np.zeros(1, np.int32)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
     for c in range(warbands.shape[0]):
         for g in range(n):
             seed_stream(rng, key, g, 0)
             seed_stream(prng, key, g, 1)
-            E.play(s, data, rules, kinds[c], params[c], rng, prng, script, log, warbands[c])
+            play_game(s, rng, prng, env, warbands[c], kinds[c], params[c], buf)
+            record(s, out[c * n + g])
+
+
+@njit(cache=True)
+def play_block_search(key, n, warbands, kinds, params, cfgs, base_params, env, out):
+    """``play_block`` for scenarios with a `search` policy in any cell."""
+    s = np.zeros(L.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    for c in range(warbands.shape[0]):
+        for g in range(n):
+            seed_stream(rng, key, g, 0)
+            seed_stream(prng, key, g, 1)
+            E.setup(s, rng, env, warbands[c])
+            E.advance(s, rng, env)
+            play_to_end(s, rng, env, kinds[c:c + 1], params[c:c + 1], cfgs[c:c + 1], base_params[c:c + 1], prng,
+                        buf, 1_000_000)
             record(s, out[c * n + g])
 
 
 @njit(cache=True)
 def locations_cleared(s):
-    n = 0
-    for loc in range(L.N_LOC):
-        n += s[L.CLEARED + loc]
-    return n
+    return E.locations_cleared(s)
 
 
 @njit(cache=True)
 def is_won(s):
     """Rule: "You have won Lonequest if you've cleared the entire map!" """
-    return locations_cleared(s) == L.N_LOC and s[L.CAUSE] == L.CAUSE_NONE
+    return E.is_won(s)
 
 
 @njit(cache=True)
@@ -111,17 +160,17 @@ def record(s, row):
 
 
 @njit(cache=True)
-def play_logged(key, n, warband, kind, params, data, rules, log):
-    """Play n games of one cell and record every Chance Strike (strike, shield, outcome) into ``log``."""
+def play_logged(key, n, warband, kind, params, env):
+    """Play n games of one cell; the env's log records every Chance Strike (strike, shield, outcome)."""
     s = np.zeros(L.STATE_SIZE, np.int32)
     rng = np.empty(4, np.uint64)
     prng = np.empty(4, np.uint64)
-    script = np.ones(1, np.int32)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
     won = 0
     for g in range(n):
         seed_stream(rng, key, g, 0)
         seed_stream(prng, key, g, 1)
-        E.play(s, data, rules, kind, params, rng, prng, script, log, warband)
+        play_game(s, rng, prng, env, warband, kind, params, buf)
         won += is_won(s)
     return won
 
@@ -141,12 +190,17 @@ class LonequestSim(Simulation):
         self.rule_options = dict(rules or {})
         self.rules = rules_vector(**self.rule_options)
         self.data = card_data(cards)
+        self.env = make_env(self.data, self.rules)
         self.warband_names = list(warbands)
         self.policy_specs = list(policies)
         cells = [(w, p) for w in warbands for p in policies]
         self._warbands = np.array([WARBANDS.index(w) for w, _ in cells], np.int64)
-        self._kinds = np.array([pol.KINDS[p[1]] for _, p in cells], np.int64)
-        self._params = np.stack([pol.param_vector(p[2]) for _, p in cells]) if cells else np.zeros((0, pol.N_PARAMS))
+        compiled = [compile_policy(p[1], p[2], pol.PARAMS) for _, p in cells]
+        self._kinds = np.array([c[0] for c in compiled], np.int64)
+        self._params = np.stack([c[1] for c in compiled]) if cells else np.zeros((0, pol.N_PARAMS))
+        self._cfgs = np.stack([c[2] for c in compiled]) if cells else np.zeros((0, 4), np.int64)
+        self._base = np.stack([c[3] for c in compiled]) if cells else np.zeros((0, pol.N_PARAMS))
+        self.search = bool((self._kinds == SEARCH).any())
         self._cell_warband = np.array([w for w, _ in cells], dtype=object)
         self._cell_policy = np.array([p[0] for _, p in cells], dtype=object)
         by = ("warband", "policy")
@@ -171,7 +225,11 @@ class LonequestSim(Simulation):
 
     def run_block(self, key, n):
         out = np.zeros((self.cells * n, len(COLUMNS)), np.int32)
-        play_block(key, n, self._warbands, self._kinds, self._params, self.data, self.rules, out)
+        if self.search:
+            play_block_search(key, n, self._warbands, self._kinds, self._params, self._cfgs, self._base,
+                              self.env, out)
+        else:
+            play_block(key, n, self._warbands, self._kinds, self._params, self.env, out)
         cell = np.repeat(np.arange(self.cells), n)
         cols = {"game": np.tile(np.arange(n, dtype=np.int32), self.cells),
                 "warband": self._cell_warband[cell].astype(str), "policy": self._cell_policy[cell].astype(str)}
@@ -191,7 +249,42 @@ class LonequestSim(Simulation):
     def describe(self):
         return {"cards": self.cards_file, "cards_notice": self.cards.notice, "rule_options": self.rule_options,
                 "warbands": self.warband_names,
-                "policies": {name: {"kind": kind, **params} for name, kind, params in self.policy_specs}}
+                "policies": {name: {"kind": kind, **_plain(params)} for name, kind, params in self.policy_specs}}
+
+
+def _plain(params: dict) -> dict:
+    """A policy's parameters for the manifest (a search policy's base is named, not copied)."""
+    return {k: v for k, v in params.items() if k not in ("base_kind", "base_params")}
+
+
+def decision_game(scenario: str | Path | None = None) -> DecisionGame:
+    """The Lonequest on the decision-point interface, from the bundled scenario (or ``scenario``):
+    ``new_game(seed)`` deals a game for the scenario's Warband number ``seed % len(warbands)`` with the chance
+    stream of seed ``seed`` and stops at its first decision; ``invariants`` is ``engine.invariants`` (codes:
+    ``engine.INVARIANTS``); ``policies`` are the scenario's heuristic and random policies."""
+    from simkit.core import loader, registry
+    from simkit.core.seeding import block_key
+
+    path = Path(scenario) if scenario else registry.scenarios_dir() / "valka" / "lonequest.toml"
+    sim = loader.load(path).simulation
+    env = sim.env
+    warbands = [WARBANDS.index(w) for w in sim.warband_names]
+
+    def new_game(seed: int):
+        s = np.zeros(L.STATE_SIZE, np.int32)
+        rng = np.empty(4, np.uint64)
+        seed_stream(rng, block_key(seed, 0), 0, 0)
+        E.setup(s, rng, env, warbands[seed % len(warbands)])
+        E.advance(s, rng, env)
+        return s, rng, env
+
+    policies = {}
+    for name, kind, values in sim.policy_specs:
+        if kind != "search":
+            k, vec, _, _ = compile_policy(kind, values, pol.PARAMS)
+            policies[name] = (k, vec)
+    return DecisionGame(name="valka/lonequest", fns=fns(), max_actions=L.MAX_ACTIONS, new_game=new_game,
+                        policies=policies, invariants=E.invariants, search=SEARCHER)
 
 
 def build_lonequest(fields) -> LonequestSim:
