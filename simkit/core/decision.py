@@ -51,8 +51,8 @@ from simkit.core.policies import HEURISTIC, RANDOM, SEARCH  # noqa: F401  (re-ex
 from simkit.core.rng import next_u64, randbelow
 
 # search configuration vector (int64): what a `search` policy's parameters compile to
-CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS = range(4)
-N_CFG = 4
+CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS, CFG_CAUTION = range(5)
+N_CFG = 5
 BUDGET_UNIFORM, BUDGET_HALVING = 0, 1
 BUDGETS = {"uniform": BUDGET_UNIFORM, "halving": BUDGET_HALVING}
 # capacity of the rollouts' action buffer in `search_action`: every engine's MAX_ACTIONS must be at most this
@@ -131,21 +131,35 @@ def rollout(s, rng, env, base_kind, base_params, prng, buf, max_steps):
 
 
 def search_action(s, rng, env, legal, n, cfg, base_params, srng):
-    """The `search` policy's choice among ``legal[:n]`` (see the module docstring).
+    """The `search` policy's choice among ``legal[:n]`` (see the module docstring): rollout-based policy
+    improvement over the base policy.
 
     Every sample draws one determinization (hidden cards and chance stream resampled from ``srng``) and plays
     *each* surviving action from it (common random numbers across actions). ``cfg[CFG_ROLLOUTS]`` is the mean
     number of rollouts per legal action; ``BUDGET_HALVING`` spends them by successive halving (each round, the
-    better half of the actions by mean reward survives), ``BUDGET_UNIFORM`` on every action alike. Ties go to the
-    earlier legal action."""
+    better half of the actions by mean reward survives; the base policy's own action always survives),
+    ``BUDGET_UNIFORM`` on every action alike. The best action by mean replaces the base policy's action only when
+    it is better on the shared samples by more than ``cfg[CFG_CAUTION] / 100`` standard errors of the paired
+    difference: with few rollouts or ties, search plays as its base policy does."""
     if n == 1:
         return legal[0]
     seat = _to_move(s)
     total = cfg[CFG_ROLLOUTS] * n
     base_kind = cfg[CFG_BASE_KIND]
     max_steps = cfg[CFG_MAX_STEPS]
-    sums = np.zeros(n, np.float64)
-    cnt = np.zeros(n, np.int64)
+    caution = cfg[CFG_CAUTION] / 100.0
+    s2 = np.zeros(s.shape[0], s.dtype)
+    rng2 = np.zeros(4, np.uint64)
+    sample_rng = np.zeros(4, np.uint64)
+    rs = np.zeros(4, np.uint64)
+    prng2 = np.zeros(4, np.uint64)
+    # the base policy's own choice here (what search improves on)
+    reseed(prng2, srng)
+    a_base = _policy(base_kind, s, env, legal, n, base_params, prng2)
+    ib = 0
+    for i in range(n):
+        if legal[i] == a_base:
+            ib = i
     alive = np.zeros(n, np.int64)
     for i in range(n):
         alive[i] = i
@@ -156,19 +170,28 @@ def search_action(s, rng, env, legal, n, cfg, base_params, srng):
         while m > 2:
             m = (m + 1) // 2
             rounds += 1
-    s2 = np.zeros(s.shape[0], s.dtype)
-    rng2 = np.zeros(4, np.uint64)
-    sample_rng = np.zeros(4, np.uint64)
-    rs = np.zeros(4, np.uint64)
-    prng2 = np.zeros(4, np.uint64)
+    # rewards per sample and action (NaN where the action was not played in that sample)
+    max_samples = 0
+    m_alive = n
+    for r in range(rounds):
+        per = total // (m_alive * rounds)
+        max_samples += max(per, 1)
+        if r < rounds - 1 and m_alive > 2:
+            m_alive = (m_alive + 1) // 2
+    rew = np.full((max_samples, n), np.nan)
+    n_samples = 0
     # the rollouts' own action buffer: any later decision's legal actions, since ``legal`` may be just ``legal[:n]``
     buf = np.zeros(max(legal.shape[0], ROLLOUT_BUFFER), np.int64)
     chosen = np.zeros(n, np.bool_)
+    sums = np.zeros(n, np.float64)
+    cnt = np.zeros(n, np.int64)
     for r in range(rounds):
         per = total // (n_alive * rounds)
         if per < 1:
             per = 1
         for _ in range(per):
+            if n_samples >= max_samples:
+                break
             reseed(sample_rng, srng)
             for k in range(n_alive):
                 i = alive[k]
@@ -181,13 +204,18 @@ def search_action(s, rng, env, legal, n, cfg, base_params, srng):
                 reseed(prng2, rs)
                 _apply_action(s2, rng2, env, legal[i])
                 rollout(s2, rng2, env, base_kind, base_params, prng2, buf, max_steps)
-                sums[i] += _reward(s2, env, seat)
+                v = _reward(s2, env, seat)
+                rew[n_samples, i] = v
+                sums[i] += v
                 cnt[i] += 1
-        if r < rounds - 1 and n_alive > 1:
-            # keep the better half; among equal means the earlier action
+            n_samples += 1
+        if r < rounds - 1 and n_alive > 2:
+            # keep the better half, and always the base policy's action; among equal means the earlier action
             keep = (n_alive + 1) // 2
             chosen[:] = False
-            for _ in range(keep):
+            chosen[ib] = True
+            got = 1
+            while got < keep:
                 bi, bv = -1, -1e300
                 for k in range(n_alive):
                     i = alive[k]
@@ -195,19 +223,44 @@ def search_action(s, rng, env, legal, n, cfg, base_params, srng):
                     if not chosen[i] and v > bv:
                         bi, bv = i, v
                 chosen[bi] = True
+                got += 1
             m = 0
             for k in range(n_alive):
                 if chosen[alive[k]]:
                     alive[m] = alive[k]
                     m += 1
-            n_alive = keep
-    best, best_v = legal[alive[0]], -1.0
+            n_alive = m
+    # the best surviving action by mean, against the base action on the samples both were played in
+    ic, vc = ib, -1e300
     for k in range(n_alive):
         i = alive[k]
         v = sums[i] / cnt[i]
-        if v > best_v:
-            best, best_v = legal[i], v
-    return best
+        if v > vc:
+            ic, vc = i, v
+    if ic == ib:
+        return legal[ib]
+    d_sum = 0.0
+    d_sq = 0.0
+    m = 0
+    for j in range(n_samples):
+        a = rew[j, ic]
+        b = rew[j, ib]
+        if not (np.isnan(a) or np.isnan(b)):
+            d = a - b
+            d_sum += d
+            d_sq += d * d
+            m += 1
+    if m == 0:
+        return legal[ib]
+    mean = d_sum / m
+    if mean <= 0.0:
+        return legal[ib]
+    var = (d_sq - m * mean * mean) / (m - 1) if m > 1 else 0.0
+    if var <= 0.0:
+        return legal[ic]
+    if mean > caution * np.sqrt(var / m):
+        return legal[ic]
+    return legal[ib]
 
 
 def choose(s, rng, env, legal, n, kind, params, cfg, base_params, prng):
@@ -277,13 +330,14 @@ def specialize(fns: Fns, module: str) -> Search:
 
 
 def search_config(rollouts: int = 16, base_kind: int = HEURISTIC, budget: str = "halving",
-                  max_steps: int = 100_000) -> np.ndarray:
-    """The int64 configuration vector of a `search` policy."""
+                  max_steps: int = 100_000, caution: float = 1.0) -> np.ndarray:
+    """The int64 configuration vector of a `search` policy (``caution`` in standard errors, kept in hundredths)."""
     cfg = np.zeros(N_CFG, np.int64)
     cfg[CFG_ROLLOUTS] = rollouts
     cfg[CFG_BASE_KIND] = base_kind
     cfg[CFG_BUDGET] = BUDGETS[budget]
     cfg[CFG_MAX_STEPS] = max_steps
+    cfg[CFG_CAUTION] = int(round(caution * 100))
     return cfg
 
 

@@ -21,7 +21,7 @@ KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
 SEARCH_KINDS = {"heuristic": HEURISTIC, "random": RANDOM, "search": SEARCH}
 # a `search` policy's own parameters: rollouts per legal action (mean), the base policy of the rollouts (a
 # heuristic or random policy of the scenario, by name), how the rollouts are spent
-SEARCH_DEFAULTS = {"rollouts": 16, "base": "", "budget": "halving"}
+SEARCH_DEFAULTS = {"rollouts": 16, "base": "", "budget": "halving", "caution": 1.0}
 
 
 def param_range(entry) -> tuple[float, float]:
@@ -74,6 +74,7 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
             values["rollouts"] = t.get("rollouts", int, values["rollouts"], min=1, max=100_000)
             values["base"] = t.get("base", str, values["base"] or default_play[0])
             values["budget"] = t.get("budget", str, values["budget"], choices=["halving", "uniform"])
+            values["caution"] = t.get("caution", float, values["caution"], min=0.0, max=10.0)
             t.finish()
             defined[name] = (kind, values)
             continue
@@ -103,9 +104,9 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
             raise fields.error(f"play[{i}]", f"names {name!r} twice; each policy is played once")
         seen.add(name)
         if name in defined:
-            out.append((name, *defined[name]))
+            out.append((name, defined[name][0], dict(defined[name][1])))
         elif name in presets:
-            out.append((name, *presets[name]))
+            out.append((name, presets[name][0], dict(presets[name][1])))
         else:
             raise fields.error(f"play[{i}]", f"names an unknown policy {name!r}; allowed values: {', '.join(allowed)}")
     if not out:
@@ -127,7 +128,8 @@ def compile_policy(kind: str, values: dict, params: dict):
     from simkit.core.decision import search_config
 
     if kind == "search":
-        cfg = search_config(values["rollouts"], SEARCH_KINDS[values["base_kind"]], values["budget"])
+        cfg = search_config(values["rollouts"], SEARCH_KINDS[values["base_kind"]], values["budget"],
+                            caution=float(values.get("caution", SEARCH_DEFAULTS["caution"])))
         base = param_vector(params, values["base_params"])
         return SEARCH, np.zeros(len(params), np.float64), cfg, base
     vec = param_vector(params, values)

@@ -92,12 +92,12 @@ def test_search_policy_runs_through_the_scenario(tmp_path):
 
 
 def test_bundled_search_preset_and_parameter_ranges():
-    from simkit.core.policies import param_range
+    from simkit.core.policies import declared_range
     from simkit.games.valka.lonequest import policies as pol
 
     assert pol.PRESETS["search"][0] == "search" and pol.PRESETS["search"][1]["base"] in pol.PRESETS
     for name, entry in pol.PARAMS.items():
-        low, high = param_range(pol.PARAMS, name)
+        low, high = declared_range(pol.PARAMS, name)
         assert low <= entry[1] <= high, name
         for preset, (kind, values) in pol.PRESETS.items():
             if kind == "heuristic" and name in values:
