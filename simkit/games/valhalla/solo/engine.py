@@ -35,14 +35,14 @@ MAX_ACTIONS = L.MAX_ACTIONS
 
 # --- piles -----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def push(s, base_n, card):
     n = s[base_n]
     s[base_n + 1 + n] = card
     s[base_n] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def remove_at(s, base_n, i):
     """Take item i out of a pile, keeping the order of the rest."""
     n = s[base_n]
@@ -53,7 +53,7 @@ def remove_at(s, base_n, i):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def find(s, base_n, card):
     for i in range(s[base_n]):
         if s[base_n + 1 + i] == card:
@@ -61,7 +61,7 @@ def find(s, base_n, card):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw(s):
     """The top card of the deck (-1 if empty); taking the last one sets EXHAUSTED ("If the player draws (or
     discards) the last card from the deck, he may attack for the last time")."""
@@ -75,7 +75,7 @@ def draw(s):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def discard_from_deck(s, n):
     """"the 2 topmost cards from the deck are discarded" (2, 4 or 6 by difficulty level)."""
     for _ in range(n):
@@ -105,7 +105,7 @@ def ptotal(p, S):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dice_pool(s):
     """The rolled dice as packed counts."""
     p = np.int64(0)
@@ -114,7 +114,7 @@ def dice_pool(s):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deliv_pool(s, S):
     p = np.int64(0)
     for sym in range(S + 1):
@@ -122,7 +122,7 @@ def deliv_pool(s, S):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sort_dice(s):
     n = s[L.ND]
     for i in range(1, n):
@@ -134,30 +134,30 @@ def sort_dice(s):
         s[L.DICE + j + 1] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def roll_die(rng, faces):
     return faces[randbelow(rng, faces.shape[0])]
 
 
-@njit(cache=True)
-def is_ice_giant(env, w):
-    cards, clan_ability = env[0], env[6]
+@njit(cache=True, inline="always")
+def is_ice_giant(cards, clan_ability, w):
     cl = cards[w, L.C_CLAN]
     return cl >= 0 and clan_ability[cl] == L.A_ICE_GIANT
 
 
-@njit(cache=True)
-def fit(env, c, rem):
+@njit(cache=True, inline="always")
+def fit(cards, need, clan_ability, wild_rule, c, rem):
     """``rem`` (packed counts) less the dice card ``c`` needs, or -1 if they are not there.
 
     Ice Giants: "dice bearing the ⊗ symbol cannot be used to activate them"; with ≠ "all weapon dice used to
     activate that Giant must be different from one another". Named symbols first (the wild face makes up a
-    shortage), then "any" slots from the most plentiful symbol left, then the wild face."""
-    cards, need, rules = env[0], env[1], env[9]
+    shortage), then "any" slots from the most plentiful symbol left, then the wild face. (Hot: no calls.)"""
     S = need.shape[1]
-    ice = is_ice_giant(env, c)
-    wild_ok = rules[R_WILD_WARRIORS] == 1 and not ice
+    cl = cards[c, L.C_CLAN]
+    ice = cl >= 0 and clan_ability[cl] == L.A_ICE_GIANT
+    wild_ok = wild_rule and not ice
     distinct = cards[c, L.C_DISTINCT] == 1
+    wsh = np.int64(4 * S)
     used = 0
     for sym in range(S):
         k = np.int64(need[c, sym])
@@ -166,36 +166,42 @@ def fit(env, c, rem):
         if distinct and k > 1:
             return np.int64(-1)
         used |= 1 << sym
-        have = pc(rem, sym)
-        take = min(k, have)
-        rem -= take * unit(sym)
+        sh = np.int64(4 * sym)
+        have = (rem >> sh) & 15
+        take = k if k < have else have
+        rem -= take << sh
         short = k - take
         if short > 0:
-            if not wild_ok or pc(rem, S) < short:
+            if not wild_ok or ((rem >> wsh) & 15) < short:
                 return np.int64(-1)
-            rem -= short * unit(S)
+            rem -= short << wsh
     for _ in range(cards[c, L.C_ANY]):
-        best, best_n = -1, 0
+        best, best_n = -1, np.int64(0)
         for sym in range(S):
-            h = pc(rem, sym)
+            h = (rem >> np.int64(4 * sym)) & 15
             if h > best_n and not (distinct and (used >> sym) & 1):
                 best, best_n = sym, h
         if best >= 0:
-            rem -= unit(best)
+            rem -= np.int64(1) << np.int64(4 * best)
             used |= 1 << best
-        elif wild_ok and pc(rem, S) > 0:
-            rem -= unit(S)
+        elif wild_ok and ((rem >> wsh) & 15) > 0:
+            rem -= np.int64(1) << wsh
         else:
             return np.int64(-1)
     return rem
 
 
-@njit(cache=True)
-def warrior_strength(s, env, i, mask):
+@njit(cache=True, inline="always")
+def fit_env(env, c, rem):
+    """``fit`` with the tables of ``env``."""
+    return fit(env[0], env[1], env[6], env[9][R_WILD_WARRIORS] == 1, c, rem)
+
+
+@njit(cache=True, inline="always")
+def warrior_strength(s, cards, mon, clan_ability, i, mask):
     """Team Warrior i's strength with its clan power: Boar Clan "+3 additional strength points" when the monster
     card shows its colour; "pack": +1 per other activated Warrior of its clan (``mask``: activated team
     indices)."""
-    cards, mon, clan_ability = env[0], env[3], env[6]
     w = s[L.TEAM + i]
     v = cards[w, L.C_STR]
     clan = cards[w, L.C_CLAN]
@@ -212,28 +218,33 @@ def warrior_strength(s, env, i, mask):
     return v
 
 
-@njit(cache=True)
-def fit_set(s, env, pool, wmask, tset, tactics_first):
+@njit(cache=True, inline="always")
+def strength_env(s, env, i, mask):
+    return warrior_strength(s, env[0], env[3], env[6], i, mask)
+
+
+@njit(cache=True, inline="always")
+def fit_set(s, cards, need, clan_ability, wild_rule, pool, wmask, tset, tactics_first):
     """Fit the team Warriors in ``wmask`` and the candidate Battle Tactics in ``tset`` together: Ice Giants first
     (they cannot take ⊗), then the other Warriors and the Tactics (in either order). Returns the dice left or -1."""
     n = s[L.TEAM_N]
     rem = pool
     for i in range(n):
-        if (wmask >> i) & 1 and is_ice_giant(env, s[L.TEAM + i]):
-            rem = fit(env, s[L.TEAM + i], rem)
+        if (wmask >> i) & 1 and is_ice_giant(cards, clan_ability, s[L.TEAM + i]):
+            rem = fit(cards, need, clan_ability, wild_rule, s[L.TEAM + i], rem)
             if rem < 0:
                 return rem
     for part in range(2):
         if (part == 0) == tactics_first:
             for j in range(s[L.CAND_N]):
                 if (tset >> j) & 1:
-                    rem = fit(env, s[L.CAND + j], rem)
+                    rem = fit(cards, need, clan_ability, wild_rule, s[L.CAND + j], rem)
                     if rem < 0:
                         return rem
         else:
             for i in range(n):
-                if (wmask >> i) & 1 and not is_ice_giant(env, s[L.TEAM + i]):
-                    rem = fit(env, s[L.TEAM + i], rem)
+                if (wmask >> i) & 1 and not is_ice_giant(cards, clan_ability, s[L.TEAM + i]):
+                    rem = fit(cards, need, clan_ability, wild_rule, s[L.TEAM + i], rem)
                     if rem < 0:
                         return rem
     return rem
@@ -242,38 +253,40 @@ def fit_set(s, env, pool, wmask, tset, tactics_first):
 @njit(cache=True)
 def best_joint(s, env, pool, tset):
     """The best activation of the team together with the candidate Tactics ``tset`` (all of which must be
-    activated): (Warrior bitmask, their strength, dice left); mask -1 when ``tset`` cannot be activated. Most
-    strength; ties: fewer dice used."""
-    S = env[1].shape[1]
+    activated): (Warrior bitmask, their strength); mask -1 when ``tset`` cannot be activated. Most strength
+    (strength only grows with the set, so the sets are tried largest first and only a stronger one is fitted)."""
+    cards, need, mon, clan_ability = env[0], env[1], env[3], env[6]
+    wild = env[9][R_WILD_WARRIORS] == 1
     n = s[L.TEAM_N]
-    best_m, best_st, best_left = -1, -1, -1
-    for m in range(1 << n):
-        rem = fit_set(s, env, pool, m, tset, False)
-        if rem < 0 and tset != 0:
-            rem = fit_set(s, env, pool, m, tset, True)
-        if rem < 0:
-            continue
+    best_m, best_st = -1, -1
+    for m in range((1 << n) - 1, -1, -1):
         st = 0
         for i in range(n):
             if (m >> i) & 1:
-                st += warrior_strength(s, env, i, m)
-        left = ptotal(rem, S)
-        if st > best_st or (st == best_st and left > best_left):
-            best_m, best_st, best_left = m, st, left
+                st += warrior_strength(s, cards, mon, clan_ability, i, m)
+        if st <= best_st:
+            continue
+        rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, False)
+        if rem < 0 and tset != 0:
+            rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, True)
+        if rem < 0:
+            continue
+        best_m, best_st = m, st
     return best_m, best_st
 
 
 @njit(cache=True)
 def best_joint_rem(s, env, pool, m, tset):
-    rem = fit_set(s, env, pool, m, tset, False)
+    cards, need, clan_ability = env[0], env[1], env[6]
+    wild = env[9][R_WILD_WARRIORS] == 1
+    rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, False)
     if rem < 0 and tset != 0:
-        rem = fit_set(s, env, pool, m, tset, True)
+        rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, True)
     return rem
 
 
-@njit(cache=True)
-def tset_value(s, env, tset):
-    cards = env[0]
+@njit(cache=True, inline="always")
+def tset_value(s, cards, tset):
     v = 0
     for j in range(s[L.CAND_N]):
         if (tset >> j) & 1:
@@ -281,22 +294,23 @@ def tset_value(s, env, tset):
     return v
 
 
-@njit(cache=True)
-def tset_feasible(s, env, pool, tset):
+@njit(cache=True, inline="always")
+def tset_feasible(s, cards, need, clan_ability, wild, pool, tset):
     """Can the Tactics in ``tset`` be activated together (with no Warrior)?"""
     if tset == 0:
         return True
-    return fit_set(s, env, pool, 0, tset, True) >= 0
+    return fit_set(s, cards, need, clan_ability, wild, pool, 0, tset, True) >= 0
 
 
-@njit(cache=True)
-def battle_pool(s, env):
-    return dice_pool(s) + deliv_pool(s, env[1].shape[1])
+@njit(cache=True, inline="always")
+def battle_pool(s, S):
+    """The dice and the Weapon Delivery cards played, as packed counts."""
+    return dice_pool(s) + deliv_pool(s, S)
 
 
 # --- monster ---------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def monster_strength(s, env, attacking, silenced):
     mon, rules = env[3], env[9]
     k = s[L.MON]
@@ -309,7 +323,7 @@ def monster_strength(s, env, attacking, silenced):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def power_on(s, env, power):
     """The active card's power ``power`` is in play (rule option on, not silenced this battle)."""
     mon, rules = env[3], env[9]
@@ -360,10 +374,9 @@ def monster_phase(s, rng, env):
 
 # --- battles ---------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def hand_effect(s, env, effect):
+@njit(cache=True, inline="always")
+def hand_effect(s, cards, effect):
     """Hand index of the first Battle Tactic with ``effect`` (-1 none)."""
-    cards = env[0]
     for h in range(s[L.HAND_N]):
         c = s[L.HAND + h]
         if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == effect:
@@ -371,7 +384,7 @@ def hand_effect(s, env, effect):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_tactic(s, h):
     """A Battle Tactic from hand index h into play ("Used Battle Tactics cards go to the discard pile after the
     battle")."""
@@ -413,7 +426,7 @@ def begin_battle(s, env, attacking, ctx):
     # "Battle Tactics cards that deactivate Jarls' powers while attacking deactivate that special ability for one
     # battle": a Silence is offered before the roll of an attack on a card with a power
     if attacking == 1 and rules[R_POWERS] == 1 and mon[k, L.M_POWER] != L.P_NONE \
-            and hand_effect(s, env, L.T_SILENCE) >= 0:
+            and hand_effect(s, env[0], L.T_SILENCE) >= 0:
         s[L.PHASE] = L.PH_SILENCE
     else:
         s[L.PHASE] = L.ST_ROLL
@@ -425,13 +438,23 @@ def post_roll(s, rng, env):
     first Ice Giant that the player activates gives them one additional die"; a clan "reroll" power gives a free
     reroll per activated Warrior that has it (once each)."""
     cards, clan_ability, faces = env[0], env[6], env[8]
+    # only a team with such a power needs the activation here
+    want = False
+    for i in range(s[L.TEAM_N]):
+        w = s[L.TEAM + i]
+        cl = cards[w, L.C_CLAN]
+        if cards[w, L.C_SPECIAL] == 1 and cl >= 0 and (clan_ability[cl] == L.A_REROLL or (
+                clan_ability[cl] == L.A_ICE_GIANT and s[L.B_ICE_DONE] == 0)):
+            want = True
+    if not want:
+        return
     for _ in range(2):
-        m, st = best_joint(s, env, battle_pool(s, env), 0)
+        m, st = best_joint(s, env, battle_pool(s, env[1].shape[1]), 0)
         if s[L.B_ICE_DONE] == 0 and m > 0:
             rolled = False
             for i in range(s[L.TEAM_N]):
                 w = s[L.TEAM + i]
-                if (m >> i) & 1 and is_ice_giant(env, w) and cards[w, L.C_SPECIAL] == 1:
+                if (m >> i) & 1 and is_ice_giant(cards, clan_ability, w) and cards[w, L.C_SPECIAL] == 1:
                     s[L.B_ICE_DONE] = 1
                     if s[L.ND] < L.MAX_DICE:
                         push(s, L.ND, roll_die(rng, faces))
@@ -472,27 +495,27 @@ def roll_battle_dice(s, rng, env):
     post_roll(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def basic_ok(s, env):
     """Basic rerolls are allowed unless the monster's "no_reroll" power is on."""
     return not power_on(s, env, L.P_NO_REROLL)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def free_available(s, env):
-    return s[L.B_FREE] > 0 or hand_effect(s, env, L.T_REROLL) >= 0
+    return s[L.B_FREE] > 0 or hand_effect(s, env[0], L.T_REROLL) >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def roll_has_options(s, env):
     if s[L.ND] >= 1 and free_available(s, env):
         return True
     if s[L.ND] >= 2 and basic_ok(s, env):
         return True
-    return hand_effect(s, env, L.T_DELIVERY) >= 0
+    return hand_effect(s, env[0], L.T_DELIVERY) >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reroll_mask(s, rng, env, mask):
     faces = env[8]
     for i in range(s[L.ND]):
@@ -503,10 +526,11 @@ def reroll_mask(s, rng, env, mask):
 
 @njit(cache=True)
 def n_feasible_commits(s, env):
-    pool = battle_pool(s, env)
+    pool = battle_pool(s, env[1].shape[1])
+    wild = env[9][R_WILD_WARRIORS] == 1
     k = 0
     for t in range(1 << s[L.CAND_N]):
-        if tset_feasible(s, env, pool, t):
+        if tset_feasible(s, env[0], env[1], env[6], wild, pool, t):
             k += 1
     return k
 
@@ -524,7 +548,7 @@ def commit(s, env, tset):
     """Play the candidate Tactics ``tset``; the Warriors are the best activation together with them. Strength =
     activated Warriors + Battle Tactics + the Glory in Valhalla (+ a Jarl's bonus)."""
     cards, jarl_row, rules = env[0], env[7], env[9]
-    pool = battle_pool(s, env)
+    pool = battle_pool(s, env[1].shape[1])
     m, st = best_joint(s, env, pool, tset)
     if m < 0:  # not activatable (cannot happen for a legal action): play none
         tset = 0
@@ -545,13 +569,13 @@ def commit(s, env, tset):
     s[L.B_ACT] = m
     s[L.B_TOTAL] = total
     # Path to Valhalla (option "own", defence only): on one of the player's own activated Warriors
-    if rules[R_PATH_OWN] == 1 and not attacking and m > 0 and hand_effect(s, env, L.T_PATH) >= 0:
+    if rules[R_PATH_OWN] == 1 and not attacking and m > 0 and hand_effect(s, env[0], L.T_PATH) >= 0:
         s[L.PHASE] = L.PH_PATH
     else:
         s[L.PHASE] = L.ST_COMMITTED
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cap_now(s, env):
     mon = env[3]
     return mon[min(s[L.MON], mon.shape[0] - 1), L.M_MAX_GLORY]
@@ -653,7 +677,7 @@ def blessing_draw(s, env, bonus, cap):
         want -= best_g
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_fit(s, env, mask, cap):
     """The Warriors of ``mask`` that fit the limit, highest Glory first (ties: team order)."""
     cards = env[0]
@@ -673,7 +697,7 @@ def greedy_fit(s, env, mask, cap):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_fits(s, env, mask, cap):
     cards = env[0]
     for i in range(s[L.TEAM_N]):
@@ -682,7 +706,7 @@ def any_fits(s, env, mask, cap):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lost_battle_discards(s, env):
     """"After losing a battle … the player discards 2 [Level I] / 4 [II] / 6 [III] cards from the deck", plus the
     monster's "discard" power unless a Battle Tactic silenced it for this battle."""
@@ -713,7 +737,7 @@ def mission(s, env):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def after_battle(s):
     s[L.PHASE] = L.ST_AFTER_A if s[L.B_CTX] == L.CTX_PHASE_A else L.ST_AFTER_MONSTER
 
@@ -823,17 +847,16 @@ def after_send1(s, env):
 
 # --- turns -----------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def n_weapons(env, c):
-    return env[1][c].sum() + env[0][c, L.C_ANY]
-
-
-@njit(cache=True)
-def pair_ok(s, env, a, b):
-    cards = env[0]
+@njit(cache=True, inline="always")
+def pair_ok(s, cards, need, a, b):
+    """Two Warriors "whose weapon symbols total at most 3"."""
     ca, cb = s[L.HAND + a], s[L.HAND + b]
-    return cards[ca, L.C_TYPE] == L.WARRIOR and cards[cb, L.C_TYPE] == L.WARRIOR \
-        and n_weapons(env, ca) + n_weapons(env, cb) <= 3
+    if cards[ca, L.C_TYPE] != L.WARRIOR or cards[cb, L.C_TYPE] != L.WARRIOR:
+        return False
+    k = cards[ca, L.C_ANY] + cards[cb, L.C_ANY]
+    for sym in range(need.shape[1]):
+        k += need[ca, sym] + need[cb, sym]
+    return k <= 3
 
 
 @njit(cache=True)
@@ -852,7 +875,7 @@ def start_draw(s, n_draw, ctx):
         keep_card(s, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def keep_card(s, keep):
     for i in range(s[L.DRAWN_N]):
         c = s[L.DRAWN + i]
@@ -864,7 +887,7 @@ def keep_card(s, keep):
     s[L.PHASE] = L.ST_AFTER_A if s[L.KEEP_CTX] == 0 else L.ST_AFTER_B
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def phase_b_cards(env):
     jarl_row, rules = env[7], env[9]
     n = 3 if rules[R_PLUS40] == 1 else 2
@@ -873,7 +896,7 @@ def phase_b_cards(env):
     return min(n, L.MAX_DRAWN)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance(s, rng, env):
     """Resolve forced steps and chance until the next decision or the end of the game."""
     K = env[3].shape[0]
@@ -938,7 +961,7 @@ def advance(s, rng, env):
             s[L.DONE] = 1  # unknown step: cannot happen
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def phase_a_any(s, env):
     cards = env[0]
     if s[L.DECK_N] > 0 or s[L.TEAM_N] > 0:
@@ -1020,7 +1043,7 @@ def to_move(s):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def won(s, env):
     return s[L.DONE] == 1 and s[L.CAUSE] == L.CAUSE_NONE and s[L.MON] >= env[3].shape[0]
 
@@ -1038,7 +1061,7 @@ def resample(s, rng, env, seat, srng):
     reseed(rng, srng)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def canonical(s, mask):
     """Within a run of equal dice (DICE is sorted) only the last ones are rerolled."""
     for i in range(s[L.ND] - 1):
@@ -1047,7 +1070,7 @@ def canonical(s, mask):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def popcount(m):
     c = 0
     while m:
@@ -1056,10 +1079,10 @@ def popcount(m):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_actions(s, env, out):
     """The legal actions now, in ``out[:n]`` (encoding: ``layout``)."""
-    cards, mon = env[0], env[3]
+    cards, need, mon = env[0], env[1], env[3]
     ph = s[L.PHASE]
     n = 0
     if s[L.DONE] == 1:
@@ -1086,7 +1109,7 @@ def legal_actions(s, env, out):
         if s[L.TEAM_N] <= L.MAX_TEAM - 2:
             for a in range(hn):
                 for b in range(a + 1, hn):
-                    if pair_ok(s, env, a, b):
+                    if pair_ok(s, cards, need, a, b):
                         out[n] = L.A_PAIR + a
                         n += 1
                         break
@@ -1101,7 +1124,7 @@ def legal_actions(s, env, out):
     if ph == L.PH_PAIR2:
         a = s[L.PAIR_FIRST]
         for b in range(a + 1, s[L.HAND_N]):
-            if pair_ok(s, env, a, b):
+            if pair_ok(s, cards, need, a, b):
                 out[n] = L.A_PLAY + b
                 n += 1
         return n
@@ -1135,21 +1158,27 @@ def legal_actions(s, env, out):
         nd = s[L.ND]
         free = nd >= 1 and free_available(s, env)
         basic = nd >= 2 and basic_ok(s, env)
+        # canonical masks: no rerolled die followed by a kept die of the same symbol
+        same = 0
+        for i in range(nd - 1):
+            if s[L.DICE + i] == s[L.DICE + i + 1]:
+                same |= 1 << i
         if free:
             for m in range(1, 1 << nd):
-                if canonical(s, m):
+                if (same & m & ~(m >> 1)) == 0:
                     out[n] = L.A_FREE + m
                     n += 1
         if basic:
             for m in range(3, 1 << nd):
-                if popcount(m) >= 2 and canonical(s, m):
+                if (m & (m - 1)) != 0 and (same & m & ~(m >> 1)) == 0:
                     out[n] = L.A_BASIC + m
                     n += 1
         return n
     if ph == L.PH_COMMIT:
-        pool = battle_pool(s, env)
+        pool = battle_pool(s, env[1].shape[1])
+        wild = env[9][R_WILD_WARRIORS] == 1
         for t in range(1 << s[L.CAND_N]):
-            if tset_feasible(s, env, pool, t):
+            if tset_feasible(s, cards, need, env[6], wild, pool, t):
                 out[n] = L.A_COMMIT + t
                 n += 1
         return n
@@ -1184,7 +1213,7 @@ def play_warrior(s, h):
     push(s, L.TEAM_N, remove_at(s, L.HAND_N, h))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_action(s, rng, env, a):
     """Apply action ``a`` (one of ``legal_actions``), then resolve chance and forced steps until the next
     decision or the end of the game."""
@@ -1217,7 +1246,7 @@ def apply_action(s, rng, env, a):
         keep_card(s, a - L.A_KEEP)
     elif ph == L.PH_SILENCE:
         if a == L.A_YES:
-            play_tactic(s, hand_effect(s, env, L.T_SILENCE))
+            play_tactic(s, hand_effect(s, env[0], L.T_SILENCE))
             s[L.B_SILENCED] = 1
         s[L.PHASE] = L.ST_ROLL
     elif ph == L.PH_ROLL:
@@ -1266,9 +1295,9 @@ def apply_action(s, rng, env, a):
             # Path to Valhalla ("own" reading): "that Warrior's strength is not counted … After the battle,
             # regardless of its result, the chosen Warrior is sent to the Valhalla"
             i = a - L.A_PATH
-            s[L.B_TOTAL] -= warrior_strength(s, env, i, s[L.B_ACT])
+            s[L.B_TOTAL] -= strength_env(s, env, i, s[L.B_ACT])
             s[L.B_PATH] = i
-            play_tactic(s, hand_effect(s, env, L.T_PATH))
+            play_tactic(s, hand_effect(s, env[0], L.T_PATH))
         s[L.PHASE] = L.ST_COMMITTED
     elif ph == L.PH_SEND1:
         if a != L.A_NO:

@@ -51,14 +51,15 @@ POLICY_DESCRIPTIONS = {
 }
 
 
-@njit(cache=True)
-def card_value(env, params, c):
+@njit(cache=True, inline="always")
+def card_value(cards, need, p_act, params, c):
     """How much a card is worth keeping (heuristic)."""
-    cards, need = env[0], env[1]
     t = cards[c, L.C_TYPE]
     if t == L.WARRIOR:
-        weapons = need[c].sum() + cards[c, L.C_ANY]
-        return env[2][c] * cards[c, L.C_STR] + params[2] * cards[c, L.C_GLORY] + 0.5 * cards[c, L.C_SPECIAL] \
+        weapons = cards[c, L.C_ANY]
+        for sym in range(need.shape[1]):
+            weapons += need[c, sym]
+        return p_act[c] * cards[c, L.C_STR] + params[2] * cards[c, L.C_GLORY] + 0.5 * cards[c, L.C_SPECIAL] \
             - 0.25 * weapons
     if t == L.MISSION:
         return 2.0
@@ -96,7 +97,7 @@ def estimate(s, env):
 def phase_a(s, env, legal, n, params):
     """Phase A: attack when the estimate reaches ``attack_ratio`` of the monster; else play two Warriors, one, draw;
     with a full team (or nothing else to do) attack from ``full_team_ratio``."""
-    mon, rules = env[3], env[9]
+    cards, need, p_act, mon, rules = env[0], env[1], env[2], env[3], env[9]
     k = s[L.MON]
     target = mon[k, L.M_STRENGTH]
     if rules[E.R_POWERS] == 1 and mon[k, L.M_POWER] == L.P_ATTACK:
@@ -112,15 +113,15 @@ def phase_a(s, env, legal, n, params):
         elif a == L.A_ATTACK:
             can_attack = True
         elif a < L.A_PAIR:
-            v = card_value(env, params, s[L.HAND + a - L.A_PLAY])
+            v = card_value(cards, need, p_act, params, s[L.HAND + a - L.A_PLAY])
             if v > best_play_v:
                 best_play, best_play_v = a, v
         elif a < L.A_DRAW:
             h = a - L.A_PAIR
-            va = card_value(env, params, s[L.HAND + h])
+            va = card_value(cards, need, p_act, params, s[L.HAND + h])
             for b in range(h + 1, s[L.HAND_N]):
-                if E.pair_ok(s, env, h, b):
-                    v = va + card_value(env, params, s[L.HAND + b])
+                if E.pair_ok(s, cards, need, h, b):
+                    v = va + card_value(cards, need, p_act, params, s[L.HAND + b])
                     if v > best_pair_v:
                         best_pair, best_pair_v = a, v
     est = estimate(s, env)
@@ -141,20 +142,22 @@ def phase_a(s, env, legal, n, params):
 def best_total(s, env, pool):
     """The most strength the dice ``pool`` give with any activatable set of the candidate Battle Tactics, and
     that set."""
-    best_v, best_t = -1, 0
+    cards, need, ca = env[0], env[1], env[6]
+    wild = env[9][E.R_WILD_WARRIORS] == 1
+    best_v, best_t, best_m = -1, 0, -1
     for t in range(1 << s[L.CAND_N]):
-        if not E.tset_feasible(s, env, pool, t):
+        if not E.tset_feasible(s, cards, need, ca, wild, pool, t):
             continue
         m, st = E.best_joint(s, env, pool, t)
         if m < 0:
             continue
-        v = st + E.tset_value(s, env, t)
+        v = st + E.tset_value(s, env[0], t)
         if v > best_v:
-            best_v, best_t = v, t
-    return best_v, best_t
+            best_v, best_t, best_m = v, t, m
+    return best_v, best_t, best_m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def base_strength(s, env):
     jr = env[7]
     b = s[L.GLORY]
@@ -166,7 +169,7 @@ def base_strength(s, env):
 
 
 @njit(cache=True)
-def keep_dice(s, env):
+def keep_dice(s, env, t, m):
     """The rolled dice (packed counts) worth keeping: those the best activation of Warriors and Battle Tactics
     uses, then those that half-built ones (Warriors and Tactics not activated) need for their named symbols, and
     the wild faces (they fit every card but Ice Giants)."""
@@ -175,8 +178,6 @@ def keep_dice(s, env):
     dice = E.dice_pool(s)
     deliv = E.deliv_pool(s, S)
     pool = dice + deliv
-    v, t = best_total(s, env, pool)
-    m, st = E.best_joint(s, env, pool, t)
     keep = np.int64(0)
     left = dice
     if m >= 0:
@@ -225,7 +226,7 @@ def keep_dice(s, env):
     return keep
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mask_for(s, reroll):
     """The canonical die bitmask rerolling ``reroll`` (packed counts): the last dice of each run."""
     m = 0
@@ -238,7 +239,7 @@ def mask_for(s, reroll):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def in_legal(legal, n, a):
     for i in range(n):
         if legal[i] == a:
@@ -252,18 +253,18 @@ def roll_decision(s, env, legal, n, params):
     (half-built) activation needs: free rerolls first, then basic ones (one of the rerolled dice is discarded)."""
     S = env[1].shape[1]
     cards = env[0]
-    pool = E.battle_pool(s, env)
-    now, _ = best_total(s, env, pool)
+    pool = E.battle_pool(s, env[1].shape[1])
+    now, now_t, now_m = best_total(s, env, pool)
     for i in range(n):
         a = legal[i]
         if L.A_DELIVER <= a < L.A_SEND:
             sym = cards[s[L.HAND + a - L.A_DELIVER], L.C_SYMBOL]
-            after, _ = best_total(s, env, pool + E.unit(sym))
+            after, _, _ = best_total(s, env, pool + E.unit(sym))
             if after > now:
                 return a
     if params[5] == 0 or base_strength(s, env) + now >= s[L.B_NEEDED]:
         return L.A_STOP
-    reroll = E.dice_pool(s) - keep_dice(s, env)
+    reroll = E.dice_pool(s) - keep_dice(s, env, now_t, now_m)
     k = E.ptotal(reroll, S)
     if k == 0:
         return L.A_STOP
@@ -279,7 +280,7 @@ def roll_decision(s, env, legal, n, params):
 def commit_decision(s, env, legal, n):
     """The legal set of Battle Tactics that wins at the least cost (value spent; ties: fewer cards); none when no
     set wins."""
-    pool = E.battle_pool(s, env)
+    pool = E.battle_pool(s, env[1].shape[1])
     need = s[L.B_NEEDED] - base_strength(s, env)
     best, best_cost, best_cards = L.A_COMMIT, 1 << 30, 99
     for i in range(n):
@@ -287,7 +288,7 @@ def commit_decision(s, env, legal, n):
         m, st = E.best_joint(s, env, pool, t)
         if m < 0:
             continue
-        v = E.tset_value(s, env, t)
+        v = E.tset_value(s, env[0], t)
         if st + v >= need:
             nc = E.popcount(t)
             if v < best_cost or (v == best_cost and nc < best_cards):
@@ -295,29 +296,29 @@ def commit_decision(s, env, legal, n):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def policy(kind, s, env, legal, n, params, prng):
     """One decision of the heuristic (``params``) or the random policy among ``legal[:n]``; reads only public
     information (never the deck order)."""
     if kind == RANDOM or n == 1:
         return legal[randbelow(prng, n)] if n > 1 else legal[0]
-    cards, mon = env[0], env[3]
+    cards, need, p_act, mon = env[0], env[1], env[2], env[3]
     ph = s[L.PHASE]
     if ph == L.PH_EXCHANGE:
-        return L.A_YES if card_value(env, params, s[L.HAND + s[L.EX_I]]) < params[3] else L.A_NO
+        return L.A_YES if card_value(cards, need, p_act, params, s[L.HAND + s[L.EX_I]]) < params[3] else L.A_NO
     if ph == L.PH_A:
         return phase_a(s, env, legal, n, params)
     if ph == L.PH_PAIR2:
         best, best_v = legal[0], -1e9
         for i in range(n):
-            v = card_value(env, params, s[L.HAND + legal[i] - L.A_PLAY])
+            v = card_value(cards, need, p_act, params, s[L.HAND + legal[i] - L.A_PLAY])
             if v > best_v:
                 best, best_v = legal[i], v
         return best
     if ph == L.PH_KEEP:
         best, best_v = legal[0], -1e9
         for i in range(n):
-            v = card_value(env, params, s[L.DRAWN + legal[i] - L.A_KEEP])
+            v = card_value(cards, need, p_act, params, s[L.DRAWN + legal[i] - L.A_KEEP])
             if v > best_v:
                 best, best_v = legal[i], v
         return best
@@ -339,7 +340,7 @@ def policy(kind, s, env, legal, n, params, prng):
             w = a - L.A_PATH
             c = s[L.TEAM + w]
             g = cards[c, L.C_GLORY]
-            if s[L.B_TOTAL] - E.warrior_strength(s, env, w, s[L.B_ACT]) >= s[L.B_NEEDED] \
+            if s[L.B_TOTAL] - E.strength_env(s, env, w, s[L.B_ACT]) >= s[L.B_NEEDED] \
                     and s[L.WGLORY] + g <= cap and g > best_g:
                 best, best_g = a, g
         return best

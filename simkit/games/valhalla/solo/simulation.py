@@ -83,7 +83,7 @@ def activation_probability(T, rules, card, dice=6) -> float:
         pool = np.int64(0)
         for k, c in zip(kinds, counts):
             pool += np.int64(c) << np.int64(4 * k)
-        if E.fit(env, card, pool) >= 0:
+        if E.fit_env(env, card, pool) >= 0:
             good += w
     return good / total
 
