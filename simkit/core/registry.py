@@ -34,6 +34,7 @@ class Mode:
     default_scenario: str | None = None
     report: Callable[..., list[Path]] | None = None
     bench_games: int = 100_000
+    engine: Callable[[], Any] | None = None  # () -> simkit.core.decision.DecisionGame (decision-point engines)
 
 
 @dataclass

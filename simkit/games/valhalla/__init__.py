@@ -45,6 +45,12 @@ def _policies():
     return {f"solo: {k}": v for k, v in POLICY_DESCRIPTIONS.items()}
 
 
+def _solo_engine():
+    from simkit.games.valhalla.solo.simulation import decision_game
+
+    return decision_game()
+
+
 def _build_solo(fields):
     from simkit.games.valhalla.solo.simulation import build_solo
 
@@ -57,7 +63,8 @@ GAME = Game(
     rules_file="valhalla-solo.txt",
     rules_version=RULES_VERSION,
     modes=[Mode("solo", "Valhalla Solo Mode (Levels I–III, +40 deck, Valkyries)", _build_solo,
-                default_scenario="valhalla/solo.toml", report=_solo_report, bench_games=100)],
+                default_scenario="valhalla/solo.toml", report=_solo_report, bench_games=100,
+                engine=_solo_engine)],
     policies=_policies(),
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,

@@ -739,7 +739,10 @@ def mission(s, env):
 
 @njit(cache=True, inline="always")
 def after_battle(s):
-    s[L.PHASE] = L.ST_AFTER_A if s[L.B_CTX] == L.CTX_PHASE_A else L.ST_AFTER_MONSTER
+    if s[L.B_CTX] == L.CTX_HALT:
+        s[L.PHASE] = L.PH_OVER
+    else:
+        s[L.PHASE] = L.ST_AFTER_A if s[L.B_CTX] == L.CTX_PHASE_A else L.ST_AFTER_MONSTER
 
 
 @njit(cache=True)
@@ -1317,13 +1320,17 @@ def new_game(s, rng, env, shuffler, deck_cards):
 
 
 @njit(cache=True)
-def invariants(s, env, n_cards):
+def invariants(s, env):
     """0 when the state keeps the rule invariants, else: 1 the cards of the variant are not all in exactly one
     place (deck, discard pile, hand, team, Valhalla, in play, drawn); 2 a pile size out of range; 3 the team holds
     more than 4; 4 a counter out of range; 5 the Glory limit is exceeded; 6 the Glory sums disagree; 7 an unknown
     phase or an open decision with no legal action."""
     cards, mon = env[0], env[3]
     K = mon.shape[0]
+    n_cards = 0
+    for c in range(cards.shape[0]):
+        if cards[c, L.C_EXP] == 0 or env[9][R_PLUS40] == 1:
+            n_cards += 1
     seen = np.zeros(cards.shape[0], np.int64)
     total = 0
     for base, cap in ((L.DECK_N, L.MAX_CARDS), (L.DISC_N, L.MAX_CARDS), (L.HAND_N, L.MAX_HAND),

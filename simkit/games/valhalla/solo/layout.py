@@ -126,8 +126,8 @@ PHASE_NAMES = ("over", "exchange", "phase_a", "pair2", "keep", "silence", "roll"
 # internal steps (forced, resolved inside apply_action)
 ST_TURN, ST_AFTER_A, ST_PHASE_B, ST_AFTER_B, ST_MONSTER, ST_FINAL, ST_ROLL, ST_ROLLED, ST_COMMITTED, \
     ST_AFTER_MONSTER = range(20, 30)
-# where play resumes after a battle
-CTX_PHASE_A, CTX_MONSTER, CTX_FINAL = range(3)
+# where play resumes after a battle (CTX_HALT: nowhere — PHASE becomes PH_OVER with DONE 0; for scripted positions)
+CTX_PHASE_A, CTX_MONSTER, CTX_FINAL, CTX_HALT = range(4)
 
 # actions
 A_PLAY = 0

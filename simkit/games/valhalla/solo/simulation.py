@@ -378,3 +378,36 @@ def build_solo(fields) -> SoloSim:
     r.finish()
     return SoloSim(deck, monsters, mk, variants, levels, jarls, policies, options,
                    {"cards": str(cards_path), "deck": str(deck_path)})
+
+
+def cell_env(sim: SoloSim, group: int = 0, cell: int = 0):
+    """The ``env`` of one cell of a simulation (tables, the cell's Jarl row and rule vector)."""
+    g = sim.groups[group]
+    cards, need, p_act, mon, mweap, mwild, clan_ability, faces = g["T0"]
+    return (cards, need, p_act, mon, mweap, mwild, clan_ability, sim.jarl_tab[g["jarl_idx"][cell]].copy(), faces,
+            g["rules"][cell].copy())
+
+
+def decision_game(scenario=None) -> DecisionGame:
+    """The solo mode through the decision-point interface: ``new_game(seed)`` sets up game 0 of block ``seed``
+    of the first cell of ``scenario`` (default: the bundled one) at its first decision."""
+    from simkit.core import loader
+    from simkit.core.registry import scenarios_dir
+    from simkit.core.seeding import block_key
+
+    sim = loader.load(scenario or scenarios_dir() / "valhalla" / "solo.toml").simulation
+    env = cell_env(sim)
+    deck_ids = sim.groups[0]["deck_ids"]
+
+    def new_game(seed: int):
+        key = block_key(seed, 0)
+        s = np.zeros(L.STATE_SIZE, np.int32)
+        rng, shuffler = np.empty(4, np.uint64), np.empty(4, np.uint64)
+        seed_stream(shuffler, key, 0, 0)
+        seed_stream(rng, key, 0, 2)
+        E.new_game(s, rng, env, shuffler, deck_ids)
+        return s, rng, env
+
+    policies = {name: (SEARCH_KINDS[kind], pol.param_vector(values)) for name, (kind, values) in pol.PRESETS.items()
+                if kind != "search"}
+    return DecisionGame("valhalla/solo", FNS, L.MAX_ACTIONS, new_game, policies, E.invariants, 1)
