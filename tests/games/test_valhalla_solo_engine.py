@@ -580,12 +580,13 @@ def test_registered_decision_game():
 
 def test_levels_get_harder_on_common_random_numbers():
     """Win rate I >= II >= III per monster: no paired difference is significantly reversed, and over all
-    monsters Level I is significantly easier than Level III."""
+    monsters and both heuristics Level I is significantly easier than Level III. (The builder rarely loses by
+    running out of cards, so the levels matter mostly for the aggressive policy.)"""
     import polars as pl
 
-    sim = _bundled_sim()
-    frame = pl.DataFrame(sim.run_block(block_key(31, 0), 3000))
-    wide = frame.pivot(on="level", index=["game", "monster", "variant"], values="won")
+    sim = _bundled_sim(play=("builder", "aggressive"))
+    frame = pl.DataFrame(sim.run_block(block_key(31, 0), 2000))
+    wide = frame.pivot(on="level", index=["game", "monster", "variant", "policy"], values="won")
     for monster in ("troll", "dragon", "serpent"):
         w = wide.filter(pl.col("monster") == monster)
         for a, b in (("1", "2"), ("2", "3")):
