@@ -146,7 +146,7 @@ def test_lost_battle_send_one_is_a_choice_of_one_or_none():
         return L.A_NO if s[L.PHASE] == L.PH_SEND1 else legal[0]
 
     s = battle(state(team=[0, 1], deck=[0] * 0), env, True, chooser=none)
-    assert [L.A_NO, L.A_SEND + 0, L.A_SEND + 1] in seen
+    assert [L.A_SEND + 0, L.A_SEND + 1, L.A_NO] in seen
     assert s[L.ATT_LOST] == 1 and s[L.VAL_N] == 0 and pile(s, L.TEAM_N) == [0, 1]
     s = battle(state(team=[0, 1]), env, True)  # the heuristic sends the one with the most Glory
     assert pile(s, L.VAL_N) == [1] and pile(s, L.TEAM_N) == [0]

@@ -54,7 +54,7 @@ def test_search_policies(tmp_path):
     sim = loader.load(p).simulation
     g = sim.groups[0]
     assert list(g["kinds"]) == [0, SEARCH, SEARCH]
-    assert g["cfgs"][1][0] == 4 and g["cfgs"][2][0] == 8
+    assert g["cfgs"][1][0] == 16 and g["cfgs"][2][0] == 8
     p.write_text(BASE.replace('play = ["builder"]', 'play = ["bad"]')
                  + '[policies.bad]\nkind = "search"\nbase = "nobody"\n')
     with pytest.raises(InputError) as err:

@@ -6,7 +6,7 @@ The bundled monster die and cards (``scenarios/valhalla/cards.toml``) are STAND-
 
 from __future__ import annotations
 
-RULES_VERSION = "valhalla-solo-1"
+RULES_VERSION = "valhalla-solo-2"  # 2: decision-point engine (⊗ after natural matches, decisions)
 
 from simkit.core.registry import Game, Mode  # noqa: E402
 

@@ -1186,18 +1186,19 @@ def legal_actions(s, env, out):
                 n += 1
         return n
     if ph == L.PH_SEND1:
-        out[0] = L.A_NO
-        n = 1
+        # sending first, none last (a search breaks ties in favour of earlier actions)
         cap = cap_now(s, env)
         for i in range(s[L.TEAM_N]):
             if (s[L.B_ACT] >> i) & 1 and s[L.WGLORY] + cards[s[L.TEAM + i], L.C_GLORY] <= cap:
                 out[n] = L.A_SEND + i
                 n += 1
-        return n
+        out[n] = L.A_NO
+        return n + 1
     if ph == L.PH_GROUP:
+        # the largest groups first, none last
         cap = cap_now(s, env)
         act = s[L.B_ACT]
-        for m in range(1 << s[L.TEAM_N]):
+        for m in range((1 << s[L.TEAM_N]) - 1, -1, -1):
             if m & ~act:
                 continue
             g = 0

@@ -59,8 +59,9 @@ Actions (``legal_actions`` lists them in this order; ids are < MAX_ACTIONS)::
     PH_COMMIT    A_COMMIT + m the subset m of CAND to play (all of them must be activated); the Warriors are then
                  the best activation with them (most strength; automatic book-keeping)
     PH_PATH      A_NO, A_PATH + i   Path to Valhalla ("own" reading) on activated team Warrior i
-    PH_SEND1     A_NO, A_SEND + i   after a lost battle, send activated team Warrior i to Valhalla (or none)
-    PH_GROUP     A_GROUP + m  after a won defence, send the activated team Warriors in bitmask m (0 = none)
+    PH_SEND1     A_SEND + i, A_NO   after a lost battle, send activated team Warrior i to Valhalla (or none, last)
+    PH_GROUP     A_GROUP + m  after a won defence, send the activated team Warriors in bitmask m (largest m first;
+                              0 = none, last)
 
 Card tables (built from ``deck.toml`` and ``cards.toml``); ``env`` is
 ``(cards, need, p_act, mon, mweap, mwild, clan_ability, jarl_row, faces, rules)``:

@@ -41,13 +41,14 @@ PRESETS = {
     "builder": ("heuristic", {"attack_ratio": 1.0, "full_team_ratio": 0.8}),
     "aggressive": ("heuristic", {"attack_ratio": 0.75, "full_team_ratio": 0.6, "exchange_below": 1.5}),
     "random": ("random", {}),
-    "search": ("search", {"rollouts": 4, "base": "builder", "budget": "halving"}),
+    "search": ("search", {"rollouts": 16, "base": "builder", "budget": "halving"}),
 }
 POLICY_DESCRIPTIONS = {
     "builder": "heuristic: builds a team, attacks when the estimated strength reaches the monster's",
     "aggressive": "heuristic: attacks from 75% of the monster's strength",
     "random": "baseline: uniformly random among the legal actions at every decision",
-    "search": "search: 4 rollouts per legal action (successive halving) of builder from resampled deck orders",
+    "search": "search: 16 rollouts per legal action (successive halving) of builder from resampled deck orders "
+              "(slow; weaker than builder, see the README)",
 }
 
 
