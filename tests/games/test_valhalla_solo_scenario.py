@@ -43,3 +43,20 @@ def test_bad_solo_scenarios(tmp_path, old, new, needles):
     assert "solo.toml" in msg
     for n in needles:
         assert n in msg, (n, msg)
+
+
+def test_search_policies(tmp_path):
+    from simkit.core.policies import SEARCH
+
+    p = tmp_path / "solo.toml"
+    p.write_text(BASE.replace('play = ["builder"]', 'play = ["builder", "search", "deep"]')
+                 + '[policies.deep]\nkind = "search"\nrollouts = 8\nbase = "aggressive"\nbudget = "uniform"\n')
+    sim = loader.load(p).simulation
+    g = sim.groups[0]
+    assert list(g["kinds"]) == [0, SEARCH, SEARCH]
+    assert g["cfgs"][1][0] == 16 and g["cfgs"][2][0] == 8
+    p.write_text(BASE.replace('play = ["builder"]', 'play = ["bad"]')
+                 + '[policies.bad]\nkind = "search"\nbase = "nobody"\n')
+    with pytest.raises(InputError) as err:
+        loader.load(p)
+    assert "policies.bad.base" in str(err.value) and "builder" in str(err.value)

@@ -6,7 +6,7 @@ The bundled monster die and cards (``scenarios/valhalla/cards.toml``) are STAND-
 
 from __future__ import annotations
 
-RULES_VERSION = "valhalla-solo-1"
+RULES_VERSION = "valhalla-solo-2"  # 2: decision-point engine (⊗ after natural matches, decisions)
 
 from simkit.core.registry import Game, LazyCommand, Mode, literal_from_source  # noqa: E402
 
@@ -43,6 +43,18 @@ def _policies():
     return {f"solo: {k}": v for k, v in found.items()}
 
 
+def _solo_params():
+    from simkit.games.valhalla.solo.policies import PARAMS
+
+    return PARAMS
+
+
+def _solo_engine():
+    from simkit.games.valhalla.solo.simulation import decision_game
+
+    return decision_game()
+
+
 def _build_solo(fields):
     from simkit.games.valhalla.solo.simulation import build_solo
 
@@ -55,7 +67,8 @@ GAME = Game(
     rules_file="valhalla-solo.txt",
     rules_version=RULES_VERSION,
     modes=[Mode("solo", "Valhalla Solo Mode (Levels I–III, +40 deck, Valkyries)", _build_solo,
-                default_scenario="valhalla/solo.toml", report=_solo_report, bench_games=100)],
+                default_scenario="valhalla/solo.toml", report=_solo_report, bench_games=100,
+                engine=_solo_engine, params=_solo_params)],
     policies=_policies,
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,

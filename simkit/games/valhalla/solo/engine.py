@@ -1,10 +1,16 @@
-"""Valhalla Solo Mode rules as numba functions over the flat state (see ``layout``).
+"""Valhalla Solo Mode rules as a decision-point state machine (``simkit.core.decision``).
 
-Functions take ``(s, T, rules, kind, params, rng, prng)``: ``T`` is the table tuple
-``(cards, need, p_act, mon, mweap, mwild, clan_ability, jarl_row, faces)`` (``jarl_row``
-is the chosen Jarl's (ability, value)); ``rng`` draws the dice, ``prng`` the
-policy's own choices. The deck is shuffled from a third stream, so every
-difficulty level, Jarl and policy starts from the same deck order.
+The state ``s`` (int32, see ``layout``) records which decision is pending
+(``PHASE``) and everything a battle in progress needs; ``rng`` (uint64[4]) is
+the game's chance stream (dice, and the reshuffle after the set-up exchange);
+``env`` is ``(cards, need, p_act, mon, mweap, mwild, clan_ability, jarl_row,
+faces, rules)``. The deck is shuffled at set-up from a separate shuffler
+stream, so every difficulty level, Jarl and policy starts from the same deck
+order (common random numbers).
+
+Interface functions (exact signatures of ``simkit.core.decision``):
+``legal_actions``, ``apply_action``, ``is_over``, ``to_move``, ``reward``,
+``resample``; the policies (``policy``) live in ``policies.py``.
 
 Rule sentences are quoted from valhalla-solo.txt and valhalla-valkyries.txt.
 Where the solo text builds on the base game (Phase A, battles, rerolls) the
@@ -16,29 +22,27 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.core.decision import reseed, reshuffle_unseen
 from simkit.core.rng import randbelow, shuffle
 from simkit.games.valhalla.solo import layout as L
-from simkit.games.valhalla.solo import policies as pol
 
-# rule options (int64 vector)
+# rule options (int64 vector, the last entry of env)
 (R_DISCARD, R_PLUS40, R_WILD_WARRIORS, R_WILD_MONSTER, R_POWERS, R_PATH_OWN, R_TURN_CAP, R_DICE,
  R_START_DISCARD, R_HAND, R_SHIELDS) = range(11)
 N_RULES = 11
-
-# Phase A actions
-PLAY_ONE, PLAY_TWO, DRAW, ATTACK = range(4)
+MAX_ACTIONS = L.MAX_ACTIONS
 
 
 # --- piles -----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def push(s, base_n, card):
     n = s[base_n]
     s[base_n + 1 + n] = card
     s[base_n] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def remove_at(s, base_n, i):
     """Take item i out of a pile, keeping the order of the rest."""
     n = s[base_n]
@@ -49,7 +53,15 @@ def remove_at(s, base_n, i):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def find(s, base_n, card):
+    for i in range(s[base_n]):
+        if s[base_n + 1 + i] == card:
+            return i
+    return -1
+
+
+@njit(cache=True, inline="always")
 def draw(s):
     """The top card of the deck (-1 if empty); taking the last one sets EXHAUSTED ("If the player draws (or
     discards) the last card from the deck, he may attack for the last time")."""
@@ -63,7 +75,7 @@ def draw(s):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def discard_from_deck(s, n):
     """"the 2 topmost cards from the deck are discarded" (2, 4 or 6 by difficulty level)."""
     for _ in range(n):
@@ -73,129 +85,234 @@ def discard_from_deck(s, n):
         push(s, L.DISC_N, card)
 
 
-# --- battles -----------------------------------------------------------------------------------
+# --- dice: packed counts per symbol (4 bits each, symbol S = the wild face) -------------------------
+
+@njit(cache=True, inline="always")
+def pc(p, sym):
+    return (p >> np.int64(4 * sym)) & np.int64(15)
+
+
+@njit(cache=True, inline="always")
+def unit(sym):
+    return np.int64(1) << np.int64(4 * sym)
+
 
 @njit(cache=True)
+def ptotal(p, S):
+    t = 0
+    for sym in range(S + 1):
+        t += pc(p, sym)
+    return t
+
+
+@njit(cache=True, inline="always")
+def dice_pool(s):
+    """The rolled dice as packed counts."""
+    p = np.int64(0)
+    for i in range(s[L.ND]):
+        p += unit(s[L.DICE + i])
+    return p
+
+
+@njit(cache=True, inline="always")
+def deliv_pool(s, S):
+    p = np.int64(0)
+    for sym in range(S + 1):
+        p += np.int64(s[L.DELIV + sym]) << np.int64(4 * sym)
+    return p
+
+
+@njit(cache=True, inline="always")
+def sort_dice(s):
+    n = s[L.ND]
+    for i in range(1, n):
+        v = s[L.DICE + i]
+        j = i - 1
+        while j >= 0 and s[L.DICE + j] > v:
+            s[L.DICE + j + 1] = s[L.DICE + j]
+            j -= 1
+        s[L.DICE + j + 1] = v
+
+
+@njit(cache=True, inline="always")
 def roll_die(rng, faces):
     return faces[randbelow(rng, faces.shape[0])]
 
 
-@njit(cache=True)
-def is_ice_giant(T, w):
-    cards, clan_ability = T[0], T[6]
-    return cards[w, L.C_CLAN] >= 0 and clan_ability[cards[w, L.C_CLAN]] == L.A_ICE_GIANT
+@njit(cache=True, inline="always")
+def is_ice_giant(cards, clan_ability, w):
+    cl = cards[w, L.C_CLAN]
+    return cl >= 0 and clan_ability[cl] == L.A_ICE_GIANT
 
 
-@njit(cache=True)
-def fit(T, rules, w, rem):
-    """Take the dice Warrior w needs out of ``rem`` (counts per symbol, wild last). False if they are not there.
+@njit(cache=True, inline="always")
+def fit(cards, need, clan_ability, wild_rule, c, rem):
+    """``rem`` (packed counts) less the dice card ``c`` needs, or -1 if they are not there.
 
     Ice Giants: "dice bearing the ⊗ symbol cannot be used to activate them"; with ≠ "all weapon dice used to
-    activate that Giant must be different from one another"."""
-    cards, need = T[0], T[1]
+    activate that Giant must be different from one another". Named symbols first (the wild face makes up a
+    shortage), then "any" slots from the most plentiful symbol left, then the wild face. (Hot: no calls.)"""
     S = need.shape[1]
-    ice = is_ice_giant(T, w)
-    wild_ok = rules[R_WILD_WARRIORS] == 1 and not ice
-    distinct = cards[w, L.C_DISTINCT] == 1
-    used = np.zeros(S, np.bool_)
+    cl = cards[c, L.C_CLAN]
+    ice = cl >= 0 and clan_ability[cl] == L.A_ICE_GIANT
+    wild_ok = wild_rule and not ice
+    distinct = cards[c, L.C_DISTINCT] == 1
+    wsh = np.int64(4 * S)
+    used = 0
     for sym in range(S):
-        k = need[w, sym]
+        k = np.int64(need[c, sym])
         if k == 0:
             continue
         if distinct and k > 1:
-            return False
-        used[sym] = True
-        take = min(k, rem[sym])
-        rem[sym] -= take
+            return np.int64(-1)
+        used |= 1 << sym
+        sh = np.int64(4 * sym)
+        have = (rem >> sh) & 15
+        take = k if k < have else have
+        rem -= take << sh
         short = k - take
         if short > 0:
-            if not wild_ok or rem[S] < short:
-                return False
-            rem[S] -= short
-    for _ in range(cards[w, L.C_ANY]):
-        best, best_n = -1, 0
+            if not wild_ok or ((rem >> wsh) & 15) < short:
+                return np.int64(-1)
+            rem -= short << wsh
+    for _ in range(cards[c, L.C_ANY]):
+        best, best_n = -1, np.int64(0)
         for sym in range(S):
-            if rem[sym] > best_n and not (distinct and used[sym]):
-                best, best_n = sym, rem[sym]
+            h = (rem >> np.int64(4 * sym)) & 15
+            if h > best_n and not (distinct and (used >> sym) & 1):
+                best, best_n = sym, h
         if best >= 0:
-            rem[best] -= 1
-            used[best] = True
-        elif wild_ok and rem[S] > 0:
-            rem[S] -= 1
+            rem -= np.int64(1) << np.int64(4 * best)
+            used |= 1 << best
+        elif wild_ok and ((rem >> wsh) & 15) > 0:
+            rem -= np.int64(1) << wsh
         else:
-            return False
-    return True
+            return np.int64(-1)
+    return rem
 
 
-@njit(cache=True)
-def warrior_strength(s, T, w, mask, team, n):
-    """A Warrior's strength with its clan power: Boar Clan "+3 additional strength points" when the monster card
-    shows its colour; "pack": +1 per other activated Warrior of its clan."""
-    cards, mon, clan_ability = T[0], T[3], T[6]
+@njit(cache=True, inline="always")
+def fit_env(env, c, rem):
+    """``fit`` with the tables of ``env``."""
+    return fit(env[0], env[1], env[6], env[9][R_WILD_WARRIORS] == 1, c, rem)
+
+
+@njit(cache=True, inline="always")
+def warrior_strength(s, cards, mon, clan_ability, i, mask):
+    """Team Warrior i's strength with its clan power: Boar Clan "+3 additional strength points" when the monster
+    card shows its colour; "pack": +1 per other activated Warrior of its clan (``mask``: activated team
+    indices)."""
+    w = s[L.TEAM + i]
     v = cards[w, L.C_STR]
     clan = cards[w, L.C_CLAN]
     if cards[w, L.C_SPECIAL] == 1 and clan >= 0:
         ab = clan_ability[clan]
         if ab == L.A_BOAR:
             colour = cards[w, L.C_BLESS_CLAN] if cards[w, L.C_BLESS_CLAN] >= 0 else clan
-            if mon[s[L.MON], L.M_CLANS] & (1 << colour):
+            if mon[min(s[L.MON], mon.shape[0] - 1), L.M_CLANS] & (1 << colour):
                 v += 3
         elif ab == L.A_PACK:
-            for i in range(n):
-                o = team[i]
-                if (mask >> i) & 1 and o != w and cards[o, L.C_CLAN] == clan:
+            for j in range(s[L.TEAM_N]):
+                if j != i and (mask >> j) & 1 and cards[s[L.TEAM + j], L.C_CLAN] == clan:
                     v += 1
     return v
 
 
-@njit(cache=True)
-def best_activation(s, T, rules, pool, team, n, exclude):
-    """The set of team Warriors (bitmask) the dice in ``pool`` activate with the most strength, and the dice
-    it uses. Ice Giants are fitted first (they cannot use ⊗); ``exclude`` is a team index left out (or -1)."""
-    S = T[1].shape[1]
-    best_mask, best_str, best_used = 0, 0, 0
-    used_counts = np.zeros(S + 1, np.int64)
-    rem = np.empty(S + 1, np.int64)
-    for mask in range(1, 1 << n):
-        if exclude >= 0 and (mask >> exclude) & 1:
-            continue
-        rem[:] = pool
-        ok = True
-        for ice_pass in range(2):
+@njit(cache=True, inline="always")
+def strength_env(s, env, i, mask):
+    return warrior_strength(s, env[0], env[3], env[6], i, mask)
+
+
+@njit(cache=True, inline="always")
+def fit_set(s, cards, need, clan_ability, wild_rule, pool, wmask, tset, tactics_first):
+    """Fit the team Warriors in ``wmask`` and the candidate Battle Tactics in ``tset`` together: Ice Giants first
+    (they cannot take ⊗), then the other Warriors and the Tactics (in either order). Returns the dice left or -1."""
+    n = s[L.TEAM_N]
+    rem = pool
+    for i in range(n):
+        if (wmask >> i) & 1 and is_ice_giant(cards, clan_ability, s[L.TEAM + i]):
+            rem = fit(cards, need, clan_ability, wild_rule, s[L.TEAM + i], rem)
+            if rem < 0:
+                return rem
+    for part in range(2):
+        if (part == 0) == tactics_first:
+            for j in range(s[L.CAND_N]):
+                if (tset >> j) & 1:
+                    rem = fit(cards, need, clan_ability, wild_rule, s[L.CAND + j], rem)
+                    if rem < 0:
+                        return rem
+        else:
             for i in range(n):
-                if (mask >> i) & 1 and is_ice_giant(T, team[i]) == (ice_pass == 0):
-                    if not fit(T, rules, team[i], rem):
-                        ok = False
-                        break
-            if not ok:
-                break
-        if not ok:
-            continue
+                if (wmask >> i) & 1 and not is_ice_giant(cards, clan_ability, s[L.TEAM + i]):
+                    rem = fit(cards, need, clan_ability, wild_rule, s[L.TEAM + i], rem)
+                    if rem < 0:
+                        return rem
+    return rem
+
+
+@njit(cache=True)
+def best_joint(s, env, pool, tset):
+    """The best activation of the team together with the candidate Tactics ``tset`` (all of which must be
+    activated): (Warrior bitmask, their strength); mask -1 when ``tset`` cannot be activated. Most strength
+    (strength only grows with the set, so the sets are tried largest first and only a stronger one is fitted)."""
+    cards, need, mon, clan_ability = env[0], env[1], env[3], env[6]
+    wild = env[9][R_WILD_WARRIORS] == 1
+    n = s[L.TEAM_N]
+    best_m, best_st = -1, -1
+    for m in range((1 << n) - 1, -1, -1):
         st = 0
         for i in range(n):
-            if (mask >> i) & 1:
-                st += warrior_strength(s, T, team[i], mask, team, n)
-        dice_used = pool.sum() - rem.sum()
-        if st > best_str or (st == best_str and dice_used < best_used):
-            best_mask, best_str, best_used = mask, st, dice_used
-            used_counts[:] = pool - rem
-    return best_mask, best_str, used_counts
+            if (m >> i) & 1:
+                st += warrior_strength(s, cards, mon, clan_ability, i, m)
+        if st <= best_st:
+            continue
+        rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, False)
+        if rem < 0 and tset != 0:
+            rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, True)
+        if rem < 0:
+            continue
+        best_m, best_st = m, st
+    return best_m, best_st
 
 
 @njit(cache=True)
-def reroll(rng, faces, pool, counts):
-    """Roll again the dice in ``counts`` (per symbol) of ``pool``."""
-    k = 0
-    for sym in range(pool.shape[0]):
-        pool[sym] -= counts[sym]
-        k += counts[sym]
-    for _ in range(k):
-        pool[roll_die(rng, faces)] += 1
+def best_joint_rem(s, env, pool, m, tset):
+    cards, need, clan_ability = env[0], env[1], env[6]
+    wild = env[9][R_WILD_WARRIORS] == 1
+    rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, False)
+    if rem < 0 and tset != 0:
+        rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, True)
+    return rem
 
 
-@njit(cache=True)
-def monster_strength(s, T, rules, attacking, silenced):
-    mon = T[3]
+@njit(cache=True, inline="always")
+def tset_value(s, cards, tset):
+    v = 0
+    for j in range(s[L.CAND_N]):
+        if (tset >> j) & 1:
+            v += cards[s[L.CAND + j], L.C_VALUE]
+    return v
+
+
+@njit(cache=True, inline="always")
+def tset_feasible(s, cards, need, clan_ability, wild, pool, tset):
+    """Can the Tactics in ``tset`` be activated together (with no Warrior)?"""
+    if tset == 0:
+        return True
+    return fit_set(s, cards, need, clan_ability, wild, pool, 0, tset, True) >= 0
+
+
+@njit(cache=True, inline="always")
+def battle_pool(s, S):
+    """The dice and the Weapon Delivery cards played, as packed counts."""
+    return dice_pool(s) + deliv_pool(s, S)
+
+
+# --- monster ---------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def monster_strength(s, env, attacking, silenced):
+    mon, rules = env[3], env[9]
     k = s[L.MON]
     v = mon[k, L.M_STRENGTH]
     if rules[R_POWERS] == 1 and not silenced:
@@ -206,27 +323,343 @@ def monster_strength(s, T, rules, attacking, silenced):
     return v
 
 
+@njit(cache=True, inline="always")
+def power_on(s, env, power):
+    """The active card's power ``power`` is in play (rule option on, not silenced this battle)."""
+    mon, rules = env[3], env[9]
+    return rules[R_POWERS] == 1 and s[L.B_SILENCED] == 0 and mon[s[L.MON], L.M_POWER] == power
+
+
 @njit(cache=True)
-def send_to_valhalla(s, T, card, cap):
-    """"Warriors in Valhalla are kept face up to add their Glory Points"; "The sum of the Glory Points of the
-    Warriors in a player's Valhalla may never exceed the limit" — a Warrior that does not fit is not sent. The
-    limit counts the Warriors' Glory (WGLORY), not Missions or a Jarl's starting Glory."""
-    g = T[0][card, L.C_GLORY]
-    if s[L.WGLORY] + g > cap:
-        return False
-    s[L.GLORY] += g
-    s[L.WGLORY] += g
-    push(s, L.VAL_N, card)
+def monster_phase(s, rng, env):
+    """"The player rolls the monster dice … If any of the rolled weapons match those on the monster card, the
+    player places them on the corresponding weapon(s). If all of the weapons on the card are filled, the monster
+    attacks." Natural matches are placed first; with the rule option ``wild_monster`` each ⊗ then covers one
+    still-uncovered weapon (the weapon with the most faces on the die first), as the exact calculator does.
+    Returns True when the monster attacks."""
+    mweap, mwild, faces, rules = env[4], env[5], env[8], env[9]
+    S = mweap.shape[1]
+    k = s[L.MON]
+    on_card = 0
+    for sym in range(S):
+        on_card += s[L.COVER + sym]
+    if on_card == 0:
+        s[L.EMPTY_PHASES + k] += 1
+    wild = 0
+    for _ in range(rules[R_DICE] - on_card):
+        f = roll_die(rng, faces)
+        if f < S:
+            if s[L.COVER + f] < mweap[k, f]:
+                s[L.COVER + f] += 1
+        else:
+            wild += 1
+    if rules[R_WILD_MONSTER] == 1:
+        for j in range(S):
+            if wild == 0:
+                break
+            sym = mwild[k, j]
+            if sym < 0:
+                break
+            while wild > 0 and s[L.COVER + sym] < mweap[k, sym]:
+                s[L.COVER + sym] += 1
+                wild -= 1
+    for sym in range(S):
+        if s[L.COVER + sym] < mweap[k, sym]:
+            return False
+    s[L.MON_ATTACKS] += 1
+    if on_card == 0:
+        s[L.EMPTY_ATTACKS + k] += 1
     return True
 
 
+# --- battles ---------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def hand_effect(s, cards, effect):
+    """Hand index of the first Battle Tactic with ``effect`` (-1 none)."""
+    for h in range(s[L.HAND_N]):
+        c = s[L.HAND + h]
+        if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == effect:
+            return h
+    return -1
+
+
+@njit(cache=True, inline="always")
+def play_tactic(s, h):
+    """A Battle Tactic from hand index h into play ("Used Battle Tactics cards go to the discard pile after the
+    battle")."""
+    push(s, L.IP_N, remove_at(s, L.HAND_N, h))
+
+
 @njit(cache=True)
-def blessing_draw(s, T, bonus, cap):
+def begin_battle(s, env, attacking, ctx):
+    """A battle: "roll their dice, use Battle Tactics cards and rerolls in order to attempt to win"."""
+    cards, mon, jarl_row, rules = env[0], env[3], env[7], env[9]
+    S = env[1].shape[1]
+    s[L.B_ATTACK] = attacking
+    s[L.B_CTX] = ctx
+    s[L.B_SILENCED] = 0
+    s[L.B_BASIC_USED] = 0
+    s[L.B_FREE] = jarl_row[1] if jarl_row[0] == L.J_REROLL else 0
+    s[L.B_CLAN_GIVEN] = 0
+    s[L.B_ICE_DONE] = 0
+    s[L.B_ACT] = 0
+    s[L.B_TOTAL] = 0
+    s[L.B_PATH] = -1
+    s[L.B_MARGIN] = 0
+    s[L.B_NACT] = 0
+    s[L.ND] = 0
+    for sym in range(S + 1):
+        s[L.DELIV + sym] = 0
+    s[L.IP_N] = 0
+    # strength Battle Tactics; "Battle Tactics that require having a smaller battle team than the opponent work
+    # when the player has less Warriors than Warrior symbols shown on the Monster card"
+    s[L.CAND_N] = 0
+    k = s[L.MON]
+    for h in range(s[L.HAND_N]):
+        c = s[L.HAND + h]
+        if cards[c, L.C_TYPE] != L.TACTIC or s[L.CAND_N] >= L.MAX_CAND:
+            continue
+        e = cards[c, L.C_EFFECT]
+        if e == L.T_STRENGTH or (e == L.T_SMALLER and s[L.TEAM_N] < mon[k, L.M_WSYM]):
+            push(s, L.CAND_N, c)
+    # "Battle Tactics cards that deactivate Jarls' powers while attacking deactivate that special ability for one
+    # battle": a Silence is offered before the roll of an attack on a card with a power
+    if attacking == 1 and rules[R_POWERS] == 1 and mon[k, L.M_POWER] != L.P_NONE \
+            and hand_effect(s, env[0], L.T_SILENCE) >= 0:
+        s[L.PHASE] = L.PH_SILENCE
+    else:
+        s[L.PHASE] = L.ST_ROLL
+
+
+@njit(cache=True)
+def post_roll(s, rng, env):
+    """Powers of activated Warriors (activated: in the best activation of the team by the dice so far). "The
+    first Ice Giant that the player activates gives them one additional die"; a clan "reroll" power gives a free
+    reroll per activated Warrior that has it (once each)."""
+    cards, clan_ability, faces = env[0], env[6], env[8]
+    # only a team with such a power needs the activation here
+    want = False
+    for i in range(s[L.TEAM_N]):
+        w = s[L.TEAM + i]
+        cl = cards[w, L.C_CLAN]
+        if cards[w, L.C_SPECIAL] == 1 and cl >= 0 and (clan_ability[cl] == L.A_REROLL or (
+                clan_ability[cl] == L.A_ICE_GIANT and s[L.B_ICE_DONE] == 0)):
+            want = True
+    if not want:
+        return
+    for _ in range(2):
+        m, st = best_joint(s, env, battle_pool(s, env[1].shape[1]), 0)
+        if s[L.B_ICE_DONE] == 0 and m > 0:
+            rolled = False
+            for i in range(s[L.TEAM_N]):
+                w = s[L.TEAM + i]
+                if (m >> i) & 1 and is_ice_giant(cards, clan_ability, w) and cards[w, L.C_SPECIAL] == 1:
+                    s[L.B_ICE_DONE] = 1
+                    if s[L.ND] < L.MAX_DICE:
+                        push(s, L.ND, roll_die(rng, faces))
+                        sort_dice(s)
+                    rolled = True
+                    break
+            if rolled:
+                continue
+        cr = 0
+        for i in range(s[L.TEAM_N]):
+            w = s[L.TEAM + i]
+            if (m >> i) & 1 and cards[w, L.C_SPECIAL] == 1 and cards[w, L.C_CLAN] >= 0 \
+                    and clan_ability[cards[w, L.C_CLAN]] == L.A_REROLL:
+                cr += 1
+        if cr > s[L.B_CLAN_GIVEN]:
+            s[L.B_FREE] += cr - s[L.B_CLAN_GIVEN]
+            s[L.B_CLAN_GIVEN] = cr
+        break
+
+
+@njit(cache=True)
+def roll_battle_dice(s, rng, env):
+    """The player rolls 6 dice (more with a Jarl's power, fewer with the monster's)."""
+    jarl_row, faces, rules = env[7], env[8], env[9]
+    attacking = s[L.B_ATTACK] == 1
+    target = monster_strength(s, env, attacking, s[L.B_SILENCED] == 1)
+    s[L.B_NEEDED] = target if attacking else target + 1
+    dice = rules[R_DICE]
+    if jarl_row[0] == L.J_EXTRA_DIE:
+        dice += jarl_row[1]
+    if power_on(s, env, L.P_EXTRA_DIE):
+        dice = max(1, dice - env[3][s[L.MON], L.M_PVAL])
+    dice = min(dice, L.MAX_DICE)
+    s[L.ND] = 0
+    for _ in range(dice):
+        push(s, L.ND, roll_die(rng, faces))
+    sort_dice(s)
+    post_roll(s, rng, env)
+
+
+@njit(cache=True, inline="always")
+def basic_ok(s, env):
+    """Basic rerolls are allowed unless the monster's "no_reroll" power is on."""
+    return not power_on(s, env, L.P_NO_REROLL)
+
+
+@njit(cache=True, inline="always")
+def free_available(s, env):
+    return s[L.B_FREE] > 0 or hand_effect(s, env[0], L.T_REROLL) >= 0
+
+
+@njit(cache=True, inline="always")
+def roll_has_options(s, env):
+    if s[L.ND] >= 1 and free_available(s, env):
+        return True
+    if s[L.ND] >= 2 and basic_ok(s, env):
+        return True
+    return hand_effect(s, env[0], L.T_DELIVERY) >= 0
+
+
+@njit(cache=True, inline="always")
+def reroll_mask(s, rng, env, mask):
+    faces = env[8]
+    for i in range(s[L.ND]):
+        if (mask >> i) & 1:
+            s[L.DICE + i] = roll_die(rng, faces)
+    sort_dice(s)
+
+
+@njit(cache=True)
+def n_feasible_commits(s, env):
+    pool = battle_pool(s, env[1].shape[1])
+    wild = env[9][R_WILD_WARRIORS] == 1
+    k = 0
+    for t in range(1 << s[L.CAND_N]):
+        if tset_feasible(s, env[0], env[1], env[6], wild, pool, t):
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def enter_commit(s, env):
+    if s[L.CAND_N] == 0 or n_feasible_commits(s, env) <= 1:
+        commit(s, env, 0)
+    else:
+        s[L.PHASE] = L.PH_COMMIT
+
+
+@njit(cache=True)
+def commit(s, env, tset):
+    """Play the candidate Tactics ``tset``; the Warriors are the best activation together with them. Strength =
+    activated Warriors + Battle Tactics + the Glory in Valhalla (+ a Jarl's bonus)."""
+    cards, jarl_row, rules = env[0], env[7], env[9]
+    pool = battle_pool(s, env[1].shape[1])
+    m, st = best_joint(s, env, pool, tset)
+    if m < 0:  # not activatable (cannot happen for a legal action): play none
+        tset = 0
+        m, st = best_joint(s, env, pool, 0)
+    attacking = s[L.B_ATTACK] == 1
+    total = s[L.GLORY] + st
+    if jarl_row[0] == L.J_ATTACK and attacking:
+        total += jarl_row[1]
+    if jarl_row[0] == L.J_DEFENCE and not attacking:
+        total += jarl_row[1]
+    for j in range(s[L.CAND_N]):
+        if (tset >> j) & 1:
+            c = s[L.CAND + j]
+            total += cards[c, L.C_VALUE]
+            h = find(s, L.HAND_N, c)
+            if h >= 0:
+                play_tactic(s, h)
+    s[L.B_ACT] = m
+    s[L.B_TOTAL] = total
+    # Path to Valhalla (option "own", defence only): on one of the player's own activated Warriors
+    if rules[R_PATH_OWN] == 1 and not attacking and m > 0 and hand_effect(s, env[0], L.T_PATH) >= 0:
+        s[L.PHASE] = L.PH_PATH
+    else:
+        s[L.PHASE] = L.ST_COMMITTED
+
+
+@njit(cache=True, inline="always")
+def cap_now(s, env):
+    mon = env[3]
+    return mon[min(s[L.MON], mon.shape[0] - 1), L.M_MAX_GLORY]
+
+
+@njit(cache=True)
+def send_group(s, env, going, excess, cap):
+    """Send the team Warriors in bitmask ``going`` to Valhalla ("Warriors in Valhalla are kept face up to add
+    their Glory Points"); the Valkyrie blessings look at the group that goes; then the Warriors in ``excess`` are
+    discarded ("the excess Warriors are discarded") — after the blessings' draw, so a blessing never takes a
+    Warrior discarded in the same battle."""
+    cards = env[0]
+    n = s[L.TEAM_N]
+    n_going = 0
+    for i in range(n):
+        if (going >> i) & 1:
+            n_going += 1
+    b0 = 0
+    b1 = 0
+    b2 = 0
+    b3 = 0
+    k = 0
+    for i in range(n):
+        if not (going >> i) & 1:
+            continue
+        w = s[L.TEAM + i]
+        b = cards[w, L.C_BLESS]
+        bonus = 0
+        if b == 1:
+            bonus = n_going - 1
+        elif b == 2:
+            for j in range(n):
+                if j != i and (going >> j) & 1 and cards[s[L.TEAM + j], L.C_CLAN] == cards[w, L.C_BLESS_CLAN]:
+                    bonus = 2
+        elif b == 3 and n_going == 1:
+            bonus = 3
+        if k == 0:
+            b0 = bonus
+        elif k == 1:
+            b1 = bonus
+        elif k == 2:
+            b2 = bonus
+        else:
+            b3 = bonus
+        k += 1
+    ex0 = -1
+    ex1 = -1
+    ex2 = -1
+    ex3 = -1
+    ne = 0
+    for i in range(n - 1, -1, -1):
+        w = s[L.TEAM + i]
+        if (going >> i) & 1:
+            remove_at(s, L.TEAM_N, i)
+            g = cards[w, L.C_GLORY]
+            s[L.GLORY] += g
+            s[L.WGLORY] += g
+            push(s, L.VAL_N, w)
+        elif (excess >> i) & 1:
+            remove_at(s, L.TEAM_N, i)
+            if ne == 0:
+                ex0 = w
+            elif ne == 1:
+                ex1 = w
+            elif ne == 2:
+                ex2 = w
+            else:
+                ex3 = w
+            ne += 1
+    for bonus in (b0, b1, b2, b3):
+        if bonus > 0:
+            blessing_draw(s, env, bonus, cap)
+    for w in (ex0, ex1, ex2, ex3):
+        if w >= 0:
+            push(s, L.DISC_N, w)
+
+
+@njit(cache=True)
+def blessing_draw(s, env, bonus, cap):
     """Valkyrie blessings: "draw Warrior cards from the discard pile whose combined Glory Point value equals the
     additional Glory Points … without changing the order of the cards in it" (as much as the limit allows).
     Largest Glory first: for the blessings' bonuses of at most 3 this reaches the exact sum whenever the pile
     holds one (3 = 3, 2 + 1 or 1 + 1 + 1)."""
-    cards = T[0]
+    cards = env[0]
     want = min(bonus, cap - s[L.WGLORY])
     while want > 0:
         best_i, best_g = -1, 0
@@ -244,279 +677,124 @@ def blessing_draw(s, T, bonus, cap):
         want -= best_g
 
 
-@njit(cache=True)
-def to_valhalla(s, T, kind, params, prng, team_idx, k, cap, all_or_one, discard_rest):
-    """Send activated Warriors (team indices ``team_idx[:k]``) to Valhalla: all that fit (``all_or_one`` = 1), or
-    the one the policy picks (0). Valkyrie blessings are checked on the group that goes. Warriors that do not fit
-    are discarded when ``discard_rest`` ("the excess Warriors are discarded"), else they stay in the team."""
-    cards = T[0]
-    order = np.empty(k, np.int64)
-    for i in range(k):
-        order[i] = team_idx[i]
-    # highest Glory first (heuristic); a random order for the random policy
-    if kind == pol.RANDOM:
-        for i in range(k - 1, 0, -1):
-            j = randbelow(prng, i + 1)
-            order[i], order[j] = order[j], order[i]
-    else:
-        for i in range(k):
-            for j in range(i + 1, k):
-                if cards[s[L.TEAM + order[j]], L.C_GLORY] > cards[s[L.TEAM + order[i]], L.C_GLORY]:
-                    order[i], order[j] = order[j], order[i]
-    going = np.zeros(k, np.int64)
-    n_going = 0
-    if all_or_one == 0 and not pol.coin(kind, prng, True):
-        k = 0  # "they can send 1 of their activated Warriors": the random policy may send none
-    for i in range(k):
-        w = s[L.TEAM + order[i]]
-        if all_or_one == 0 and n_going == 1:
+@njit(cache=True, inline="always")
+def greedy_fit(s, env, mask, cap):
+    """The Warriors of ``mask`` that fit the limit, highest Glory first (ties: team order)."""
+    cards = env[0]
+    room = cap - s[L.WGLORY]
+    out = 0
+    for _ in range(s[L.TEAM_N]):
+        best, best_g = -1, -1
+        for i in range(s[L.TEAM_N]):
+            if (mask >> i) & 1 and not (out >> i) & 1:
+                g = cards[s[L.TEAM + i], L.C_GLORY]
+                if g <= room and g > best_g:
+                    best, best_g = i, g
+        if best < 0:
             break
-        if s[L.WGLORY] + cards[w, L.C_GLORY] <= cap:
-            s[L.GLORY] += cards[w, L.C_GLORY]
-            s[L.WGLORY] += cards[w, L.C_GLORY]
-            going[n_going] = order[i]
-            n_going += 1
-    # the blessings look at who goes together
-    gone = np.zeros(L.MAX_TEAM, np.bool_)
-    for i in range(n_going):
-        gone[going[i]] = True
-    bonuses = np.zeros(L.MAX_TEAM, np.int64)
-    for i in range(n_going):
-        w = s[L.TEAM + going[i]]
-        b = cards[w, L.C_BLESS]
-        if b == 1:
-            bonuses[i] = n_going - 1
-        elif b == 2:
-            for j in range(n_going):
-                o = s[L.TEAM + going[j]]
-                if j != i and cards[o, L.C_CLAN] == cards[w, L.C_BLESS_CLAN]:
-                    bonuses[i] = 2
-        elif b == 3 and n_going == 1:
-            bonuses[i] = 3
-    # move the cards: Valhalla for those going; then the blessings' Glory from the discard pile; then the
-    # excess to the discard pile (so a blessing never draws a Warrior discarded in the same battle)
-    excess = np.empty(L.MAX_TEAM, np.int64)
-    n_excess = 0
-    for i in range(s[L.TEAM_N] - 1, -1, -1):
-        w = s[L.TEAM + i]
-        activated = False
-        for j in range(k):
-            if team_idx[j] == i:
-                activated = True
-        if gone[i]:
-            remove_at(s, L.TEAM_N, i)
-            push(s, L.VAL_N, w)
-        elif activated and discard_rest:
-            remove_at(s, L.TEAM_N, i)
-            excess[n_excess] = w
-            n_excess += 1
-    for i in range(n_going):
-        if bonuses[i] > 0:
-            blessing_draw(s, T, bonuses[i], cap)
-    for i in range(n_excess):
-        push(s, L.DISC_N, excess[i])
+        out |= 1 << best
+        room -= best_g
+    return out
+
+
+@njit(cache=True, inline="always")
+def any_fits(s, env, mask, cap):
+    cards = env[0]
+    for i in range(s[L.TEAM_N]):
+        if (mask >> i) & 1 and s[L.WGLORY] + cards[s[L.TEAM + i], L.C_GLORY] <= cap:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def lost_battle_discards(s, env):
+    """"After losing a battle … the player discards 2 [Level I] / 4 [II] / 6 [III] cards from the deck", plus the
+    monster's "discard" power unless a Battle Tactic silenced it for this battle."""
+    n = env[9][R_DISCARD]
+    if power_on(s, env, L.P_DISCARD):
+        n += env[3][s[L.MON], L.M_PVAL]
+    discard_from_deck(s, n)
 
 
 @njit(cache=True)
-def battle(s, T, rules, kind, params, rng, prng, attacking):
-    """A battle: "roll their dice, use Battle Tactics cards and rerolls in order to attempt to win". Attacking,
-    "the goal is to match or exceed the Battle Strength"; defending, "only … by achieving a Battle Strength higher
-    than the monster's". Strength = activated Warriors + Battle Tactics + the Glory in Valhalla."""
-    cards, need, mon, jarl_row, faces = T[0], T[1], T[3], T[7], T[8]
-    S = need.shape[1]
-    k = s[L.MON]
-    n = s[L.TEAM_N]
-    team = np.empty(L.MAX_TEAM, np.int64)
-    for i in range(n):
-        team[i] = s[L.TEAM + i]
-    powers = rules[R_POWERS] == 1
-    # Battle Tactics in hand, by effect
-    played = np.zeros(L.MAX_HAND, np.bool_)
-    silenced = False
-    if attacking and powers and mon[k, L.M_POWER] != L.P_NONE:
-        # worth silencing in an attack: what weakens the attack or punishes losing it (not a defence bonus)
-        matters = mon[k, L.M_POWER] != L.P_DEFENCE
-        for h in range(s[L.HAND_N]):
-            c = s[L.HAND + h]
-            if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_SILENCE:
-                if pol.coin(kind, prng, params[6] > 0 and matters):
-                    played[h] = True
-                    silenced = True
-                break
-    target = monster_strength(s, T, rules, attacking, silenced)
-    needed = target if attacking else target + 1
-    dice = rules[R_DICE]
-    if jarl_row[0] == L.J_EXTRA_DIE:
-        dice += jarl_row[1]
-    if powers and not silenced and mon[k, L.M_POWER] == L.P_EXTRA_DIE:
-        dice = max(1, dice - mon[k, L.M_PVAL])
-    basic_ok = not (powers and not silenced and mon[k, L.M_POWER] == L.P_NO_REROLL)
-    free = jarl_row[1] if jarl_row[0] == L.J_REROLL else 0
-    pool = np.zeros(S + 1, np.int64)
-    for _ in range(dice):
-        pool[roll_die(rng, faces)] += 1
-    # Weapon Delivery: "may be treated as a weapon die with the symbol shown on the card" — a card, not a die:
-    # it counts for activation (``fixed``) but is never rerolled or discarded for a reroll
-    fixed = np.zeros(S + 1, np.int64)
+def mission(s, env):
+    """"A Mission card gives an additional 2 Glory Points when the player wins a battle while meeting the
+    requirement shown on the card. Only one such card may be played after each battle." (automatic: the first
+    one in hand that qualifies)"""
+    cards = env[0]
     for h in range(s[L.HAND_N]):
         c = s[L.HAND + h]
-        if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_DELIVERY and not played[h]:
-            before = best_activation(s, T, rules, pool, team, n, -1)[1]
-            pool[cards[c, L.C_SYMBOL]] += 1
-            after = best_activation(s, T, rules, pool, team, n, -1)[1]
-            if pol.coin(kind, prng, after > before):
-                played[h] = True
-                fixed[cards[c, L.C_SYMBOL]] += 1
-            else:
-                pool[cards[c, L.C_SYMBOL]] -= 1
-    # free rerolls from Battle Tactics (played only when a reroll is wanted)
-    glory = s[L.GLORY]
-    bonus = 0
-    if jarl_row[0] == L.J_ATTACK and attacking:
-        bonus += jarl_row[1]
-    if jarl_row[0] == L.J_DEFENCE and not attacking:
-        bonus += jarl_row[1]
-    ice_extra = False
-    basic_used = False
-    mask, st, used = best_activation(s, T, rules, pool, team, n, -1)
-    clan_rerolls_given = 0
-    for step in range(12):
-        # "The first Ice Giant that the player activates gives them one additional die."
-        if not ice_extra:
-            for i in range(n):
-                if (mask >> i) & 1 and is_ice_giant(T, team[i]) and cards[team[i], L.C_SPECIAL] == 1:
-                    ice_extra = True
-                    pool[roll_die(rng, faces)] += 1
-                    mask, st, used = best_activation(s, T, rules, pool, team, n, -1)
-                    break
-        # clan "reroll" power: a free reroll per activated Warrior that has it (once each)
-        cr = 0
-        for i in range(n):
-            w = team[i]
-            if (mask >> i) & 1 and cards[w, L.C_SPECIAL] == 1 and cards[w, L.C_CLAN] >= 0 \
-                    and T[6][cards[w, L.C_CLAN]] == L.A_REROLL:
-                cr += 1
-        if cr > clan_rerolls_given:
-            free += cr - clan_rerolls_given
-            clan_rerolls_given = cr
-        if glory + bonus + st >= needed and kind != pol.RANDOM:
-            break
-        rolled = pool - fixed
-        idle = rolled - np.maximum(used - fixed, 0)  # delivered symbols are used first
-        n_idle = idle.sum()
-        if kind == pol.RANDOM:
-            if randbelow(prng, 2) == 0 or rolled.sum() < 2:
-                break
-            idle[:] = 0
-            for sym in range(S + 1):
-                for _ in range(rolled[sym]):
-                    if randbelow(prng, 2) == 1:
-                        idle[sym] += 1
-            n_idle = idle.sum()
-            if n_idle == 0:
-                break
-        elif params[5] == 0 or n_idle == 0:
-            break
-        if free == 0:
-            for h in range(s[L.HAND_N]):
-                c = s[L.HAND + h]
-                if not played[h] and cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_REROLL:
-                    played[h] = True
-                    free += cards[c, L.C_VALUE]
-                    break
-        if free > 0:
-            free -= 1
-            reroll(rng, faces, pool, idle)
-        elif basic_ok and rolled.sum() >= 2 and n_idle >= 2:
-            # "the player may discard 1 die from their pool of dice to reroll any of the remaining dice"
-            for sym in range(S, -1, -1):
-                if idle[sym] > 0:
-                    idle[sym] -= 1
-                    pool[sym] -= 1
-                    break
-            reroll(rng, faces, pool, idle)
-            basic_used = True
-        else:
-            break
-        mask, st, used = best_activation(s, T, rules, pool, team, n, -1)
-    total = glory + bonus + st
-    # Path to Valhalla (option "own", defence only): one activated Warrior's strength is not counted, and it goes to
-    # Valhalla after the battle whatever the result
-    path_warrior = -1
-    if rules[R_PATH_OWN] == 1 and not attacking and mask != 0:
-        for h in range(s[L.HAND_N]):
-            c = s[L.HAND + h]
-            if not played[h] and cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_PATH:
-                for i in range(n):
-                    if (mask >> i) & 1:
-                        m2, st2, u2 = best_activation(s, T, rules, pool, team, n, i)
-                        if pol.coin(kind, prng, glory + bonus + st2 >= needed):
-                            played[h] = True
-                            path_warrior = i
-                            mask, st, used = m2, st2, u2
-                            total = glory + bonus + st
-                        break
-                break
-    # strength Battle Tactics ("smaller team" ones "work when the player has less Warriors than Warrior symbols
-    # shown on the Monster card"). A Battle Tactic is activated by dice like a Warrior (Weapon Delivery "may be
-    # treated as a weapon die … to activate a Warrior or a Battle Tactic card"): it takes its dice from those the
-    # Warriors left. The heuristic plays them only when they make the difference.
-    spare = pool - used
-    trial = np.empty(S + 1, np.int64)
-    fits = np.zeros(L.MAX_HAND, np.bool_)
-    extra = 0
-    for h in range(s[L.HAND_N]):
-        c = s[L.HAND + h]
-        if played[h] or cards[c, L.C_TYPE] != L.TACTIC:
+        if cards[c, L.C_TYPE] != L.MISSION:
             continue
-        e = cards[c, L.C_EFFECT]
-        if e == L.T_STRENGTH or (e == L.T_SMALLER and n < mon[k, L.M_WSYM]):
-            trial[:] = spare
-            if fit(T, rules, c, trial):
-                spare[:] = trial
-                fits[h] = True
-                extra += cards[c, L.C_VALUE]
-    if kind == pol.RANDOM or total + extra >= needed:
-        for h in range(s[L.HAND_N]):
-            if fits[h] and (total < needed or kind == pol.RANDOM) and pol.coin(kind, prng, True):
-                played[h] = True
-                total += cards[s[L.HAND + h], L.C_VALUE]
-    won = total >= needed
-    # "Used Battle Tactics cards go to the discard pile after the battle."
-    for h in range(s[L.HAND_N] - 1, -1, -1):
-        if played[h]:
-            push(s, L.DISC_N, remove_at(s, L.HAND_N, h))
-    act = np.empty(L.MAX_TEAM, np.int64)
-    n_act = 0
-    for i in range(n):
-        if (mask >> i) & 1 or i == path_warrior:
-            act[n_act] = i
-            n_act += 1
-    resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_warrior, total - target, basic_used,
-            silenced)
+        q = cards[c, L.C_REQ]
+        ok = (q == L.Q_NO_BASIC_REROLLS and s[L.B_BASIC_USED] == 0) or (q == L.Q_STRENGTH_5 and s[L.B_MARGIN] >= 5) \
+            or (q == L.Q_THREE_ACTIVATED and s[L.B_NACT] >= 3)
+        if ok:
+            remove_at(s, L.HAND_N, h)
+            push(s, L.VAL_N, c)
+            s[L.GLORY] += 2
+            s[L.MISSIONS] += 1
+            return
+
+
+@njit(cache=True, inline="always")
+def after_battle(s):
+    if s[L.B_CTX] == L.CTX_HALT:
+        s[L.PHASE] = L.PH_OVER
+    else:
+        s[L.PHASE] = L.ST_AFTER_A if s[L.B_CTX] == L.CTX_PHASE_A else L.ST_AFTER_MONSTER
 
 
 @njit(cache=True)
-def resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_warrior, margin, basic_used,
-            silenced=False):
-    """The battle's consequences (valhalla-solo.txt, Battle)."""
-    mon = T[3]
+def finish_battle(s, env):
+    """The battle's consequences (valhalla-solo.txt, Battle). Attacking, "the goal is to match or exceed the
+    Battle Strength"; defending, "only … by achieving a Battle Strength higher than the monster's"."""
+    mon = env[3]
     K = mon.shape[0]
-    for sym in range(L.MAX_SYM):
-        if attacking and not won:
-            break  # "All of the monster's dice remain where they are."
-        s[L.COVER + sym] = 0
-    if path_warrior >= 0:
-        w = s[L.TEAM + path_warrior]
-        remove_at(s, L.TEAM_N, path_warrior)
-        if not send_to_valhalla(s, T, w, mon[s[L.MON], L.M_MAX_GLORY]):
+    attacking = s[L.B_ATTACK] == 1
+    won = s[L.B_TOTAL] >= s[L.B_NEEDED]
+    target = s[L.B_NEEDED] if attacking else s[L.B_NEEDED] - 1
+    s[L.B_MARGIN] = s[L.B_TOTAL] - target
+    act = s[L.B_ACT]
+    nact = 0
+    for i in range(s[L.TEAM_N]):
+        if (act >> i) & 1:
+            nact += 1
+    s[L.B_NACT] = nact
+    # "Used Battle Tactics cards go to the discard pile after the battle."
+    for i in range(s[L.IP_N]):
+        push(s, L.DISC_N, s[L.IP + i])
+    s[L.IP_N] = 0
+    if not (attacking and not won):
+        for sym in range(L.MAX_SYM):
+            s[L.COVER + sym] = 0  # "all of the dice on the Monster card are taken off and placed aside"
+    p = s[L.B_PATH]
+    if p >= 0:
+        # Path to Valhalla: "After the battle, regardless of its result, the chosen Warrior is sent to the
+        # Valhalla" (discarded if it would exceed the limit)
+        w = s[L.TEAM + p]
+        if s[L.WGLORY] + env[0][w, L.C_GLORY] <= cap_now(s, env):
+            send_group(s, env, 1 << p, 0, cap_now(s, env))
+        else:
+            remove_at(s, L.TEAM_N, p)
             push(s, L.DISC_N, w)
-        keep = 0  # the Path Warrior has left the team: drop it, then shift the indices above it
-        for i in range(n_act):
-            if act[i] != path_warrior:
-                act[keep] = act[i] - 1 if act[i] > path_warrior else act[i]
-                keep += 1
-        n_act = keep
+        low = act & ((1 << p) - 1)
+        act = low | ((act >> (p + 1)) << p)
+        s[L.B_ACT] = act
+        s[L.B_PATH] = -1
+    if s[L.B_CTX] == L.CTX_FINAL:
+        # "If the player loses the final attack, they lose the game."
+        if won:
+            s[L.ATT_WON] += 1
+            s[L.MON] += 1
+            s[L.FINAL] = 1
+        else:
+            s[L.ATT_LOST] += 1
+            s[L.FINAL] = 2
+        if s[L.MON] < K:
+            s[L.CAUSE] = L.CAUSE_DECK
+        s[L.DONE] = 1
+        return
     if attacking and won:
         # "the defeated card is placed aside, revealing a higher-level monster card"; "After defeating the last
         # Monster card, the player wins the game."
@@ -526,194 +804,185 @@ def resolve(s, T, rules, kind, params, prng, attacking, won, act, n_act, path_wa
             s[L.DONE] = 1
             return
         # "After winning on the attack, the new monster card is revealed and the new limit is revealed. After
-        # that, Warriors go to Valhalla." — all activated, the excess discarded
-        to_valhalla(s, T, kind, params, prng, act, n_act, mon[s[L.MON], L.M_MAX_GLORY], 1, True)
+        # that, Warriors go to Valhalla." — all activated, highest Glory first, the excess discarded
+        cap = cap_now(s, env)
+        going = greedy_fit(s, env, act, cap)
+        send_group(s, env, going, act & ~going, cap)
+        mission(s, env)
+        after_battle(s)
     elif attacking:
         # "they can send 1 of their activated Warriors to Valhalla … After that, the 2 topmost cards from the deck
         # are discarded."
         s[L.ATT_LOST] += 1
-        to_valhalla(s, T, kind, params, prng, act, n_act, mon[s[L.MON], L.M_MAX_GLORY], 0, False)
-        lost_battle_discards(s, T, rules, silenced)
+        if any_fits(s, env, act, cap_now(s, env)):
+            s[L.PHASE] = L.PH_SEND1
+        else:
+            after_send1(s, env)
     elif won:
-        # "the player may send any of their activated Warriors to Valhalla"
+        # "the player may send any of their activated Warriors to Valhalla … some, all or none"
         s[L.DEF_WON] += 1
-        if pol.coin(kind, prng, params[4] > 0):
-            to_valhalla(s, T, kind, params, prng, act, n_act, mon[s[L.MON], L.M_MAX_GLORY], 1, False)
+        if any_fits(s, env, act, cap_now(s, env)):
+            s[L.PHASE] = L.PH_GROUP
+        else:
+            mission(s, env)
+            after_battle(s)
     else:
         # "send 1 of their activated Warriors to Valhalla … Then they must remove 1 of their shields from their game
         # board and discard the 2 topmost cards from the deck."
         s[L.DEF_LOST] += 1
-        to_valhalla(s, T, kind, params, prng, act, n_act, mon[s[L.MON], L.M_MAX_GLORY], 0, False)
+        if any_fits(s, env, act, cap_now(s, env)):
+            s[L.PHASE] = L.PH_SEND1
+        else:
+            after_send1(s, env)
+
+
+@njit(cache=True)
+def after_send1(s, env):
+    if s[L.B_ATTACK] == 0:
         s[L.SHIELDS] -= 1
         if s[L.SHIELDS] <= 0:
             s[L.DONE] = 1
             s[L.CAUSE] = L.CAUSE_SHIELDS
             return
-        lost_battle_discards(s, T, rules, silenced)
-    if won:
-        mission(s, T, margin, n_act, basic_used, attacking)
+    lost_battle_discards(s, env)
+    after_battle(s)
+
+
+# --- turns -----------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def pair_ok(s, cards, need, a, b):
+    """Two Warriors "whose weapon symbols total at most 3"."""
+    ca, cb = s[L.HAND + a], s[L.HAND + b]
+    if cards[ca, L.C_TYPE] != L.WARRIOR or cards[cb, L.C_TYPE] != L.WARRIOR:
+        return False
+    k = cards[ca, L.C_ANY] + cards[cb, L.C_ANY]
+    for sym in range(need.shape[1]):
+        k += need[ca, sym] + need[cb, sym]
+    return k <= 3
 
 
 @njit(cache=True)
-def lost_battle_discards(s, T, rules, silenced=False):
-    """"After losing a battle … the player discards 2 [Level I] / 4 [II] / 6 [III] cards from the deck", plus the
-    monster's "discard" power unless a Battle Tactic silenced it for this battle."""
-    mon = T[3]
-    n = rules[R_DISCARD]
-    if rules[R_POWERS] == 1 and not silenced and mon[s[L.MON], L.M_POWER] == L.P_DISCARD:
-        n += mon[s[L.MON], L.M_PVAL]
-    discard_from_deck(s, n)
-
-
-@njit(cache=True)
-def mission(s, T, margin, n_act, basic_used, attacking):
-    """"A Mission card gives an additional 2 Glory Points when the player wins a battle while meeting the
-    requirement shown on the card. Only one such card may be played after each battle.\""""
-    cards = T[0]
-    for h in range(s[L.HAND_N]):
-        c = s[L.HAND + h]
-        if cards[c, L.C_TYPE] != L.MISSION:
-            continue
-        q = cards[c, L.C_REQ]
-        ok = (q == L.Q_NO_BASIC_REROLLS and not basic_used) or (q == L.Q_STRENGTH_5 and margin >= 5) \
-            or (q == L.Q_THREE_ACTIVATED and n_act >= 3)
-        if ok:
-            remove_at(s, L.HAND_N, h)
-            push(s, L.VAL_N, c)
-            s[L.GLORY] += 2
-            s[L.MISSIONS] += 1
-            return
-
-
-# --- the monster phase -----------------------------------------------------------------------------
-
-@njit(cache=True)
-def monster_phase(s, T, rules, kind, params, rng, prng):
-    """"The player rolls the monster dice … If any of the rolled weapons match those on the monster card, the
-    player places them on the corresponding weapon(s). If all of the weapons on the card are filled, the monster
-    attacks." The ⊗ face covers nothing unless the rule option says so."""
-    mon, mweap, mwild, faces = T[3], T[4], T[5], T[8]
-    S = mweap.shape[1]
-    k = s[L.MON]
-    on_card = 0
-    for sym in range(S):
-        on_card += s[L.COVER + sym]
-    if on_card == 0:
-        s[L.EMPTY_PHASES + k] += 1
-    for _ in range(rules[R_DICE] - on_card):
-        f = roll_die(rng, faces)
-        if f < S:
-            if s[L.COVER + f] < mweap[k, f]:
-                s[L.COVER + f] += 1
-        elif rules[R_WILD_MONSTER] == 1:
-            for j in range(S):
-                sym = mwild[k, j]
-                if sym < 0:
-                    break
-                if s[L.COVER + sym] < mweap[k, sym]:
-                    s[L.COVER + sym] += 1
-                    break
-    full = True
-    for sym in range(S):
-        if s[L.COVER + sym] < mweap[k, sym]:
-            full = False
-    if full:
-        s[L.MON_ATTACKS] += 1
-        if on_card == 0:
-            s[L.EMPTY_ATTACKS + k] += 1
-        battle(s, T, rules, kind, params, rng, prng, False)
-
-
-# --- a player's turn ----------------------------------------------------------------------------------
-
-@njit(cache=True)
-def n_weapons(T, c):
-    return T[1][c].sum() + T[0][c, L.C_ANY]
-
-
-@njit(cache=True)
-def draw_keep(s, T, rules, kind, params, prng, n_draw):
+def start_draw(s, n_draw, ctx):
     """"draw 2 cards, choose one to keep, and discard the other" (3 with the +40 deck)."""
-    drawn = np.empty(8, np.int64)
-    m = 0
+    s[L.DRAWN_N] = 0
     for _ in range(n_draw):
         c = draw(s)
         if c < 0:
             break
-        drawn[m] = c
-        m += 1
-    if m == 0:
-        return
-    keep = pol.choose_keep(kind, params, prng, s, T, drawn, m)
-    for i in range(m):
+        push(s, L.DRAWN_N, c)
+    s[L.KEEP_CTX] = ctx
+    if s[L.DRAWN_N] >= 2:
+        s[L.PHASE] = L.PH_KEEP
+    else:
+        keep_card(s, 0)
+
+
+@njit(cache=True, inline="always")
+def keep_card(s, keep):
+    for i in range(s[L.DRAWN_N]):
+        c = s[L.DRAWN + i]
         if i == keep and s[L.HAND_N] < L.MAX_HAND:  # a simulator bound on the hand, far above what play reaches
-            push(s, L.HAND_N, drawn[i])
+            push(s, L.HAND_N, c)
         else:
-            push(s, L.DISC_N, drawn[i])
+            push(s, L.DISC_N, c)
+    s[L.DRAWN_N] = 0
+    s[L.PHASE] = L.ST_AFTER_A if s[L.KEEP_CTX] == 0 else L.ST_AFTER_B
 
 
-@njit(cache=True)
-def play_warrior(s, hand_idx):
-    push(s, L.TEAM_N, remove_at(s, L.HAND_N, hand_idx))
+@njit(cache=True, inline="always")
+def phase_b_cards(env):
+    jarl_row, rules = env[7], env[9]
+    n = 3 if rules[R_PLUS40] == 1 else 2
+    if jarl_row[0] == L.J_DRAW:
+        n += jarl_row[1]
+    return min(n, L.MAX_DRAWN)
 
 
-@njit(cache=True)
-def phase_a(s, T, rules, kind, params, rng, prng):
-    """Phase A: "one of four actions — play one Warrior to your team; play two Warriors whose weapon symbols total
-    at most 3; draw (2 cards, keep 1); attack". "Players are still obliged to play a Warrior in Phase A, if his
-    team is empty." A team holds at most 4 Warriors."""
-    cards = T[0]
-    legal = np.zeros(4, np.int64)
-    one, two_a, two_b = -1, -1, -1
-    warriors = 0
+@njit(cache=True, inline="always")
+def advance(s, rng, env):
+    """Resolve forced steps and chance until the next decision or the end of the game."""
+    K = env[3].shape[0]
+    rules = env[9]
+    while True:
+        if s[L.DONE] == 1:
+            s[L.PHASE] = L.PH_OVER
+            return
+        ph = s[L.PHASE]
+        if ph < L.ST_TURN:
+            return
+        if ph == L.ST_TURN:
+            s[L.TURNS] += 1
+            if s[L.TURNS] > rules[R_TURN_CAP]:
+                s[L.DONE] = 1
+                s[L.CAUSE] = L.CAUSE_CAP
+                continue
+            if phase_a_any(s, env):
+                s[L.PHASE] = L.PH_A
+            else:
+                s[L.PHASE] = L.ST_FINAL
+        elif ph == L.ST_AFTER_A:
+            s[L.PHASE] = L.ST_FINAL if s[L.EXHAUSTED] == 1 else L.ST_PHASE_B
+        elif ph == L.ST_PHASE_B:
+            # Phase B: "draw 2 cards, choose one to keep, and discard the other" (+40: "draws 3 cards and keeps 1")
+            start_draw(s, phase_b_cards(env), 1)
+        elif ph == L.ST_AFTER_B:
+            # "If a player has no Warriors on his team after Phase B, the monster phase is skipped this turn."
+            if s[L.EXHAUSTED] == 1:
+                s[L.PHASE] = L.ST_FINAL
+            elif s[L.TEAM_N] > 0:
+                s[L.PHASE] = L.ST_MONSTER
+            else:
+                s[L.PHASE] = L.ST_TURN
+        elif ph == L.ST_MONSTER:
+            if monster_phase(s, rng, env):
+                begin_battle(s, env, 0, L.CTX_MONSTER)
+            else:
+                s[L.PHASE] = L.ST_AFTER_MONSTER
+        elif ph == L.ST_AFTER_MONSTER:
+            s[L.PHASE] = L.ST_FINAL if s[L.EXHAUSTED] == 1 else L.ST_TURN
+        elif ph == L.ST_FINAL:
+            # "If the player draws (or discards) the last card from the deck, he may attack for the last time … It is
+            # only possible if the active Monster card is the last one. If any other card is on the top of the
+            # monster deck, the player loses immediately." (with no Warrior left the Glory may still be enough)
+            if s[L.MON] == K - 1:
+                begin_battle(s, env, 1, L.CTX_FINAL)
+            else:
+                s[L.CAUSE] = L.CAUSE_DECK
+                s[L.DONE] = 1
+        elif ph == L.ST_ROLL:
+            roll_battle_dice(s, rng, env)
+            s[L.PHASE] = L.ST_ROLLED
+        elif ph == L.ST_ROLLED:
+            if roll_has_options(s, env):
+                s[L.PHASE] = L.PH_ROLL
+            else:
+                enter_commit(s, env)
+        elif ph == L.ST_COMMITTED:
+            finish_battle(s, env)
+        else:
+            s[L.DONE] = 1  # unknown step: cannot happen
+
+
+@njit(cache=True, inline="always")
+def phase_a_any(s, env):
+    cards = env[0]
+    if s[L.DECK_N] > 0 or s[L.TEAM_N] > 0:
+        return True
     for h in range(s[L.HAND_N]):
         if cards[s[L.HAND + h], L.C_TYPE] == L.WARRIOR:
-            warriors += 1
-    legal[PLAY_ONE] = warriors >= 1 and s[L.TEAM_N] < L.MAX_TEAM
-    if warriors >= 2 and s[L.TEAM_N] <= L.MAX_TEAM - 2:
-        for a in range(s[L.HAND_N]):
-            for b in range(a + 1, s[L.HAND_N]):
-                ca, cb = s[L.HAND + a], s[L.HAND + b]
-                if cards[ca, L.C_TYPE] == L.WARRIOR and cards[cb, L.C_TYPE] == L.WARRIOR \
-                        and n_weapons(T, ca) + n_weapons(T, cb) <= 3:
-                    legal[PLAY_TWO] = 1
-    legal[DRAW] = s[L.DECK_N] > 0
-    legal[ATTACK] = s[L.TEAM_N] > 0
-    if s[L.TEAM_N] == 0 and warriors > 0:
-        legal[DRAW] = 0
-        legal[ATTACK] = 0
-    a = pol.choose_phase_a(kind, params, prng, s, T, rules, legal)
-    if a == PLAY_ONE:
-        play_warrior(s, pol.choose_warrior(kind, params, prng, s, T, -1))
-    elif a == PLAY_TWO:
-        pa, pb = pol.choose_pair(kind, params, prng, s, T)
-        play_warrior(s, pb)  # the higher index first, so the lower stays valid
-        play_warrior(s, pa)
-    elif a == DRAW:
-        draw_keep(s, T, rules, kind, params, prng, 2)
-    elif a == ATTACK:
-        battle(s, T, rules, kind, params, rng, prng, True)
+            return True
+    return False
 
+
+# --- set-up ------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def final_attack(s, T, rules, kind, params, rng, prng):
-    """"If the player draws (or discards) the last card from the deck, he may attack for the last time … It is only
-    possible if the active Monster card is the last one. If any other card is on the top of the monster deck, the
-    player loses immediately. If the player loses the final attack, they lose the game.\""""
-    K = T[3].shape[0]
-    if s[L.MON] == K - 1:  # with no Warrior left the Glory in Valhalla may still be enough
-        battle(s, T, rules, kind, params, rng, prng, True)
-    if s[L.MON] < K:
-        s[L.CAUSE] = L.CAUSE_DECK
-    s[L.DONE] = 1
-
-
-@njit(cache=True)
-def setup(s, T, rules, kind, params, shuffler, prng, deck_cards):
-    """Game preparation: shuffle the deck, "discards 40 cards from the top of the deck, creating a discard pile",
-    draw 6, and "may exchange any of the cards in their hand … only once"; 4 shields (Jarl powers may change
-    the shields and the starting Glory)."""
-    jarl_row = T[7]
+def setup(s, rng, env, shuffler, deck_cards):
+    """Game preparation: shuffle the deck (from ``shuffler``), "discards 40 cards from the top of the deck,
+    creating a discard pile", draw 6; 4 shields (Jarl powers may change the shields and the starting Glory); then
+    the exchange decision ("may exchange any of the cards in their hand … only once"), card by card."""
+    jarl_row, rules = env[7], env[9]
     s[:] = 0
     n = deck_cards.shape[0]
     order = deck_cards.copy()
@@ -726,64 +995,395 @@ def setup(s, T, rules, kind, params, shuffler, prng, deck_cards):
         push(s, L.HAND_N, draw(s))
     s[L.SHIELDS] = rules[R_SHIELDS] + (jarl_row[1] if jarl_row[0] == L.J_SHIELD else 0)
     s[L.GLORY] = jarl_row[1] if jarl_row[0] == L.J_GLORY else 0
-    aside = np.empty(L.MAX_HAND, np.int64)
+    s[L.EXHAUSTED] = 0
+    s[L.B_PATH] = -1
+    s[L.EX_I] = 0
+    s[L.EX_MASK] = 0
+    if s[L.HAND_N] > 0:
+        s[L.PHASE] = L.PH_EXCHANGE
+    else:
+        s[L.PHASE] = L.ST_TURN
+    advance(s, rng, env)
+
+
+@njit(cache=True)
+def do_exchange(s, rng):
+    """"they place chosen cards aside, draw the same number of new cards, and shuffle the cards placed back into
+    the deck" (the reshuffle draws from the game's chance stream)."""
+    mask = s[L.EX_MASK]
     m = 0
+    aside = np.empty(L.MAX_HAND, np.int64)
     for h in range(s[L.HAND_N] - 1, -1, -1):
-        if pol.want_exchange(kind, params, prng, s, T, s[L.HAND + h]):
+        if (mask >> h) & 1:
             aside[m] = remove_at(s, L.HAND_N, h)
             m += 1
     for _ in range(m):
-        push(s, L.HAND_N, draw(s))
-    # "shuffle the cards placed back into the deck"
+        c = draw(s)
+        if c >= 0:
+            push(s, L.HAND_N, c)
     for i in range(m):
         push(s, L.DECK_N, aside[i])
-    base = L.DECK
-    cnt = s[L.DECK_N]
-    tmp = np.empty(cnt, np.int64)
-    for i in range(cnt):
-        tmp[i] = s[base + i]
-    shuffle(shuffler, tmp, cnt)
-    for i in range(cnt):
-        s[base + i] = tmp[i]
+    if m > 0:
+        for i in range(s[L.DECK_N] - 1, 0, -1):
+            j = randbelow(rng, i + 1)
+            t = s[L.DECK + i]
+            s[L.DECK + i] = s[L.DECK + j]
+            s[L.DECK + j] = t
     s[L.EXHAUSTED] = 0
+    s[L.EX_MASK] = 0
+    s[L.PHASE] = L.ST_TURN
+
+
+# --- the interface -------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def is_over(s):
+    return s[L.DONE] == 1
 
 
 @njit(cache=True)
-def play(s, T, rules, kind, params, rng, prng, shuffler, deck_cards):
-    """One solo game: preparation, then turns of Phase A, Phase B and the monster phase until the monster falls,
-    the fourth shield is lost or the deck runs out."""
-    setup(s, T, rules, kind, params, shuffler, prng, deck_cards)
-    run(s, T, rules, kind, params, rng, prng)
+def to_move(s):
+    return 0
+
+
+@njit(cache=True, inline="always")
+def won(s, env):
+    return s[L.DONE] == 1 and s[L.CAUSE] == L.CAUSE_NONE and s[L.MON] >= env[3].shape[0]
 
 
 @njit(cache=True)
-def run(s, T, rules, kind, params, rng, prng):
-    jarl_row = T[7]
-    phase_b = 3 if rules[R_PLUS40] == 1 else 2
-    if jarl_row[0] == L.J_DRAW:
-        phase_b += jarl_row[1]
-    while s[L.DONE] == 0:
-        s[L.TURNS] += 1
-        if s[L.TURNS] > rules[R_TURN_CAP]:
-            s[L.DONE] = 1
-            s[L.CAUSE] = L.CAUSE_CAP
-            break
-        phase_a(s, T, rules, kind, params, rng, prng)
-        if s[L.DONE]:
-            break
-        if s[L.EXHAUSTED]:
-            final_attack(s, T, rules, kind, params, rng, prng)
-            break
-        # Phase B: "draw 2 cards, choose one to keep, and discard the other" (+40: "draws 3 cards and keeps 1")
-        draw_keep(s, T, rules, kind, params, prng, phase_b)
-        if s[L.EXHAUSTED]:
-            final_attack(s, T, rules, kind, params, rng, prng)
-            break
-        # "If a player has no Warriors on his team after Phase B, the monster phase is skipped this turn."
-        if s[L.TEAM_N] > 0:
-            monster_phase(s, T, rules, kind, params, rng, prng)
-        if s[L.DONE]:
-            break
-        if s[L.EXHAUSTED]:
-            final_attack(s, T, rules, kind, params, rng, prng)
-            break
+def reward(s, env, seat):
+    return 1.0 if won(s, env) else 0.0
+
+
+@njit(cache=True)
+def resample(s, rng, env, seat, srng):
+    """The unseen part of the state is the order of the deck (the discard pile, hand, team, Valhalla, drawn cards
+    and monster dice are public), and the chance stream."""
+    reshuffle_unseen(s, L.DECK, s[L.DECK_N], srng)
+    reseed(rng, srng)
+
+
+@njit(cache=True, inline="always")
+def canonical(s, mask):
+    """Within a run of equal dice (DICE is sorted) only the last ones are rerolled."""
+    for i in range(s[L.ND] - 1):
+        if s[L.DICE + i] == s[L.DICE + i + 1] and (mask >> i) & 1 and not (mask >> (i + 1)) & 1:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def popcount(m):
+    c = 0
+    while m:
+        c += m & 1
+        m >>= 1
+    return c
+
+
+@njit(cache=True, inline="always")
+def legal_actions(s, env, out):
+    """The legal actions now, in ``out[:n]`` (encoding: ``layout``)."""
+    cards, need, mon = env[0], env[1], env[3]
+    ph = s[L.PHASE]
+    n = 0
+    if s[L.DONE] == 1:
+        return 0
+    if ph == L.PH_EXCHANGE:
+        out[0] = L.A_NO
+        out[1] = L.A_YES
+        return 2
+    if ph == L.PH_A:
+        # Phase A: "play one Warrior; play two Warriors whose weapon symbols total at most 3; draw (2 cards, keep
+        # 1); attack". "Players are still obliged to play a Warrior in Phase A, if his team is empty."
+        hn = s[L.HAND_N]
+        warriors = 0
+        if s[L.TEAM_N] < L.MAX_TEAM:
+            for h in range(hn):
+                if cards[s[L.HAND + h], L.C_TYPE] == L.WARRIOR:
+                    out[n] = L.A_PLAY + h
+                    n += 1
+                    warriors += 1
+        else:
+            for h in range(hn):
+                if cards[s[L.HAND + h], L.C_TYPE] == L.WARRIOR:
+                    warriors += 1
+        if s[L.TEAM_N] <= L.MAX_TEAM - 2:
+            for a in range(hn):
+                for b in range(a + 1, hn):
+                    if pair_ok(s, cards, need, a, b):
+                        out[n] = L.A_PAIR + a
+                        n += 1
+                        break
+        if not (s[L.TEAM_N] == 0 and warriors > 0):
+            if s[L.DECK_N] > 0:
+                out[n] = L.A_DRAW
+                n += 1
+            if s[L.TEAM_N] > 0:
+                out[n] = L.A_ATTACK
+                n += 1
+        return n
+    if ph == L.PH_PAIR2:
+        a = s[L.PAIR_FIRST]
+        for b in range(a + 1, s[L.HAND_N]):
+            if pair_ok(s, cards, need, a, b):
+                out[n] = L.A_PLAY + b
+                n += 1
+        return n
+    if ph == L.PH_KEEP:
+        for i in range(s[L.DRAWN_N]):
+            out[i] = L.A_KEEP + i
+        return s[L.DRAWN_N]
+    if ph == L.PH_SILENCE or ph == L.PH_PATH:
+        out[0] = L.A_NO
+        n = 1
+        if ph == L.PH_SILENCE:
+            out[1] = L.A_YES
+            return 2
+        for i in range(s[L.TEAM_N]):
+            if (s[L.B_ACT] >> i) & 1:
+                out[n] = L.A_PATH + i
+                n += 1
+        return n
+    if ph == L.PH_ROLL:
+        out[0] = L.A_STOP
+        n = 1
+        seen = 0
+        for h in range(s[L.HAND_N]):
+            c = s[L.HAND + h]
+            if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_DELIVERY:
+                sym = cards[c, L.C_SYMBOL]
+                if not (seen >> sym) & 1 and s[L.DELIV + sym] < 4:
+                    seen |= 1 << sym
+                    out[n] = L.A_DELIVER + h
+                    n += 1
+        nd = s[L.ND]
+        free = nd >= 1 and free_available(s, env)
+        basic = nd >= 2 and basic_ok(s, env)
+        # canonical masks: no rerolled die followed by a kept die of the same symbol
+        same = 0
+        for i in range(nd - 1):
+            if s[L.DICE + i] == s[L.DICE + i + 1]:
+                same |= 1 << i
+        if free:
+            for m in range(1, 1 << nd):
+                if (same & m & ~(m >> 1)) == 0:
+                    out[n] = L.A_FREE + m
+                    n += 1
+        if basic:
+            for m in range(3, 1 << nd):
+                if (m & (m - 1)) != 0 and (same & m & ~(m >> 1)) == 0:
+                    out[n] = L.A_BASIC + m
+                    n += 1
+        return n
+    if ph == L.PH_COMMIT:
+        pool = battle_pool(s, env[1].shape[1])
+        wild = env[9][R_WILD_WARRIORS] == 1
+        for t in range(1 << s[L.CAND_N]):
+            if tset_feasible(s, cards, need, env[6], wild, pool, t):
+                out[n] = L.A_COMMIT + t
+                n += 1
+        return n
+    if ph == L.PH_SEND1:
+        # sending first, none last (a search breaks ties in favour of earlier actions)
+        cap = cap_now(s, env)
+        for i in range(s[L.TEAM_N]):
+            if (s[L.B_ACT] >> i) & 1 and s[L.WGLORY] + cards[s[L.TEAM + i], L.C_GLORY] <= cap:
+                out[n] = L.A_SEND + i
+                n += 1
+        out[n] = L.A_NO
+        return n + 1
+    if ph == L.PH_GROUP:
+        # the largest groups first, none last
+        cap = cap_now(s, env)
+        act = s[L.B_ACT]
+        for m in range((1 << s[L.TEAM_N]) - 1, -1, -1):
+            if m & ~act:
+                continue
+            g = 0
+            for i in range(s[L.TEAM_N]):
+                if (m >> i) & 1:
+                    g += cards[s[L.TEAM + i], L.C_GLORY]
+            if s[L.WGLORY] + g <= cap:
+                out[n] = L.A_GROUP + m
+                n += 1
+        return n
+    return 0
+
+
+@njit(cache=True)
+def play_warrior(s, h):
+    push(s, L.TEAM_N, remove_at(s, L.HAND_N, h))
+
+
+@njit(cache=True, inline="always")
+def apply_action(s, rng, env, a):
+    """Apply action ``a`` (one of ``legal_actions``), then resolve chance and forced steps until the next
+    decision or the end of the game."""
+    cards = env[0]
+    ph = s[L.PHASE]
+    s[L.STEPS] += 1
+    if ph == L.PH_EXCHANGE:
+        if a == L.A_YES:
+            s[L.EX_MASK] |= 1 << s[L.EX_I]
+        s[L.EX_I] += 1
+        if s[L.EX_I] >= s[L.HAND_N]:
+            do_exchange(s, rng)
+    elif ph == L.PH_A:
+        if a < L.A_PAIR:
+            play_warrior(s, a - L.A_PLAY)
+            s[L.PHASE] = L.ST_AFTER_A
+        elif a < L.A_DRAW:
+            s[L.PAIR_FIRST] = a - L.A_PAIR
+            s[L.PHASE] = L.PH_PAIR2
+        elif a == L.A_DRAW:
+            start_draw(s, 2, 0)
+        else:
+            begin_battle(s, env, 1, L.CTX_PHASE_A)
+    elif ph == L.PH_PAIR2:
+        b = a - L.A_PLAY
+        play_warrior(s, b)  # the higher index first, so the lower stays valid
+        play_warrior(s, s[L.PAIR_FIRST])
+        s[L.PHASE] = L.ST_AFTER_A
+    elif ph == L.PH_KEEP:
+        keep_card(s, a - L.A_KEEP)
+    elif ph == L.PH_SILENCE:
+        if a == L.A_YES:
+            play_tactic(s, hand_effect(s, env[0], L.T_SILENCE))
+            s[L.B_SILENCED] = 1
+        s[L.PHASE] = L.ST_ROLL
+    elif ph == L.PH_ROLL:
+        if a == L.A_STOP:
+            enter_commit(s, env)
+        elif a < L.A_SEND:
+            # Weapon Delivery: "may be treated as a weapon die with the symbol shown on the card" — a card, not a
+            # die: it counts for activation but is never rerolled or discarded for a reroll
+            h = a - L.A_DELIVER
+            s[L.DELIV + cards[s[L.HAND + h], L.C_SYMBOL]] += 1
+            play_tactic(s, h)
+            post_roll(s, rng, env)
+            s[L.PHASE] = L.ST_ROLLED
+        elif a < L.A_BASIC:
+            if s[L.B_FREE] == 0:
+                # a reroll Battle Tactic (the one with the most rerolls) is played for its free rerolls
+                best, best_v = -1, -1
+                for h in range(s[L.HAND_N]):
+                    c = s[L.HAND + h]
+                    if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_REROLL \
+                            and cards[c, L.C_VALUE] > best_v:
+                        best, best_v = h, cards[c, L.C_VALUE]
+                s[L.B_FREE] += best_v
+                play_tactic(s, best)
+            s[L.B_FREE] -= 1
+            reroll_mask(s, rng, env, a - L.A_FREE)
+            post_roll(s, rng, env)
+            s[L.PHASE] = L.ST_ROLLED
+        else:
+            # "the player may discard 1 die from their pool of dice to reroll any of the remaining dice"
+            m = a - L.A_BASIC
+            top = 0
+            for i in range(s[L.ND]):
+                if (m >> i) & 1:
+                    top = i
+            remove_at(s, L.ND, top)
+            m &= (1 << top) - 1
+            reroll_mask(s, rng, env, m)
+            s[L.B_BASIC_USED] = 1
+            post_roll(s, rng, env)
+            s[L.PHASE] = L.ST_ROLLED
+    elif ph == L.PH_COMMIT:
+        commit(s, env, a - L.A_COMMIT)
+    elif ph == L.PH_PATH:
+        if a != L.A_NO:
+            # Path to Valhalla ("own" reading): "that Warrior's strength is not counted … After the battle,
+            # regardless of its result, the chosen Warrior is sent to the Valhalla"
+            i = a - L.A_PATH
+            s[L.B_TOTAL] -= strength_env(s, env, i, s[L.B_ACT])
+            s[L.B_PATH] = i
+            play_tactic(s, hand_effect(s, env[0], L.T_PATH))
+        s[L.PHASE] = L.ST_COMMITTED
+    elif ph == L.PH_SEND1:
+        if a != L.A_NO:
+            send_group(s, env, 1 << (a - L.A_SEND), 0, cap_now(s, env))
+        after_send1(s, env)
+    elif ph == L.PH_GROUP:
+        send_group(s, env, a - L.A_GROUP, 0, cap_now(s, env))
+        mission(s, env)
+        after_battle(s)
+    advance(s, rng, env)
+
+
+@njit(cache=True)
+def new_game(s, rng, env, shuffler, deck_cards):
+    """Set up a game and advance it to its first decision."""
+    setup(s, rng, env, shuffler, deck_cards)
+
+
+@njit(cache=True)
+def invariants(s, env):
+    """0 when the state keeps the rule invariants, else: 1 the cards of the variant are not all in exactly one
+    place (deck, discard pile, hand, team, Valhalla, in play, drawn); 2 a pile size out of range; 3 the team holds
+    more than 4; 4 a counter out of range; 5 the Glory limit is exceeded; 6 the Glory sums disagree; 7 an unknown
+    phase or an open decision with no legal action."""
+    cards, mon = env[0], env[3]
+    K = mon.shape[0]
+    n_cards = 0
+    for c in range(cards.shape[0]):
+        if cards[c, L.C_EXP] == 0 or env[9][R_PLUS40] == 1:
+            n_cards += 1
+    seen = np.zeros(cards.shape[0], np.int64)
+    total = 0
+    for base, cap in ((L.DECK_N, L.MAX_CARDS), (L.DISC_N, L.MAX_CARDS), (L.HAND_N, L.MAX_HAND),
+                      (L.TEAM_N, L.MAX_TEAM), (L.VAL_N, L.MAX_CARDS), (L.IP_N, L.MAX_INPLAY),
+                      (L.DRAWN_N, L.MAX_DRAWN)):
+        k = s[base]
+        if k < 0 or k > cap:
+            return 2
+        for i in range(k):
+            c = s[base + 1 + i]
+            if c < 0 or c >= cards.shape[0]:
+                return 1
+            seen[c] += 1
+        total += k
+    if total != n_cards:
+        return 1
+    for c in range(cards.shape[0]):
+        if seen[c] > 1:
+            return 1
+    if s[L.TEAM_N] > L.MAX_TEAM:
+        return 3
+    if s[L.SHIELDS] < 0 or s[L.MON] < 0 or s[L.MON] > K or s[L.ND] < 0 or s[L.ND] > L.MAX_DICE \
+            or s[L.CAND_N] < 0 or s[L.CAND_N] > L.MAX_CAND or s[L.DONE] < 0 or s[L.DONE] > 1:
+        return 4
+    if s[L.DONE] == 0 and s[L.MON] >= K:
+        return 4
+    for sym in range(env[4].shape[1]):
+        if s[L.COVER + sym] < 0 or (s[L.MON] < K and s[L.COVER + sym] > env[4][s[L.MON], sym]):
+            return 4
+    limit = 0
+    for k in range(min(s[L.MON], K - 1) + 1):
+        limit = max(limit, mon[k, L.M_MAX_GLORY])
+    if s[L.WGLORY] > limit:
+        return 5
+    wg = 0
+    missions = 0
+    for i in range(s[L.VAL_N]):
+        c = s[L.VAL + i]
+        if cards[c, L.C_TYPE] == L.WARRIOR:
+            wg += cards[c, L.C_GLORY]
+        elif cards[c, L.C_TYPE] == L.MISSION:
+            missions += 1
+        else:
+            return 6
+    jr = env[7]
+    start = jr[1] if jr[0] == L.J_GLORY else 0
+    if wg != s[L.WGLORY] or s[L.GLORY] != wg + 2 * missions + start or missions != s[L.MISSIONS]:
+        return 6
+    ph = s[L.PHASE]
+    if s[L.DONE] == 1:
+        if ph != L.PH_OVER:
+            return 7
+    elif ph < L.PH_EXCHANGE or ph > L.PH_GROUP:
+        return 7
+    return 0

@@ -1,11 +1,15 @@
-"""Valhalla Solo policies: decision functions (numba) and their named presets.
+"""Valhalla Solo policies: ``policy(kind, s, env, legal, n, params, prng)`` (numba) and the named presets.
 
 Kinds: ``heuristic`` — build a team, then attack when the estimated strength
-reaches the monster's (a threshold on the ratio), reroll the dice that
-activate nothing while below the target, keep the most valuable card — and
-``random``, uniformly random among the legal options at every decision (the
-baseline). Named presets are parameter sets; a scenario may add more under
-``[policies.NAME]``.
+reaches the monster's (a threshold on the ratio); in battle keep the dice that
+the best activation of Warriors *and* Battle Tactics uses, and the dice that
+half-built ones need, reroll the rest while below the target; commit the
+cheapest set of Battle Tactics that wins; keep the most valuable card —
+``random``, uniformly random among the legal actions at every decision (the
+baseline), and ``search`` (``simkit.core.decision``: rollouts of a base policy
+from resampled deck orders). The policies read only public information: never
+the deck order. Named presets are parameter sets; a scenario may add more
+under ``[policies.NAME]``.
 """
 
 from __future__ import annotations
@@ -14,19 +18,22 @@ import numpy as np
 from numba import njit
 
 from simkit.core import policies as _core
-from simkit.core.policies import HEURISTIC, KINDS, RANDOM, coin  # noqa: F401  (shared kinds)
-from simkit.core.rng import pick_uniform, randbelow  # noqa: F401  (pick_uniform: used by the engine too)
+from simkit.core.policies import HEURISTIC, KINDS, RANDOM, SEARCH, SEARCH_KINDS  # noqa: F401  (shared kinds)
+from simkit.core.rng import randbelow
+from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 
-
 PARAMS = {
-    "attack_ratio": (0, 1.0, "attack when the estimated strength is at least this share of what wins"),
-    "full_team_ratio": (1, 0.7, "with a full team (or nothing better to do), attack from this share"),
-    "glory_weight": (2, 0.5, "how much a Warrior's Glory counts when choosing cards to keep or play"),
-    "exchange_below": (3, 2.0, "exchange starting cards worth less than this"),
-    "send_on_defence": (4, 1.0, "after a won defence, send the activated Warriors that fit to Valhalla (1 yes)"),
-    "smart_rerolls": (5, 1.0, "reroll the dice that activate nothing while below the target (1 yes, 0 never)"),
-    "silence": (6, 1.0, "play Battle Tactics that silence the monster's power when attacking (1 yes)"),
+    "attack_ratio": (0, 1.0, "attack when the estimated strength is at least this share of what wins", 0.3, 2.0),
+    "full_team_ratio": (1, 0.7, "with a full team (or nothing better to do), attack from this share", 0.2, 1.5),
+    "glory_weight": (2, 0.5, "how much a Warrior's Glory counts when choosing cards to keep or play", 0.0, 3.0),
+    "exchange_below": (3, 2.0, "exchange starting cards worth less than this", 0.0, 5.0),
+    "send_on_defence": (4, 1.0, "after a won defence, send the activated Warriors that fit to Valhalla (1 yes)",
+                        0.0, 1.0),
+    "smart_rerolls": (5, 1.0, "reroll the dice no (half-built) activation needs while below the target (1 yes, "
+                      "0 never reroll)", 0.0, 1.0),
+    "silence": (6, 1.0, "play Battle Tactics that silence the monster's power when attacking (1 yes)", 0.0, 1.0),
+    "basic_rerolls": (7, 1.0, "use basic rerolls (discard 1 die) when no free reroll is left (1 yes)", 0.0, 1.0),
 }
 N_PARAMS = len(PARAMS)
 
@@ -34,22 +41,26 @@ PRESETS = {
     "builder": ("heuristic", {"attack_ratio": 1.0, "full_team_ratio": 0.8}),
     "aggressive": ("heuristic", {"attack_ratio": 0.75, "full_team_ratio": 0.6, "exchange_below": 1.5}),
     "random": ("random", {}),
+    "search": ("search", {"rollouts": 16, "base": "builder", "budget": "halving"}),
 }
 POLICY_DESCRIPTIONS = {
     "builder": "heuristic: builds a team, attacks when the estimated strength reaches the monster's",
     "aggressive": "heuristic: attacks from 75% of the monster's strength",
-    "random": "baseline: uniformly random among the legal options at every decision",
+    "random": "baseline: uniformly random among the legal actions at every decision",
+    "search": "search: 16 rollouts per legal action (successive halving) of builder from resampled deck orders "
+              "(slow; weaker than builder, see the README)",
 }
 
 
-@njit(cache=True)
-def card_value(T, params, c):
+@njit(cache=True, inline="always")
+def card_value(cards, need, p_act, params, c):
     """How much a card is worth keeping (heuristic)."""
-    cards, need = T[0], T[1]
     t = cards[c, L.C_TYPE]
     if t == L.WARRIOR:
-        weapons = need[c].sum() + cards[c, L.C_ANY]
-        return T[2][c] * cards[c, L.C_STR] + params[2] * cards[c, L.C_GLORY] + 0.5 * cards[c, L.C_SPECIAL] \
+        weapons = cards[c, L.C_ANY]
+        for sym in range(need.shape[1]):
+            weapons += need[c, sym]
+        return p_act[c] * cards[c, L.C_STR] + params[2] * cards[c, L.C_GLORY] + 0.5 * cards[c, L.C_SPECIAL] \
             - 0.25 * weapons
     if t == L.MISSION:
         return 2.0
@@ -66,12 +77,11 @@ def card_value(T, params, c):
 
 
 @njit(cache=True)
-def estimate(s, T, rules):
+def estimate(s, env):
     """Expected strength of an attack now: Glory + each Warrior's strength × P(the dice activate it alone) +
     strength Battle Tactics in hand."""
-    cards, p_act = T[0], T[2]
+    cards, p_act, jr = env[0], env[2], env[7]
     e = float(s[L.GLORY])
-    jr = T[7]
     if jr[0] == L.J_ATTACK:
         e += jr[1]
     for i in range(s[L.TEAM_N]):
@@ -85,93 +95,271 @@ def estimate(s, T, rules):
 
 
 @njit(cache=True)
-def choose_phase_a(kind, params, prng, s, T, rules, legal):
-    """Phase A: 0 play one Warrior, 1 play two, 2 draw, 3 attack."""
-    if kind == RANDOM:
-        return pick_uniform(prng, legal)
-    mon = T[3]
+def phase_a(s, env, legal, n, params):
+    """Phase A: attack when the estimate reaches ``attack_ratio`` of the monster; else play two Warriors, one, draw;
+    with a full team (or nothing else to do) attack from ``full_team_ratio``."""
+    cards, need, p_act, mon, rules = env[0], env[1], env[2], env[3], env[9]
     k = s[L.MON]
     target = mon[k, L.M_STRENGTH]
-    if rules[4] == 1 and mon[k, L.M_POWER] == L.P_ATTACK:
+    if rules[E.R_POWERS] == 1 and mon[k, L.M_POWER] == L.P_ATTACK:
         target += mon[k, L.M_PVAL]
-    est = estimate(s, T, rules)
-    if legal[3] and est >= params[0] * target:
-        return 3
-    if legal[1]:
-        return 1
-    if legal[0]:
-        return 0
-    if legal[3] and (not legal[2] or s[L.TEAM_N] == L.MAX_TEAM) and est >= params[1] * target:
-        return 3
-    if legal[2]:
-        return 2
-    return pick_uniform(prng, legal) if not legal[3] else 3
+    can_draw = False
+    can_attack = False
+    best_play, best_play_v = -1, -1e9
+    best_pair, best_pair_v = -1, -1e9
+    for i in range(n):
+        a = legal[i]
+        if a == L.A_DRAW:
+            can_draw = True
+        elif a == L.A_ATTACK:
+            can_attack = True
+        elif a < L.A_PAIR:
+            v = card_value(cards, need, p_act, params, s[L.HAND + a - L.A_PLAY])
+            if v > best_play_v:
+                best_play, best_play_v = a, v
+        elif a < L.A_DRAW:
+            h = a - L.A_PAIR
+            va = card_value(cards, need, p_act, params, s[L.HAND + h])
+            for b in range(h + 1, s[L.HAND_N]):
+                if E.pair_ok(s, cards, need, h, b):
+                    v = va + card_value(cards, need, p_act, params, s[L.HAND + b])
+                    if v > best_pair_v:
+                        best_pair, best_pair_v = a, v
+    est = estimate(s, env)
+    if can_attack and est >= params[0] * target:
+        return L.A_ATTACK
+    if best_pair >= 0:
+        return best_pair
+    if best_play >= 0:
+        return best_play
+    if can_attack and (not can_draw or s[L.TEAM_N] == L.MAX_TEAM) and est >= params[1] * target:
+        return L.A_ATTACK
+    if can_draw:
+        return L.A_DRAW
+    return L.A_ATTACK if can_attack else legal[0]
 
 
 @njit(cache=True)
-def choose_warrior(kind, params, prng, s, T, exclude):
-    """The hand index of the Warrior to play."""
-    cards = T[0]
-    mask = np.zeros(s[L.HAND_N], np.int64)
-    for h in range(s[L.HAND_N]):
-        mask[h] = cards[s[L.HAND + h], L.C_TYPE] == L.WARRIOR and h != exclude
-    if kind == RANDOM:
-        return pick_uniform(prng, mask)
-    best, best_v = -1, -1e9
-    for h in range(s[L.HAND_N]):
-        if mask[h]:
-            v = card_value(T, params, s[L.HAND + h])
-            if v > best_v:
-                best, best_v = h, v
-    return best
-
-
-@njit(cache=True)
-def choose_pair(kind, params, prng, s, T):
-    """Two Warriors "whose weapon symbols total at most 3" (hand indices, a < b)."""
-    cards, need = T[0], T[1]
-    n = s[L.HAND_N]
-    best_a, best_b, best_v, count = -1, -1, -1e9, 0
-    pairs_a = np.empty(n * n, np.int64)
-    pairs_b = np.empty(n * n, np.int64)
-    for a in range(n):
-        ca = s[L.HAND + a]
-        if cards[ca, L.C_TYPE] != L.WARRIOR:
+def best_total(s, env, pool):
+    """The most strength the dice ``pool`` give with any activatable set of the candidate Battle Tactics, and
+    that set."""
+    cards, need, ca = env[0], env[1], env[6]
+    wild = env[9][E.R_WILD_WARRIORS] == 1
+    best_v, best_t, best_m = -1, 0, -1
+    for t in range(1 << s[L.CAND_N]):
+        if not E.tset_feasible(s, cards, need, ca, wild, pool, t):
             continue
-        for b in range(a + 1, n):
-            cb = s[L.HAND + b]
-            if cards[cb, L.C_TYPE] != L.WARRIOR:
-                continue
-            if need[ca].sum() + cards[ca, L.C_ANY] + need[cb].sum() + cards[cb, L.C_ANY] > 3:
-                continue
-            pairs_a[count], pairs_b[count] = a, b
-            count += 1
-            v = card_value(T, params, ca) + card_value(T, params, cb)
-            if v > best_v:
-                best_a, best_b, best_v = a, b, v
-    if kind == RANDOM and count > 0:
-        k = randbelow(prng, count)
-        return pairs_a[k], pairs_b[k]
-    return best_a, best_b
+        m, st = E.best_joint(s, env, pool, t)
+        if m < 0:
+            continue
+        v = st + E.tset_value(s, env[0], t)
+        if v > best_v:
+            best_v, best_t, best_m = v, t, m
+    return best_v, best_t, best_m
+
+
+@njit(cache=True, inline="always")
+def base_strength(s, env):
+    jr = env[7]
+    b = s[L.GLORY]
+    if jr[0] == L.J_ATTACK and s[L.B_ATTACK] == 1:
+        b += jr[1]
+    if jr[0] == L.J_DEFENCE and s[L.B_ATTACK] == 0:
+        b += jr[1]
+    return b
 
 
 @njit(cache=True)
-def choose_keep(kind, params, prng, s, T, drawn, m):
-    if kind == RANDOM:
-        return randbelow(prng, m)
-    best, best_v = 0, -1e9
-    for i in range(m):
-        v = card_value(T, params, drawn[i])
-        if v > best_v:
-            best, best_v = i, v
+def keep_dice(s, env, t, m):
+    """The rolled dice (packed counts) worth keeping: those the best activation of Warriors and Battle Tactics
+    uses, then those that half-built ones (Warriors and Tactics not activated) need for their named symbols, and
+    the wild faces (they fit every card but Ice Giants)."""
+    cards, need, rules = env[0], env[1], env[9]
+    S = need.shape[1]
+    dice = E.dice_pool(s)
+    deliv = E.deliv_pool(s, S)
+    pool = dice + deliv
+    keep = np.int64(0)
+    left = dice
+    if m >= 0:
+        rem = E.best_joint_rem(s, env, pool, m, t)
+        if rem >= 0:
+            for sym in range(S + 1):
+                used = E.pc(pool, sym) - E.pc(rem, sym)  # Weapon Delivery cards are used first
+                k = min(max(used - E.pc(deliv, sym), 0), E.pc(left, sym))
+                keep += k * E.unit(sym)
+                left -= k * E.unit(sym)
+    else:
+        m = 0
+    if rules[E.R_WILD_WARRIORS] == 1:
+        k = E.pc(left, S)
+        keep += k * E.unit(S)
+        left -= k * E.unit(S)
+    # half-built: named symbols of the Warriors and candidate Tactics left out, strongest first
+    for _ in range(s[L.TEAM_N] + s[L.CAND_N]):
+        best, best_v = -1, -1
+        for i in range(s[L.TEAM_N] + s[L.CAND_N]):
+            if i < s[L.TEAM_N]:
+                if (m >> i) & 1:
+                    continue
+                c = s[L.TEAM + i]
+                val = cards[c, L.C_STR]
+            else:
+                j = i - s[L.TEAM_N]
+                if (t >> j) & 1:
+                    continue
+                c = s[L.CAND + j]
+                val = cards[c, L.C_VALUE]
+            if val > best_v:
+                best, best_v = i, val
+        if best < 0:
+            break
+        if best < s[L.TEAM_N]:
+            m |= 1 << best
+            c = s[L.TEAM + best]
+        else:
+            t |= 1 << (best - s[L.TEAM_N])
+            c = s[L.CAND + best - s[L.TEAM_N]]
+        for sym in range(S):
+            k = min(np.int64(need[c, sym]), E.pc(left, sym))
+            keep += k * E.unit(sym)
+            left -= k * E.unit(sym)
+    return keep
+
+
+@njit(cache=True, inline="always")
+def mask_for(s, reroll):
+    """The canonical die bitmask rerolling ``reroll`` (packed counts): the last dice of each run."""
+    m = 0
+    nd = s[L.ND]
+    for i in range(nd - 1, -1, -1):
+        sym = s[L.DICE + i]
+        if E.pc(reroll, sym) > 0:
+            reroll -= E.unit(sym)
+            m |= 1 << i
+    return m
+
+
+@njit(cache=True, inline="always")
+def in_legal(legal, n, a):
+    for i in range(n):
+        if legal[i] == a:
+            return True
+    return False
+
+
+@njit(cache=True)
+def roll_decision(s, env, legal, n, params):
+    """Weapon Delivery when it adds strength; stop once the best activation wins; otherwise reroll every die no
+    (half-built) activation needs: free rerolls first, then basic ones (one of the rerolled dice is discarded)."""
+    S = env[1].shape[1]
+    cards = env[0]
+    pool = E.battle_pool(s, env[1].shape[1])
+    now, now_t, now_m = best_total(s, env, pool)
+    for i in range(n):
+        a = legal[i]
+        if L.A_DELIVER <= a < L.A_SEND:
+            sym = cards[s[L.HAND + a - L.A_DELIVER], L.C_SYMBOL]
+            after, _, _ = best_total(s, env, pool + E.unit(sym))
+            if after > now:
+                return a
+    if params[5] == 0 or base_strength(s, env) + now >= s[L.B_NEEDED]:
+        return L.A_STOP
+    reroll = E.dice_pool(s) - keep_dice(s, env, now_t, now_m)
+    k = E.ptotal(reroll, S)
+    if k == 0:
+        return L.A_STOP
+    m = mask_for(s, reroll)
+    if in_legal(legal, n, L.A_FREE + m):
+        return L.A_FREE + m
+    if k >= 2 and params[7] > 0 and in_legal(legal, n, L.A_BASIC + m):
+        return L.A_BASIC + m
+    return L.A_STOP
+
+
+@njit(cache=True)
+def commit_decision(s, env, legal, n):
+    """The legal set of Battle Tactics that wins at the least cost (value spent; ties: fewer cards); none when no
+    set wins."""
+    pool = E.battle_pool(s, env[1].shape[1])
+    need = s[L.B_NEEDED] - base_strength(s, env)
+    best, best_cost, best_cards = L.A_COMMIT, 1 << 30, 99
+    for i in range(n):
+        t = legal[i] - L.A_COMMIT
+        m, st = E.best_joint(s, env, pool, t)
+        if m < 0:
+            continue
+        v = E.tset_value(s, env[0], t)
+        if st + v >= need:
+            nc = E.popcount(t)
+            if v < best_cost or (v == best_cost and nc < best_cards):
+                best, best_cost, best_cards = legal[i], v, nc
     return best
 
 
-@njit(cache=True)
-def want_exchange(kind, params, prng, s, T, c):
-    if kind == RANDOM:
-        return randbelow(prng, 2) == 1
-    return card_value(T, params, c) < params[3]
+@njit(cache=True, inline="always")
+def policy(kind, s, env, legal, n, params, prng):
+    """One decision of the heuristic (``params``) or the random policy among ``legal[:n]``; reads only public
+    information (never the deck order)."""
+    if kind == RANDOM or n == 1:
+        return legal[randbelow(prng, n)] if n > 1 else legal[0]
+    cards, need, p_act, mon = env[0], env[1], env[2], env[3]
+    ph = s[L.PHASE]
+    if ph == L.PH_EXCHANGE:
+        return L.A_YES if card_value(cards, need, p_act, params, s[L.HAND + s[L.EX_I]]) < params[3] else L.A_NO
+    if ph == L.PH_A:
+        return phase_a(s, env, legal, n, params)
+    if ph == L.PH_PAIR2:
+        best, best_v = legal[0], -1e9
+        for i in range(n):
+            v = card_value(cards, need, p_act, params, s[L.HAND + legal[i] - L.A_PLAY])
+            if v > best_v:
+                best, best_v = legal[i], v
+        return best
+    if ph == L.PH_KEEP:
+        best, best_v = legal[0], -1e9
+        for i in range(n):
+            v = card_value(cards, need, p_act, params, s[L.DRAWN + legal[i] - L.A_KEEP])
+            if v > best_v:
+                best, best_v = legal[i], v
+        return best
+    if ph == L.PH_SILENCE:
+        # worth silencing in an attack: what weakens the attack or punishes losing it (not a defence bonus)
+        return L.A_YES if params[6] > 0 and mon[s[L.MON], L.M_POWER] != L.P_DEFENCE else L.A_NO
+    if ph == L.PH_ROLL:
+        return roll_decision(s, env, legal, n, params)
+    if ph == L.PH_COMMIT:
+        return commit_decision(s, env, legal, n)
+    if ph == L.PH_PATH:
+        # on the activated Warrior with the most Glory that fits, if the battle is still won without it
+        cap = E.cap_now(s, env)
+        best, best_g = L.A_NO, -1
+        for i in range(n):
+            a = legal[i]
+            if a == L.A_NO:
+                continue
+            w = a - L.A_PATH
+            c = s[L.TEAM + w]
+            g = cards[c, L.C_GLORY]
+            if s[L.B_TOTAL] - E.strength_env(s, env, w, s[L.B_ACT]) >= s[L.B_NEEDED] \
+                    and s[L.WGLORY] + g <= cap and g > best_g:
+                best, best_g = a, g
+        return best
+    if ph == L.PH_SEND1:
+        # the one with the most Glory that fits
+        best, best_g = legal[0], -1
+        for i in range(n):
+            a = legal[i]
+            if a != L.A_NO:
+                g = cards[s[L.TEAM + a - L.A_SEND], L.C_GLORY]
+                if g > best_g:
+                    best, best_g = a, g
+        return best
+    if ph == L.PH_GROUP:
+        if params[4] <= 0:
+            return L.A_GROUP
+        return L.A_GROUP + E.greedy_fit(s, env, s[L.B_ACT], E.cap_now(s, env))
+    return legal[0]
 
 
 def param_vector(overrides: dict | None = None) -> np.ndarray:

@@ -4,12 +4,19 @@ Rows (one per game per cell; a cell is monster × deck variant × level × Jarl 
 
     game, monster, variant (base | plus40), level (1..3), jarl, policy, won, cause (none | shields | deck | cap),
     cards_defeated, shields_left, turns, attacks_won, attacks_lost, defences_won, defences_lost, glory,
-    monster_attacks, missions
+    monster_attacks, missions, cards_left (deck cards left at the end), final_attack (0 none, 1 won, 2 lost)
 
 Every cell of a block replays the same streams per game: the deck order from
 stream (g, 0), the policy's choices from (g, 1) and the dice from (g, 2). The
 levels of one monster and variant therefore start from the same shuffled deck
 with the same dice: the level comparisons use common random numbers.
+
+Two kernels play the games through the decision-point interface (``engine``):
+``play_cells`` (cached by numba) for heuristic and random policies, calling
+``policies.policy`` directly — the fast path; and ``play_cells_search``
+(also cached) which plays through the generic search compiled for this game
+by ``simkit.core.decision.specialize``; it is used when any cell plays a
+``search`` policy.
 """
 
 from __future__ import annotations
@@ -21,7 +28,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from simkit.core.policies import read_policies
+from simkit.core.decision import DecisionGame, Fns, specialize
+from simkit.core.policies import SEARCH, SEARCH_KINDS, compile_policy, read_policies
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.errors import InputError
@@ -32,7 +40,11 @@ from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo import policies as pol
 
 COLUMNS = ("won", "cause", "cards_defeated", "shields_left", "turns", "attacks_won", "attacks_lost", "defences_won",
-           "defences_lost", "glory", "monster_attacks", "missions")
+           "defences_lost", "glory", "monster_attacks", "missions", "cards_left", "final_attack")
+FNS = Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, pol.policy)
+SEARCHER = specialize(FNS, __name__)  # the generic search, compiled (and cached) for Valhalla Solo
+play_to_end = SEARCHER.play_to_end
+MAX_STEPS = 100_000
 VARIANTS = ("base", "plus40")
 DISCARDS = {1: 2, 2: 4, 3: 6}  # "Difficulty Level I … discards 2 cards", II 4, III 6
 PATH = ("unplayable", "own")
@@ -63,16 +75,17 @@ def activation_probability(T, rules, card, dice=6) -> float:
     kinds = sorted(set(faces))
     weight = {k: faces.count(k) for k in kinds}
     S = T[1].shape[1]
+    env = (*T, rules)
     total = good = 0
     for counts in _compositions(dice, len(kinds)):
         w = factorial(dice)
         for k, c in zip(kinds, counts):
             w = w // factorial(c) * weight[k] ** c
         total += w
-        pool = np.zeros(S + 1, np.int64)
+        pool = np.int64(0)
         for k, c in zip(kinds, counts):
-            pool[k] += c
-        if E.fit(T, rules, card, pool):
+            pool += np.int64(c) << np.int64(4 * k)
+        if E.fit_env(env, card, pool) >= 0:
             good += w
     return good / total
 
@@ -138,37 +151,94 @@ def tables(deck, D: dict, monsters, monster_key, variant):
 
 
 @njit(cache=True)
+def write_row(s, env, row, counters):
+    mon = env[3]
+    row[0] = E.won(s, env)
+    row[1] = s[L.CAUSE]
+    row[2] = s[L.MON]
+    row[3] = max(0, s[L.SHIELDS])
+    row[4] = s[L.TURNS]
+    row[5] = s[L.ATT_WON]
+    row[6] = s[L.ATT_LOST]
+    row[7] = s[L.DEF_WON]
+    row[8] = s[L.DEF_LOST]
+    row[9] = s[L.GLORY]
+    row[10] = s[L.MON_ATTACKS]
+    row[11] = s[L.MISSIONS]
+    row[12] = s[L.DECK_N]
+    row[13] = s[L.FINAL]
+    for k in range(mon.shape[0]):
+        counters[k, 0] += s[L.EMPTY_PHASES + k]
+        counters[k, 1] += s[L.EMPTY_ATTACKS + k]
+
+
+@njit(cache=True)
 def play_cells(key, n, T0, deck_ids, jarls, jarl_idx, kinds, params, rules, out, counters):
-    """Play ``n`` games in each cell of one monster and side; row c * n + g gets game g of cell c.
-    ``counters[card, 0/1]`` accumulate monster phases begun on an empty card and the attacks among them."""
+    """Play ``n`` games in each cell of one monster and side with heuristic or random policies; row c * n + g gets
+    game g of cell c. ``counters[card, 0/1]`` accumulate monster phases begun on an empty card and the attacks
+    among them."""
     cards, need, p_act, mon, mweap, mwild, clan_ability, faces = T0
     s = np.zeros(L.STATE_SIZE, np.int32)
     rng = np.empty(4, np.uint64)
     prng = np.empty(4, np.uint64)
     shuffler = np.empty(4, np.uint64)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
     for c in range(kinds.shape[0]):
-        T = (cards, need, p_act, mon, mweap, mwild, clan_ability, jarls[jarl_idx[c]], faces)
+        env = (cards, need, p_act, mon, mweap, mwild, clan_ability, jarls[jarl_idx[c]], faces, rules[c])
+        kind = kinds[c]
+        par = params[c]
         for g in range(n):
             seed_stream(shuffler, key, g, 0)
             seed_stream(prng, key, g, 1)
             seed_stream(rng, key, g, 2)
-            E.play(s, T, rules[c], kinds[c], params[c], rng, prng, shuffler, deck_ids)
-            row = out[c * n + g]
-            row[0] = s[L.DONE] == 1 and s[L.CAUSE] == L.CAUSE_NONE and s[L.MON] >= mon.shape[0]
-            row[1] = s[L.CAUSE]
-            row[2] = s[L.MON]
-            row[3] = max(0, s[L.SHIELDS])
-            row[4] = s[L.TURNS]
-            row[5] = s[L.ATT_WON]
-            row[6] = s[L.ATT_LOST]
-            row[7] = s[L.DEF_WON]
-            row[8] = s[L.DEF_LOST]
-            row[9] = s[L.GLORY]
-            row[10] = s[L.MON_ATTACKS]
-            row[11] = s[L.MISSIONS]
-            for k in range(mon.shape[0]):
-                counters[k, 0] += s[L.EMPTY_PHASES + k]
-                counters[k, 1] += s[L.EMPTY_ATTACKS + k]
+            E.new_game(s, rng, env, shuffler, deck_ids)
+            steps = 0
+            while s[L.DONE] == 0 and steps < MAX_STEPS:
+                m = E.legal_actions(s, env, buf)
+                a = pol.policy(kind, s, env, buf, m, par, prng)
+                E.apply_action(s, rng, env, a)
+                steps += 1
+            write_row(s, env, out[c * n + g], counters)
+
+
+@njit(cache=True)
+def play_cells_search(key, n, T0, deck_ids, jarls, jarl_idx, kinds, params, cfgs, base_params, rules, out,
+                      counters):
+    """``play_cells`` for cells of any kind, `search` included."""
+    cards, need, p_act, mon, mweap, mwild, clan_ability, faces = T0
+    s = np.zeros(L.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    shuffler = np.empty(4, np.uint64)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    for c in range(kinds.shape[0]):
+        env = (cards, need, p_act, mon, mweap, mwild, clan_ability, jarls[jarl_idx[c]], faces, rules[c])
+        for g in range(n):
+            seed_stream(shuffler, key, g, 0)
+            seed_stream(prng, key, g, 1)
+            seed_stream(rng, key, g, 2)
+            E.new_game(s, rng, env, shuffler, deck_ids)
+            play_to_end(s, rng, env, kinds[c:c + 1], params[c:c + 1], cfgs[c:c + 1], base_params[c:c + 1], prng,
+                        buf, MAX_STEPS)
+            write_row(s, env, out[c * n + g], counters)
+
+
+def compiled(cells) -> dict:
+    """The kernels' policy arrays of a group's cells: kinds, parameter vectors, search configurations and the
+    search policies' base parameter vectors."""
+    comp = [compile_policy(p[1], p[2], pol.PARAMS) for _, _, p in cells]
+    return {"kinds": np.array([c[0] for c in comp], np.int64), "params": np.stack([c[1] for c in comp]),
+            "cfgs": np.stack([c[2] for c in comp]), "base_params": np.stack([c[3] for c in comp])}
+
+
+def run_group(g: dict, jarl_tab, key, n, out, counters) -> None:
+    """Play a group's cells: the cached heuristic kernel unless a cell plays `search`."""
+    if (g["kinds"] == SEARCH).any():
+        play_cells_search(key, n, g["T0"], g["deck_ids"], jarl_tab, g["jarl_idx"], g["kinds"], g["params"],
+                          g["cfgs"], g["base_params"], g["rules"], out, counters)
+    else:
+        play_cells(key, n, g["T0"], g["deck_ids"], jarl_tab, g["jarl_idx"], g["kinds"], g["params"], g["rules"],
+                   out, counters)
 
 
 class SoloSim(Simulation):
@@ -196,8 +266,7 @@ class SoloSim(Simulation):
             self.groups.append({
                 "monster": mk, "variant": var, "T0": T0, "deck_ids": deck_ids, "cells": cells, "rules": rules,
                 "jarl_idx": np.array([deck.jarl_keys.index(j) for _, j, _ in cells], np.int64),
-                "kinds": np.array([pol.KINDS[p[1]] for _, _, p in cells], np.int64),
-                "params": np.stack([pol.param_vector(p[2]) for _, _, p in cells]),
+                **compiled(cells),
             })
         self.jarl_tab = jarl_tab
         by = ("monster", "variant", "level")
@@ -224,8 +293,7 @@ class SoloSim(Simulation):
             c = len(g["cells"])
             out = np.zeros((c * n, len(COLUMNS)), np.int32)
             counters = np.zeros((L.MAX_MON, 2), np.int64)
-            play_cells(key, n, g["T0"], g["deck_ids"], self.jarl_tab, g["jarl_idx"], g["kinds"], g["params"],
-                       g["rules"], out, counters)
+            run_group(g, self.jarl_tab, key, n, out, counters)
             cell = np.repeat(np.arange(c), n)
             cols = {
                 "game": np.tile(np.arange(n, dtype=np.int32), c),
@@ -276,6 +344,9 @@ def build_solo(fields) -> SoloSim:
                          f"simulator allows at most {L.MAX_SYM}")
     jt = deck.arrays()
     for j, key in enumerate(deck.jarl_keys):
+        if jt["jarl_ability"][j] == L.J_EXTRA_DIE and jt["jarl_value"][j] > 3:
+            raise InputError(f"{deck_path}: field 'jarls[{j}].value' of {key!r} (extra_die) must be at most 3 "
+                             f"(got {jt['jarl_value'][j]}); the simulator holds at most {L.MAX_DICE} dice")
         if jt["jarl_ability"][j] == L.J_DRAW and jt["jarl_value"][j] > 5:
             raise InputError(f"{deck_path}: field 'jarls[{j}].value' of {key!r} (draw_more) must be at most 5 "
                              f"(got {jt['jarl_value'][j]})")
@@ -295,7 +366,7 @@ def build_solo(fields) -> SoloSim:
     for i, j in enumerate(jarls):
         if j not in deck.jarl_keys:
             raise fields.error(f"jarls[{i}]", f"must be one of {', '.join(map(repr, deck.jarl_keys))} (got {j!r})")
-    policies = read_policies(fields, pol.PRESETS, pol.KINDS, pol.PARAMS, ["builder", "aggressive"])
+    policies = read_policies(fields, pol.PRESETS, SEARCH_KINDS, pol.PARAMS, ["builder", "aggressive"])
     r = fields.table("rules", default={})
     options = {
         "wild_warriors": r.get("wild_warriors", bool, True),
@@ -307,3 +378,36 @@ def build_solo(fields) -> SoloSim:
     r.finish()
     return SoloSim(deck, monsters, mk, variants, levels, jarls, policies, options,
                    {"cards": str(cards_path), "deck": str(deck_path)})
+
+
+def cell_env(sim: SoloSim, group: int = 0, cell: int = 0):
+    """The ``env`` of one cell of a simulation (tables, the cell's Jarl row and rule vector)."""
+    g = sim.groups[group]
+    cards, need, p_act, mon, mweap, mwild, clan_ability, faces = g["T0"]
+    return (cards, need, p_act, mon, mweap, mwild, clan_ability, sim.jarl_tab[g["jarl_idx"][cell]].copy(), faces,
+            g["rules"][cell].copy())
+
+
+def decision_game(scenario=None) -> DecisionGame:
+    """The solo mode through the decision-point interface: ``new_game(seed)`` sets up game 0 of block ``seed``
+    of the first cell of ``scenario`` (default: the bundled one) at its first decision."""
+    from simkit.core import loader
+    from simkit.core.registry import scenarios_dir
+    from simkit.core.seeding import block_key
+
+    sim = loader.load(scenario or scenarios_dir() / "valhalla" / "solo.toml").simulation
+    env = cell_env(sim)
+    deck_ids = sim.groups[0]["deck_ids"]
+
+    def new_game(seed: int):
+        key = block_key(seed, 0)
+        s = np.zeros(L.STATE_SIZE, np.int32)
+        rng, shuffler = np.empty(4, np.uint64), np.empty(4, np.uint64)
+        seed_stream(shuffler, key, 0, 0)
+        seed_stream(rng, key, 0, 2)
+        E.new_game(s, rng, env, shuffler, deck_ids)
+        return s, rng, env
+
+    policies = {name: (SEARCH_KINDS[kind], pol.param_vector(values)) for name, (kind, values) in pol.PRESETS.items()
+                if kind != "search"}
+    return DecisionGame("valhalla/solo", FNS, L.MAX_ACTIONS, new_game, policies, E.invariants, 1, SEARCHER)
