@@ -1,5 +1,6 @@
 """VÁLKA (rules: ../shared/rules/valka.txt): Chance Strike and Test Fate dice
-mechanics; the Lonequest simulator plugs in here as further modes."""
+mechanics, the Lonequest (solo) and the multiplayer core rules (Bounty Hunter,
+Annihilation, Duel: ``simkit.games.valka.multiplayer``) as modes."""
 
 from __future__ import annotations
 
@@ -24,6 +25,36 @@ def _lonequest_report(run_dir, out_dir):
     from simkit.games.valka.lonequest.report import lonequest_report
 
     return lonequest_report(run_dir, out_dir)
+
+
+def _build_multiplayer(variant):
+    def build(fields):
+        from simkit.games.valka.multiplayer.simulation import build_multiplayer
+
+        return build_multiplayer(fields, variant)
+
+    return build
+
+
+def _multiplayer_engine(variant, players):
+    def engine():
+        from simkit.games.valka.multiplayer.simulation import decision_game
+
+        return decision_game(variant, players)
+
+    return engine
+
+
+def _multiplayer_params():
+    from simkit.games.valka.multiplayer.policies import PARAMS
+
+    return PARAMS
+
+
+def _multiplayer_report(run_dir, out_dir):
+    from simkit.games.valka.multiplayer.report import multiplayer_report
+
+    return multiplayer_report(run_dir, out_dir)
 
 
 def _report(run_dir, out_dir):
@@ -60,7 +91,12 @@ def _test_fate_check():
 def _policies():
     from simkit.games.valka.lonequest.policies import POLICY_DESCRIPTIONS
 
-    return {f"lonequest: {k}": v for k, v in POLICY_DESCRIPTIONS.items()}
+    from simkit.games.valka.multiplayer.policies import POLICY_DESCRIPTIONS as MP
+
+    out = {f"lonequest: {k}": v for k, v in POLICY_DESCRIPTIONS.items()}
+    out.update({f"multiplayer: {k}": v for k, v in MP.items()})
+    out["multiplayer: search"] = "search over balanced: 8 rollouts per action (hands and deck order resampled)"
+    return out
 
 
 GAME = Game(
@@ -73,6 +109,15 @@ GAME = Game(
              default_scenario="valka/chance_strike.toml", report=_report, bench_games=200_000),
         Mode("lonequest", "VÁLKA Lonequest (solo)", _build_lonequest,
              default_scenario="valka/lonequest.toml", report=_lonequest_report, bench_games=20_000),
+        Mode("bounty-hunter", "VÁLKA Bounty Hunter (3-5 players)", _build_multiplayer("bounty-hunter"),
+             default_scenario="valka/bounty_hunter.toml", report=_multiplayer_report, bench_games=8_000,
+             engine=_multiplayer_engine("bounty-hunter", 4), params=_multiplayer_params),
+        Mode("annihilation", "VÁLKA Annihilation (3-5 players)", _build_multiplayer("annihilation"),
+             default_scenario="valka/annihilation.toml", report=_multiplayer_report, bench_games=4_000,
+             engine=_multiplayer_engine("annihilation", 3), params=_multiplayer_params),
+        Mode("duel", "VÁLKA Duel (2 players, drafted decks)", _build_multiplayer("duel"),
+             default_scenario="valka/duel.toml", report=_multiplayer_report, bench_games=8_000,
+             engine=_multiplayer_engine("duel", 2), params=_multiplayer_params),
     ],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
@@ -86,5 +131,16 @@ GAME = Game(
         "rules.played_faced_scope (lonequest)": "Quests' played/faced Warbands: 'location' (default) or 'lonequest'",
         "rules.grave_robber (lonequest)": "Grave Robber recovers 'own' Fighters (default) or 'any'",
         "rules.fireblast (lonequest)": "Fireblast strikes with 'fighter_plus_3' (default) or 'plus_3'",
+        "rules.chance_strike (multiplayer)": "Chance Strike only where no True Strike lands 'fallback' (default) or 'any'",
+        "rules.thief (multiplayer)": "Thief takes a Backline Buff 'backline_buff' (default) or 2 random cards 'hand'",
+        "rules.lightning (multiplayer)": "Lightning Bolt spill-over goes 'around' the table (default) or 'one_lap'",
+        "rules.divine_aid (multiplayer)": "Divine Aid windows out of turn (default true)",
+        "rules.warband_boons (multiplayer)": "Warband Boons (default true)",
+        "rules.boon_entry (multiplayer)": "a Boon activates on a 'newcomer' (default) or needs 2 entering 'together'",
+        "rules.bounty_score (bounty-hunter)": "'infamy' (default, trigger 10) or 'captures' (trigger 6)",
+        "rules.trigger (bounty-hunter)": "the endgame trigger value",
+        "rules.turn_cap (multiplayer)": "a game still running after this many turns is recorded as stalled (400)",
+        "rules.play_cap (multiplayer)": "plays (not attacks) per turn, a guard against endless rearranging (12)",
+        "rules.reshuffle_graveyard (multiplayer)": "an empty draw pile is refilled from the Graveyard (default false)",
     },
 )
