@@ -212,44 +212,43 @@ def boon(s, env, p, w):
 
 
 @njit(cache=True)
-def warband_counts(s, env, p, counts, newmask, newcounts):
-    """Frontline Fighters per Warband (Jokers count for every Warband with a real Fighter there), and the same
-    over the slots in ``newmask`` (the Fighters that just entered)."""
+def warband_count(s, env, p, w, newmask):
+    """Frontline Fighters of Warband ``w`` (Jokers count for every Warband with a real Fighter there), and how
+    many of them are in the slots of ``newmask`` (the Fighters that just entered): ``count * 16 + new``."""
+    natives = 0
+    new_natives = 0
     jokers = 0
     new_jokers = 0
-    for w in range(8):
-        counts[w] = 0
-        newcounts[w] = 0
     for j in range(ROW):
         c = s[lb(p, j) + L_CARD]
         if c < 0:
             continue
-        w = env[0][c]
+        x = env[0][c]
         isnew = (newmask >> j) & 1
-        if w == JOKER:
+        if x == JOKER:
             jokers += 1
             new_jokers += isnew
-        else:
-            counts[w] += 1
-            newcounts[w] += isnew
-    for w in range(8):
-        if counts[w] > 0:
-            counts[w] += jokers
-            newcounts[w] += new_jokers
+        elif x == w:
+            natives += 1
+            new_natives += isnew
+    if natives == 0:
+        return 0
+    return (natives + jokers) * 16 + new_natives + new_jokers
 
 
 @njit(cache=True)
 def update_boons(s, env, p):
     """"Persisting Warband Boons become inactive when your Frontline is reduced to 2 or fewer Fighters from the
     same Warband" (a Horde); a Deadly Dyad ends when fewer than 2 remain."""
-    counts = np.zeros(8, np.int64)
-    nc = np.zeros(8, np.int64)
-    warband_counts(s, env, p, counts, 0, nc)
     b = sb(p) + S_BOON
     for w in range(8):
-        if s[b + w] == 3 and counts[w] <= 2:
+        st = s[b + w]
+        if st == 0:
+            continue
+        cnt = warband_count(s, env, p, w, 0) // 16
+        if st == 3 and cnt <= 2:
             s[b + w] = 0
-        elif s[b + w] == 2 and counts[w] < 2:
+        elif st == 2 and cnt < 2:
             s[b + w] = 0
 
 
@@ -268,18 +267,17 @@ def fire_one_time(s, env, p, w):
 @njit(cache=True)
 def enter_boons(s, env, p, newmask):
     """Fighters in ``newmask`` just entered the Frontline: a Warband with 2 (Dyad) or 3+ (Horde) there, at least
-    one of them new (rule ``boon_together``: at least two new), activates its Boon; one-time (!) Boons happen
-    now."""
+    one of them new (rule ``boon_entry = "together"``: at least two new), activates its Boon; one-time (!) Boons
+    happen now."""
     if env[9][R_BOONS] != 1:
         return
-    counts = np.zeros(8, np.int64)
-    nc = np.zeros(8, np.int64)
-    warband_counts(s, env, p, counts, newmask, nc)
     need = 2 if env[9][R_BOON_TOGETHER] == 1 else 1
     b = sb(p) + S_BOON
     for w in range(8):
-        if counts[w] >= 2 and nc[w] >= need:
-            if counts[w] >= 3:
+        x = warband_count(s, env, p, w, newmask)
+        cnt = x // 16
+        if cnt >= 2 and x % 16 >= need:
+            if cnt >= 3:
                 s[b + w] = 3
             elif s[b + w] == 0:
                 s[b + w] = 2
@@ -292,12 +290,10 @@ def start_turn_boons(s, env, p):
     player's turn"; a Dyad persists "until the start of your next turn"."""
     if env[9][R_BOONS] != 1:
         return
-    counts = np.zeros(8, np.int64)
-    nc = np.zeros(8, np.int64)
-    warband_counts(s, env, p, counts, 0, nc)
     b = sb(p) + S_BOON
     for w in range(8):
-        if counts[w] >= 3:
+        cnt = warband_count(s, env, p, w, 0) // 16
+        if cnt >= 3:
             s[b + w] = 3
             fire_one_time(s, env, p, w)
         elif s[b + w] == 2:
@@ -996,6 +992,25 @@ def team_pool(s, env, p, lead, out):
 
 
 @njit(cache=True)
+def team_total(s, env, p, lead):
+    """The Strike of ``lead`` plus every Fighter that may join its Team Strike (``lead``'s alone if none may)."""
+    tot = strike_total(s, env, p, lead)
+    n = 0
+    for j in range(ROW):
+        if j != lead and can_attack(s, p, j):
+            tot += strike_total(s, env, p, j)
+            n += 1
+    if boon(s, env, p, WB_REPTILIOS):
+        for j in range(ROW, 2 * ROW):
+            b = lb(p, j)
+            c = s[b + L_CARD]
+            if 0 <= c < N_FIGHTERS and s[b + L_FACE] == 1 and s[b + L_ATK] == 0:
+                tot += strike_total(s, env, p, j)
+                n += 1
+    return tot if n > 0 else -1
+
+
+@njit(cache=True)
 def attack_ok(s, env, p, i, q, j, t):
     """Whether Fighter ``i`` of ``p`` may make strike ``t`` on ``q``'s Frontline slot ``j``."""
     if q == p or q >= s[H_NP] or not alive(s, q) or not can_attack(s, p, i) or i >= ROW:
@@ -1014,12 +1029,7 @@ def attack_ok(s, env, p, i, q, j, t):
     # team
     if only_chance or st > sh:
         return False
-    pool = np.empty(8, np.int64)
-    n = team_pool(s, env, p, i, pool)
-    tot = st
-    for k in range(n):
-        tot += strike_total(s, env, p, pool[k])
-    return n > 0 and tot > sh
+    return team_total(s, env, p, i) > sh
 
 
 @njit(cache=True)
@@ -1342,19 +1352,41 @@ def legal_actions(s, env, out):
         for e in range(10):
             if pres[HC_EVENT + e] and e != EV_DIVINE_AID:
                 n = add_event_targets(s, env, p, e, out, n)
+    n = add_attacks(s, env, p, out, n)
+    return n
+
+
+@njit(cache=True)
+def add_attacks(s, env, p, out, n):
+    """Every legal strike of ``p`` (the order: attacker, target seat, target slot, strike type)."""
+    chance_any = env[9][R_CHANCE_ANY] == 1
     for i in range(ROW):
         if not can_attack(s, p, i):
             continue
+        st = strike_total(s, env, p, i)
+        reckless = health_left(s, env, p, i) == 1
+        team = team_total(s, env, p, i)
         for q in range(s[H_NP]):
             if q == p or not alive(s, q):
                 continue
+            only_chance = chance_only(s, env, q)
             for j in range(ROW):
                 if s[lb(q, j) + L_CARD] < 0:
                     continue
-                for t in range(4):
-                    if attack_ok(s, env, p, i, q, j, t):
-                        out[n] = B_ATTACK + ((i * 5 + q) * 4 + j) * 4 + t
-                        n += 1
+                sh = shield_total(s, env, q, j)
+                base = B_ATTACK + ((i * 5 + q) * 4 + j) * 4
+                if not only_chance and st > sh:
+                    out[n] = base + ST_TRUE
+                    n += 1
+                if only_chance or st <= sh or chance_any:
+                    out[n] = base + ST_CHANCE
+                    n += 1
+                if not only_chance and reckless:
+                    out[n] = base + ST_RECKLESS
+                    n += 1
+                if not only_chance and st <= sh and team > sh:
+                    out[n] = base + ST_TEAM
+                    n += 1
     return n
 
 
@@ -1419,6 +1451,22 @@ def end_draft(s, rng, env):
 
 
 @njit(cache=True)
+def has_event_target(s, env, p, kind):
+    if kind == EV_GRAVE_ROBBER:
+        for i in range(s[GRAVE]):
+            if s[GRAVE + 1 + i] < N_FIGHTERS:
+                return True
+        return False
+    if kind == EV_DIVINE_AID:
+        return False
+    for q in range(s[H_NP]):
+        for j in range(8):
+            if event_target_ok(s, env, p, kind, q, j):
+                return True
+    return False
+
+
+@njit(cache=True)
 def pend_trivial(s, env):
     """The head of the queue offers no real choice (it is popped without a decision)."""
     t = s[QUEUE]
@@ -1426,12 +1474,12 @@ def pend_trivial(s, env):
     if t == Q_GUARD:
         return not holds_divine_aid(s, env, p)
     if t == Q_TRAP:
-        kind = s[QUEUE + 2]
-        buf = np.empty(400, np.int64)
-        return add_event_targets(s, env, p, kind, buf, 0) == 0
+        return not has_event_target(s, env, p, s[QUEUE + 2])
     if t == Q_ROAR or t == Q_STORM:
-        buf = np.empty(24, np.int64)
-        return add_enemy_front(s, p, buf, 0) == 0
+        for q in range(s[H_NP]):
+            if q != p and alive(s, q) and front_count(s, q) > 0:
+                return False
+        return True
     if t == Q_CHANGE:
         return not has_fighter_in_hand(s, p)
     return False

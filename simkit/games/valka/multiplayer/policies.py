@@ -24,7 +24,7 @@ from simkit.games.valka.multiplayer.layout import (
     EV_LIGHTNING, EV_POTION, EV_REINFORCE, EV_RETREAT, EV_THIEF, EVENT0, G_CHANGE, G_DAMAGE, G_FEAR, G_FIREBLAST,
     G_LAND, GRAVE, H_COUNT, H_NP, H_PHASE, H_PLAYS, H_TOMOVE, HC_BUFF, HC_EVENT, L_ATK, L_BSTR, L_CARD, L_DMG,
     L_FACE, MARKET, MARKET_SIZE, MODE_BOUNTY, N_FIGHTERS, N_HC, PH_DRAFT, PH_EQUIP, PH_MAIN, PH_MULL, PH_PEND,
-    PH_PUSH, PH_SETUP, Q_CHANGE, Q_GUARD, Q_ROAR, Q_STORM, Q_TRAP, Q_WARP, QUEUE, R_MODE, R_PLAY_CAP, R_THIEF_HAND,
+    PH_PUSH, PH_SETUP, Q_CHANGE, Q_GUARD, Q_ROAR, Q_STORM, Q_TRAP, Q_WARP, QUEUE, R_CHANCE_ANY, R_MODE, R_PLAY_CAP, R_THIEF_HAND,
     S_HAND, S_HANDN, S_INFAMY, ST_CHANCE, ST_RECKLESS, ST_TEAM, ST_TRUE, DECKS, DECK_SIZE,
 )
 
@@ -158,50 +158,54 @@ def target_bonus(s, env, params, me, q, lead, left):
 
 @njit(cache=True)
 def best_attack(s, env, params, p):
-    """The best strike now (action id, or -1 when none)."""
+    """The best strike now (action id, or -1 when none): each attacker's and target's totals computed once."""
     lead = leader(s, env, p)
     left = left_of(s, p)
     bounty = env[9][R_MODE] == MODE_BOUNTY
+    chance_any = env[9][R_CHANCE_ANY] == 1
+    use_team = params[P_TEAM] >= 0.5
+    use_reckless = params[P_RECKLESS] > 0.0
     best, best_a = -1e9, -1
     for i in range(ROW):
         if not E.can_attack(s, p, i):
             continue
         st = E.strike_total(s, env, p, i)
         my_left = E.health_left(s, env, p, i)
+        barb = E.barbarian(s, env, p, i)
+        team = E.team_total(s, env, p, i) if use_team else -1
         for q in range(s[H_NP]):
             if q == p or not E.alive(s, q):
                 continue
             tb = target_bonus(s, env, params, p, q, lead, left)
+            only_chance = E.chance_only(s, env, q)
             for j in range(ROW):
                 c = s[E.lb(q, j) + L_CARD]
                 if c < 0:
                     continue
                 hl = E.health_left(s, env, q, j)
+                sh = E.shield_total(s, env, q, j)
                 kill_v = params[P_WEAK] + (0.3 * env[1][c] if bounty else 0.0) + 0.1 * fighter_worth(s, env, q, j)
-                for t in range(4):
-                    if t == ST_TEAM and params[P_TEAM] < 0.5:
-                        continue
-                    if t == ST_RECKLESS and params[P_RECKLESS] <= 0.0:
-                        continue
-                    if not E.attack_ok(s, env, p, i, q, j, t):
-                        continue
-                    if t == ST_CHANCE:
-                        sh = E.shield_total(s, env, q, j)
-                        ph = p_hit(env, st, sh)
-                        dmg = 1
-                        v = ph * (1.0 + (kill_v if dmg >= hl else 0.0)) - p_hurt(env, st, sh) * (
-                            1.0 + (1.0 if my_left <= 1 else 0.0))
-                    else:
-                        dmg = 2 if (t != ST_RECKLESS and E.barbarian(s, env, p, i)) else 1
-                        v = 1.0 + (kill_v if dmg >= hl else 0.0) + 0.5
-                        if t == ST_TEAM:
-                            v -= 0.6
-                        elif t == ST_RECKLESS:
-                            v += params[P_RECKLESS] - 1.5
-                    v += tb
+                base = ((i * 5 + q) * 4 + j) * 4
+                if not only_chance and st > sh:
+                    dmg = 2 if barb else 1
+                    v = 1.5 + (kill_v if dmg >= hl else 0.0) + tb
                     if v > best:
-                        best = v
-                        best_a = B_ATTACK + ((i * 5 + q) * 4 + j) * 4 + t
+                        best, best_a = v, B_ATTACK + base + ST_TRUE
+                if only_chance or st <= sh or chance_any:
+                    v = p_hit(env, st, sh) * (1.0 + (kill_v if hl <= 1 else 0.0)) - p_hurt(env, st, sh) * (
+                        1.0 + (1.0 if my_left <= 1 else 0.0)) + tb
+                    if v > best:
+                        best, best_a = v, B_ATTACK + base + ST_CHANCE
+                if only_chance:
+                    continue
+                if use_reckless and my_left == 1:
+                    v = 1.5 + (kill_v if hl <= 1 else 0.0) + params[P_RECKLESS] - 1.5 + tb
+                    if v > best:
+                        best, best_a = v, B_ATTACK + base + ST_RECKLESS
+                if st <= sh and team > sh:
+                    v = 0.9 + (kill_v if hl <= 1 else 0.0) + tb
+                    if v > best:
+                        best, best_a = v, B_ATTACK + base + ST_TEAM
     return best_a
 
 
@@ -225,8 +229,8 @@ def lightning_gain(s, p, q):
 
 
 @njit(cache=True)
-def event_choice(s, env, params, p, kind, out):
-    """The best use of Event ``kind`` now: ``out[0]`` the action (-1: none), returns its estimated gain."""
+def event_choice(s, env, params, p, kind):
+    """The best use of Event ``kind`` now: (estimated gain, action or -1)."""
     best, best_a = -1e9, -1
     np_ = s[H_NP]
     lead = leader(s, env, p)
@@ -243,10 +247,19 @@ def event_choice(s, env, params, p, kind, out):
                 v = env[8][c] / (4.0 if fighters_in_hand < 2 else 8.0)
                 if v > best:
                     best, best_a = v, B_GRAVE + c
-        out[0] = best_a
-        return best
+        return best, best_a
+    j_lo, j_hi = 0, ROW
+    if kind == EV_REINFORCE or (kind == EV_THIEF and env[9][R_THIEF_HAND] == 0):
+        j_lo, j_hi = ROW, 2 * ROW
+    elif kind == EV_LIGHTNING or kind == EV_THIEF:
+        j_hi = 1
+    own_only = kind == EV_RETREAT or kind == EV_REINFORCE
     for q in range(np_):
-        for j in range(8):
+        if own_only and q != p:
+            continue
+        if (kind == EV_FEAR or kind == EV_FIREBLAST or kind == EV_LIGHTNING or kind == EV_THIEF) and q == p:
+            continue
+        for j in range(j_lo, j_hi):
             if not E.event_target_ok(s, env, p, kind, q, j):
                 continue
             v = -100.0  # a legal target, however poor (a Trap must resolve)
@@ -296,8 +309,7 @@ def event_choice(s, env, params, p, kind, out):
             if v > best:
                 best = v
                 best_a = B_EVENT + kind * 40 + q * 8 + j
-    out[0] = best_a
-    return best
+    return best, best_a
 
 
 @njit(cache=True)
@@ -442,16 +454,21 @@ def heuristic(s, env, params, prng):
     if ph == PH_PEND:
         return pending_choice(s, env, params, p)
     # main phase
-    out = np.empty(1, np.int64)
     if s[H_PLAYS] < env[9][R_PLAY_CAP]:
         # Events
         best, best_a = -1e9, -1
+        held = 0
+        bh = E.sb(p)
+        for i in range(s[bh + S_HANDN]):
+            c = s[bh + S_HAND + i]
+            if c >= EVENT0:
+                held |= 1 << env[7][c - EVENT0]
         for e in range(10):
-            if e == EV_DIVINE_AID or not E.holds(s, env, p, HC_EVENT + e):
+            if e == EV_DIVINE_AID or (held >> e) & 1 == 0:
                 continue
-            g = event_choice(s, env, params, p, e, out)
-            if out[0] >= 0 and g > best:
-                best, best_a = g, out[0]
+            g, a = event_choice(s, env, params, p, e)
+            if a >= 0 and g > best:
+                best, best_a = g, a
         if best_a >= 0 and best >= params[P_EVENT_MIN]:
             return best_a
         bc = E.back_count(s, p)
@@ -484,10 +501,9 @@ def heuristic(s, env, params, prng):
 @njit(cache=True)
 def pending_choice(s, env, params, p):
     t = s[QUEUE]
-    out = np.empty(1, np.int64)
     if t == Q_TRAP:
-        event_choice(s, env, params, p, s[QUEUE + 2], out)
-        return out[0] if out[0] >= 0 else A_DONE
+        _, a = event_choice(s, env, params, p, s[QUEUE + 2])
+        return a if a >= 0 else A_DONE
     if t == Q_WARP:
         best, who = 3, -1
         for q in range(s[H_NP]):
