@@ -55,6 +55,8 @@ CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS = range(4)
 N_CFG = 4
 BUDGET_UNIFORM, BUDGET_HALVING = 0, 1
 BUDGETS = {"uniform": BUDGET_UNIFORM, "halving": BUDGET_HALVING}
+# capacity of the rollouts' action buffer in `search_action`: every engine's MAX_ACTIONS must be at most this
+ROLLOUT_BUFFER = 4096
 
 
 class Fns(NamedTuple):
@@ -159,7 +161,8 @@ def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, 
     rng2 = np.empty_like(rng)
     sample_rng = np.empty_like(srng)
     prng2 = np.empty_like(srng)
-    buf = np.empty_like(legal)
+    # the rollouts' own action buffer: at least ROLLOUT_BUFFER long, since ``legal`` may be just ``legal[:n]``
+    buf = np.empty(max(legal.shape[0], ROLLOUT_BUFFER), np.int64)
     for r in range(rounds):
         per = total // (n_alive * rounds)
         if per < 1:
