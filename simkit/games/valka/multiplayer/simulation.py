@@ -429,3 +429,44 @@ def decision_game(variant: str = "bounty-hunter", players: int = 4, **options) -
         k, p, _, _ = compile_policy(kind, values, P.PARAMS)
         pols[name] = (k, p)
     return D.DecisionGame(f"valka/{variant}", FNS, L.MAX_ACTIONS, new, pols, E.invariants, players)
+
+
+@njit(cache=True)
+def random_games_check(key, n, env, kind, params):
+    """Play ``n`` games with every seat on policy ``kind`` (random by default in the tests), checking every rule
+    invariant after every action. Returns ``(bad games, first bad game, its invariant code, games stalled)``;
+    Chance Strikes are logged into ``env``'s log as usual."""
+    s = np.zeros(L.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    bad = 0
+    first_bad = -1
+    code = 0
+    stalled = 0
+    for g in range(n):
+        seed_stream(rng, key, g, 0)
+        seed_stream(prng, key, g, 1)
+        E.start(s, rng, env)
+        steps = 0
+        while not E.is_over(s) and steps < MAX_STEPS:
+            k = E.legal_actions(s, env, buf)
+            if k < 1:
+                break
+            a = P.policy(kind, s, env, buf, k, params, prng)
+            ok = False
+            for i in range(k):
+                if buf[i] == a:
+                    ok = True
+            E.apply_action(s, rng, env, a)
+            c = E.invariants(s, env) if ok else 99
+            if c != 0:
+                bad += 1
+                if first_bad < 0:
+                    first_bad = g
+                    code = c
+                break
+            steps += 1
+        if not E.is_over(s) or s[L.H_STALLED] == 1:
+            stalled += 1
+    return bad, first_bad, code, stalled
