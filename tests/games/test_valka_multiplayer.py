@@ -480,7 +480,7 @@ def test_barbarians_true_strikes_deal_two():
 
 def test_tree_beasts_can_only_be_targeted_by_chance_strikes():
     s, rng, env = basic()
-    enter(s, env, 1, [(1, F["thornling"]), (2, F["moss_bear"])])
+    enter(s, env, 1, [(1, F["root_strangler"]), (2, F["moss_bear"])])
     acts = [a for a in legal(s, env) if a >= L.B_ATTACK and (a - L.B_ATTACK) // 16 % 5 == 1]
     assert acts and all((a - L.B_ATTACK) % 4 == L.ST_CHANCE for a in acts)
 
