@@ -65,9 +65,11 @@ def _report(run_dir, out_dir):
 
 def _bundled(out_dir, quick=False, jobs=None):
     from simkit.games.valka.lonequest.report import bundled_lonequest
+    from simkit.games.valka.multiplayer.report import bundled_multiplayer
     from simkit.games.valka.reports import bundled_reports
 
-    return bundled_reports(out_dir, quick=quick, jobs=jobs) + bundled_lonequest(out_dir, quick=quick, jobs=jobs)
+    return (bundled_reports(out_dir, quick=quick, jobs=jobs) + bundled_lonequest(out_dir, quick=quick, jobs=jobs)
+            + bundled_multiplayer(out_dir, quick=quick, jobs=jobs))
 
 
 def _odds_commands():
