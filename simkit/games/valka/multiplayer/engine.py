@@ -20,6 +20,7 @@ from numba import njit
 
 from simkit.core.decision import reseed
 from simkit.core.rng import randbelow, roll, shuffle
+from simkit.games.valka import boons
 from simkit.games.valka.chance_strike import ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS, resolve
 from simkit.games.valka.multiplayer.layout import (
     A_DONE, B_ATTACK, B_BACK_DOWN, B_BACK_UP, B_CHOICE, B_DISCARD, B_EQUIP, B_EVENT, B_FLIP, B_FRONT, B_GRAVE,
@@ -213,47 +214,29 @@ def boon(s, env, p, w):
 
 @njit(cache=True)
 def warband_count(s, env, p, w, newmask):
-    """Frontline Fighters of Warband ``w`` (Jokers count for every Warband with a real Fighter there), and how
-    many of them are in the slots of ``newmask`` (the Fighters that just entered): ``count * 16 + new``."""
-    natives = 0
-    new_natives = 0
-    jokers = 0
-    new_jokers = 0
+    """Frontline Fighters of Warband ``w`` with the Jokers (``boons.members``) and how many of them are in the
+    slots of ``newmask`` (just entered): ``count * 16 + new``."""
+    packed = 0
     for j in range(ROW):
         c = s[lb(p, j) + L_CARD]
-        if c < 0:
-            continue
-        x = env[0][c]
-        isnew = (newmask >> j) & 1
-        if x == JOKER:
-            jokers += 1
-            new_jokers += isnew
-        elif x == w:
-            natives += 1
-            new_natives += isnew
-    if natives == 0:
-        return 0
-    return (natives + jokers) * 16 + new_natives + new_jokers
+        if c >= 0:
+            packed = boons.tally(w, env[0][c], packed, (newmask >> j) & 1)
+    return boons.members(packed)
 
 
 @njit(cache=True)
 def update_boons(s, env, p):
     """"Persisting Warband Boons become inactive when your Frontline is reduced to 2 or fewer Fighters from the
-    same Warband" (a Horde); a Deadly Dyad ends when fewer than 2 remain."""
+    same Warband" (a Horde); a Deadly Dyad ends when fewer than 2 remain (``boons.after_loss``)."""
     b = sb(p) + S_BOON
     for w in range(8):
-        st = s[b + w]
-        if st == 0:
-            continue
-        cnt = warband_count(s, env, p, w, 0) // 16
-        if st == 3 and cnt <= 2:
-            s[b + w] = 0
-        elif st == 2 and cnt < 2:
-            s[b + w] = 0
+        if s[b + w] != 0:
+            s[b + w] = boons.after_loss(s[b + w], warband_count(s, env, p, w, 0) // 16)
 
 
 @njit(cache=True)
 def fire_one_time(s, env, p, w):
+    """Weird Warp, Monstrous Roar, Magic Storm: a decision of their owner, queued."""
     if env[9][R_BOONS] != 1:
         return
     if w == WB_BROTHERHOOD:
@@ -266,38 +249,30 @@ def fire_one_time(s, env, p, w):
 
 @njit(cache=True)
 def enter_boons(s, env, p, newmask):
-    """Fighters in ``newmask`` just entered the Frontline: a Warband with 2 (Dyad) or 3+ (Horde) there, at least
-    one of them new (rule ``boon_entry = "together"``: at least two new), activates its Boon; one-time (!) Boons
-    happen now."""
+    """Fighters in ``newmask`` just entered the Frontline (``boons.after_entry``; rule ``boon_entry``)."""
     if env[9][R_BOONS] != 1:
         return
     need = 2 if env[9][R_BOON_TOGETHER] == 1 else 1
     b = sb(p) + S_BOON
     for w in range(8):
         x = warband_count(s, env, p, w, newmask)
-        cnt = x // 16
-        if cnt >= 2 and x % 16 >= need:
-            if cnt >= 3:
-                s[b + w] = 3
-            elif s[b + w] == 0:
-                s[b + w] = 2
+        r = boons.after_entry(s[b + w], x // 16, x % 16, need)
+        s[b + w] = r // 2
+        if r % 2 == 1:
             fire_one_time(s, env, p, w)
 
 
 @njit(cache=True)
 def start_turn_boons(s, env, p):
-    """Horde: "still in the Frontline at the start of your turn, their Boon will activate at the start of that
-    player's turn"; a Dyad persists "until the start of your next turn"."""
+    """The start of ``p``'s turn (``boons.at_turn_start``): Hordes (again), Dyads end."""
     if env[9][R_BOONS] != 1:
         return
     b = sb(p) + S_BOON
     for w in range(8):
-        cnt = warband_count(s, env, p, w, 0) // 16
-        if cnt >= 3:
-            s[b + w] = 3
+        r = boons.at_turn_start(s[b + w], warband_count(s, env, p, w, 0) // 16)
+        s[b + w] = r // 2
+        if r % 2 == 1:
             fire_one_time(s, env, p, w)
-        elif s[b + w] == 2:
-            s[b + w] = 0
 
 
 # --- scores ---------------------------------------------------------------------------------------------------
