@@ -709,3 +709,20 @@ def test_runner_rows_and_mixed_tables(tmp_path):
 
 
 CARDS_PATH = __import__("simkit.games.valka.cards", fromlist=["x"]).default_cards_path()
+
+
+def test_shared_boon_levels_by_hand():
+    """simkit.games.valka.boons: the Dyad/Horde transitions and the Joker rule, as the Lonequest can use them."""
+    from simkit.games.valka import boons as B
+
+    packed = 0
+    for member, new in ((2, 1), (8, 1), (5, 0)):  # a Goblin (new), a Joker (new), a Reptilio
+        packed = B.tally(2, member, packed, new)
+    assert B.members(packed) == 2 * 16 + 2  # two Goblins counting the Joker, both new
+    assert B.members(B.tally(2, 8, 0, 1)) == 0  # a Joker alone is no Warband
+    assert B.after_entry(B.OFF, 2, 1, 1) == B.DYAD * 2 + 1
+    assert B.after_entry(B.OFF, 2, 1, 2) == B.OFF * 2  # "together": two must be new
+    assert B.after_entry(B.DYAD, 3, 1, 1) == B.HORDE * 2 + 1
+    assert B.after_loss(B.HORDE, 2) == B.OFF and B.after_loss(B.DYAD, 2) == B.DYAD and B.after_loss(B.DYAD, 1) == B.OFF
+    assert B.at_turn_start(B.DYAD, 2) == B.OFF * 2 and B.at_turn_start(B.HORDE, 3) == B.HORDE * 2 + 1
+    assert [b.one_time for b in B.BOONS] == [False, True, False, False, True, False, False, True]

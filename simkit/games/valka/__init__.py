@@ -144,5 +144,6 @@ GAME = Game(
         "rules.turn_cap (multiplayer)": "a game still running after this many turns is recorded as stalled (400)",
         "rules.play_cap (multiplayer)": "plays (not attacks) per turn, a guard against endless rearranging (12)",
         "rules.reshuffle_graveyard (multiplayer)": "an empty draw pile is refilled from the Graveyard (default false)",
+        "rules.fireblast_power (multiplayer)": "the Strike Fireblast strikes with (default 3: 'with +3')",
     },
 )

@@ -158,13 +158,38 @@ def target_bonus(s, env, params, me, q, lead, left):
 
 @njit(cache=True)
 def best_attack(s, env, params, p):
-    """The best strike now (action id, or -1 when none): each attacker's and target's totals computed once."""
+    """The best strike now (action id, or -1 when none): each target's numbers are computed once."""
+    np_ = s[H_NP]
     lead = leader(s, env, p)
     left = left_of(s, p)
     bounty = env[9][R_MODE] == MODE_BOUNTY
     chance_any = env[9][R_CHANCE_ANY] == 1
     use_team = params[P_TEAM] >= 0.5
     use_reckless = params[P_RECKLESS] > 0.0
+    # targets: seat * 4 + slot -> shield, Health left, value of defeating it, seat bonus, Chance Strikes only
+    tsh = np.empty(20, np.int64)
+    thl = np.empty(20, np.int64)
+    tkill = np.empty(20, np.float64)
+    tb = np.empty(20, np.float64)
+    tonly = np.empty(20, np.bool_)
+    tid = np.empty(20, np.int64)
+    nt = 0
+    for q in range(np_):
+        if q == p or not E.alive(s, q):
+            continue
+        bonus = target_bonus(s, env, params, p, q, lead, left)
+        only_chance = E.chance_only(s, env, q)
+        for j in range(ROW):
+            c = s[E.lb(q, j) + L_CARD]
+            if c < 0:
+                continue
+            tid[nt] = q * 4 + j
+            tsh[nt] = E.shield_total(s, env, q, j)
+            thl[nt] = E.health_left(s, env, q, j)
+            tkill[nt] = params[P_WEAK] + (0.3 * env[1][c] if bounty else 0.0) + 0.1 * fighter_worth(s, env, q, j)
+            tb[nt] = bonus
+            tonly[nt] = only_chance
+            nt += 1
     best, best_a = -1e9, -1
     for i in range(ROW):
         if not E.can_attack(s, p, i):
@@ -173,39 +198,30 @@ def best_attack(s, env, params, p):
         my_left = E.health_left(s, env, p, i)
         barb = E.barbarian(s, env, p, i)
         team = E.team_total(s, env, p, i) if use_team else -1
-        for q in range(s[H_NP]):
-            if q == p or not E.alive(s, q):
+        hurt_w = 1.0 + (1.0 if my_left <= 1 else 0.0)
+        for k in range(nt):
+            sh = tsh[k]
+            hl = thl[k]
+            base = ((i * 5 + tid[k] // 4) * 4 + tid[k] % 4) * 4
+            kill1 = tkill[k] if hl <= 1 else 0.0
+            if not tonly[k] and st > sh:
+                v = 1.5 + (tkill[k] if (2 if barb else 1) >= hl else 0.0) + tb[k]
+                if v > best:
+                    best, best_a = v, B_ATTACK + base + ST_TRUE
+            if tonly[k] or st <= sh or chance_any:
+                v = p_hit(env, st, sh) * (1.0 + kill1) - p_hurt(env, st, sh) * hurt_w + tb[k]
+                if v > best:
+                    best, best_a = v, B_ATTACK + base + ST_CHANCE
+            if tonly[k]:
                 continue
-            tb = target_bonus(s, env, params, p, q, lead, left)
-            only_chance = E.chance_only(s, env, q)
-            for j in range(ROW):
-                c = s[E.lb(q, j) + L_CARD]
-                if c < 0:
-                    continue
-                hl = E.health_left(s, env, q, j)
-                sh = E.shield_total(s, env, q, j)
-                kill_v = params[P_WEAK] + (0.3 * env[1][c] if bounty else 0.0) + 0.1 * fighter_worth(s, env, q, j)
-                base = ((i * 5 + q) * 4 + j) * 4
-                if not only_chance and st > sh:
-                    dmg = 2 if barb else 1
-                    v = 1.5 + (kill_v if dmg >= hl else 0.0) + tb
-                    if v > best:
-                        best, best_a = v, B_ATTACK + base + ST_TRUE
-                if only_chance or st <= sh or chance_any:
-                    v = p_hit(env, st, sh) * (1.0 + (kill_v if hl <= 1 else 0.0)) - p_hurt(env, st, sh) * (
-                        1.0 + (1.0 if my_left <= 1 else 0.0)) + tb
-                    if v > best:
-                        best, best_a = v, B_ATTACK + base + ST_CHANCE
-                if only_chance:
-                    continue
-                if use_reckless and my_left == 1:
-                    v = 1.5 + (kill_v if hl <= 1 else 0.0) + params[P_RECKLESS] - 1.5 + tb
-                    if v > best:
-                        best, best_a = v, B_ATTACK + base + ST_RECKLESS
-                if st <= sh and team > sh:
-                    v = 0.9 + (kill_v if hl <= 1 else 0.0) + tb
-                    if v > best:
-                        best, best_a = v, B_ATTACK + base + ST_TEAM
+            if use_reckless and my_left == 1:
+                v = 1.5 + kill1 + params[P_RECKLESS] - 1.5 + tb[k]
+                if v > best:
+                    best, best_a = v, B_ATTACK + base + ST_RECKLESS
+            if st <= sh and team > sh:
+                v = 0.9 + kill1 + tb[k]
+                if v > best:
+                    best, best_a = v, B_ATTACK + base + ST_TEAM
     return best_a
 
 
