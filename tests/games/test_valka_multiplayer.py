@@ -726,3 +726,42 @@ def test_shared_boon_levels_by_hand():
     assert B.after_loss(B.HORDE, 2) == B.OFF and B.after_loss(B.DYAD, 2) == B.DYAD and B.after_loss(B.DYAD, 1) == B.OFF
     assert B.at_turn_start(B.DYAD, 2) == B.OFF * 2 and B.at_turn_start(B.HORDE, 3) == B.HORDE * 2 + 1
     assert [b.one_time for b in B.BOONS] == [False, True, False, False, True, False, False, True]
+
+
+def test_divine_aid_lands_a_failed_chance_strike():
+    """"In the case of a failed ... Chance Strike ... reveal Divine Aid to ... land that Chance Strike": the
+    attacker's own Divine Aid turns a failed Chance Strike into a hit."""
+    s, rng, env = table()
+    put(s, 0, 0, F["apprentice"])      # Strike 2
+    put(s, 1, 0, F["shield_knight"])   # Shield 5: only a Chance Strike
+    put(s, 1, 4, F["crawler"])
+    put(s, 2, 0, F["goblin_sneak"])
+    put(s, 3, 0, F["ghoul"])
+    give(s, 0, EV["divine_aid"][0])
+    for seed in range(100):  # a dice stream whose first Chance Strike fails for the attacker
+        seed_stream(rng, np.array([seed, 5], np.uint64), 0, 0)
+        r = rng.copy()
+        a, d = roll(r, 10), roll(r, 10)
+        if resolve(a, d, 2, 5, True, True) == 2 and a != 1:  # the defender wins (the attacker is hurt)
+            break
+    act(s, rng, env, attack_id(0, 1, 0, L.ST_CHANCE))
+    assert s[L.QUEUE] == L.Q_GUARD and s[L.QUEUE + 2] == L.G_LAND and E.to_move(s) == 0
+    act(s, rng, env, L.B_CHOICE)
+    assert dmg(s, 1, 0) == 1 and dmg(s, 0, 0) == 0 and hand(s, 0) == []
+
+
+def test_duel_players_draw_from_their_own_piles():
+    g = S.decision_game("duel", 2)
+    kind, params = g.policies["balanced"]
+    s, rng, env = g.new_game(4)
+    prng = np.empty(4, np.uint64)
+    seed_stream(prng, np.array([4, 4], np.uint64), 0, 1)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    while s[L.H_PHASE] != L.PH_MAIN:
+        n = E.legal_actions(s, env, buf)
+        E.apply_action(s, rng, env, P.policy(kind, s, env, buf, n, params, prng))
+    p = s[L.H_ACTIVE]
+    own = L.DECKS + (1 + p) * L.DECK_SIZE
+    other = L.DECKS + (2 - p) * L.DECK_SIZE
+    assert s[own] <= 5  # 18 drafted - 10 dealt - this turn's 3 (a Weird Warp may have drawn more)
+    assert s[other] <= 8 and s[L.DECKS] == 86 - 46  # the shared pile only fed the market
