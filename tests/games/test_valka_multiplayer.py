@@ -765,3 +765,13 @@ def test_duel_players_draw_from_their_own_piles():
     other = L.DECKS + (2 - p) * L.DECK_SIZE
     assert s[own] <= 5  # 18 drafted - 10 dealt - this turn's 3 (a Weird Warp may have drawn more)
     assert s[other] <= 8 and s[L.DECKS] == 86 - 46  # the shared pile only fed the market
+
+
+def test_divine_aid_ignores_a_lightning_bolt_on_your_frontline():
+    s, rng, env = basic("annihilation", 3)
+    give(s, 0, EV["lightning_bolt"][0])
+    give(s, 1, EV["divine_aid"][0])
+    act(s, rng, env, event_id(L.EV_LIGHTNING, 1, 0))
+    assert s[L.QUEUE] == L.Q_GUARD and s[L.QUEUE + 2] == L.G_LIGHTNING and E.to_move(s) == 1
+    act(s, rng, env, L.B_CHOICE)
+    assert all(dmg(s, p, 0) == 0 and card(s, p, 0) >= 0 for p in range(3))

@@ -26,7 +26,7 @@ from simkit.games.valka.multiplayer.layout import (
     A_DONE, B_ATTACK, B_BACK_DOWN, B_BACK_UP, B_CHOICE, B_DISCARD, B_EQUIP, B_EVENT, B_FLIP, B_FRONT, B_GRAVE,
     B_MARKET, B_RETURN, B_TARGET, B_TRAP, B_UNEQUIP, BUFF0, DECK_SIZE, DECKS, EV_CHANGELING, EV_DIVINE_AID, EV_FEAR,
     EV_FIREBLAST, EV_GRAVE_ROBBER, EV_LIGHTNING, EV_POTION, EV_REINFORCE, EV_RETREAT, EV_THIEF, EVENT0, G_CHANGE,
-    G_DAMAGE, G_FEAR, G_FIREBLAST, G_LAND, G_STEAL, G_THIEF, GRAVE, H_ACTIVE, H_COUNT, H_DRAFTED, H_EVENTS_PLAYED,
+    G_DAMAGE, G_FEAR, G_FIREBLAST, G_LAND, G_LIGHTNING, G_STEAL, G_THIEF, GRAVE, H_ACTIVE, H_COUNT, H_DRAFTED, H_EVENTS_PLAYED,
     H_FIRST, H_NP, H_OVER, H_PHASE, H_PLAYS, H_QN, H_RET, H_STALLED, H_SUB, H_TOMOVE, H_TRAPS_SPRUNG, H_TRIGGER,
     H_TURN, H_WINMASK, HC_BUFF, HC_EVENT, JOKER, L_ATK, L_BHP, L_BSHD, L_BSTR, L_CARD, L_DMG, L_FACE, MARKET,
     MARKET_SIZE, MODE_BOUNTY, MODE_DUEL, N_CARDS, N_FIGHTERS, N_HC, PH_DRAFT, PH_END, PH_EQUIP, PH_MAIN, PH_MULL,
@@ -931,7 +931,11 @@ def resolve_event(s, rng, env, p, kind, q, j):
         else:
             do_fireblast(s, rng, env, p, q, j, card)
     elif kind == EV_LIGHTNING:
-        do_lightning(s, rng, env, p, q)
+        # the chosen player may answer with Divine Aid: the bolt is ignored (the spill-over never happens)
+        if guard:
+            q_push(s, Q_GUARD, q, G_LIGHTNING, 0, 0, p, 0, True)
+        else:
+            do_lightning(s, rng, env, p, q)
     elif kind == EV_THIEF:
         if guard:
             q_push(s, Q_GUARD, q, G_THIEF, j, 0, p, card, True)
@@ -1116,6 +1120,9 @@ def resolve_guard(s, rng, env, use):
     elif kind == G_STEAL:
         if not use:
             do_steal(s, rng, env, x3, g, x2)
+    elif kind == G_LIGHTNING:
+        if not use:
+            do_lightning(s, rng, env, x3, g)
     elif kind == G_LAND:
         q = x2 // 8
         j = x2 % 8

@@ -63,7 +63,7 @@ STATE_SIZE = QUEUE + Q_MAX * Q_ITEM
 # queue item types
 Q_TRAP, Q_WARP, Q_ROAR, Q_STORM, Q_GUARD, Q_CHANGE = range(6)
 # guard kinds (Divine Aid windows): x0 of a Q_GUARD item
-G_DAMAGE, G_FEAR, G_CHANGE, G_THIEF, G_FIREBLAST, G_STEAL, G_LAND = range(7)
+G_DAMAGE, G_FEAR, G_CHANGE, G_THIEF, G_FIREBLAST, G_STEAL, G_LAND, G_LIGHTNING = range(8)
 
 # actions
 A_DONE = 0

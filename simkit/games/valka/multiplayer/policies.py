@@ -22,7 +22,7 @@ from simkit.games.valka.multiplayer.layout import (
     A_DONE, B_ATTACK, B_BACK_DOWN, B_BACK_UP, B_CHOICE, B_DISCARD, B_EQUIP, B_EVENT, B_FLIP, B_FRONT, B_GRAVE,
     B_MARKET, B_TARGET, B_TRAP, BUFF0, EV_CHANGELING, EV_DIVINE_AID, EV_FEAR, EV_FIREBLAST, EV_GRAVE_ROBBER,
     EV_LIGHTNING, EV_POTION, EV_REINFORCE, EV_RETREAT, EV_THIEF, EVENT0, G_CHANGE, G_DAMAGE, G_FEAR, G_FIREBLAST,
-    G_LAND, GRAVE, H_COUNT, H_NP, H_PHASE, H_PLAYS, H_TOMOVE, HC_BUFF, HC_EVENT, L_ATK, L_BSTR, L_CARD, L_DMG,
+    G_LAND, G_LIGHTNING, GRAVE, H_COUNT, H_NP, H_PHASE, H_PLAYS, H_TOMOVE, HC_BUFF, HC_EVENT, L_ATK, L_BSTR, L_CARD, L_DMG,
     L_FACE, MARKET, MARKET_SIZE, MODE_BOUNTY, N_FIGHTERS, N_HC, PH_DRAFT, PH_EQUIP, PH_MAIN, PH_MULL, PH_PEND,
     PH_PUSH, PH_SETUP, Q_CHANGE, Q_GUARD, Q_ROAR, Q_STORM, Q_TRAP, Q_WARP, QUEUE, R_CHANCE_ANY, R_MODE, R_PLAY_CAP, R_THIEF_HAND,
     S_HAND, S_HANDN, S_INFAMY, ST_CHANCE, ST_RECKLESS, ST_TEAM, ST_TRUE, DECKS, DECK_SIZE,
@@ -553,6 +553,11 @@ def pending_choice(s, env, params, p):
             return B_CHOICE if x2 >= E.health_left(s, env, p, x1) else A_DONE
         if kind == G_FEAR or kind == G_CHANGE or kind == G_FIREBLAST:
             return B_CHOICE if fighter_worth(s, env, p, x1) >= 8.0 else A_DONE
+        if kind == G_LIGHTNING:
+            for j in range(ROW):
+                if s[E.lb(p, j) + L_CARD] >= 0 and E.health_left(s, env, p, j) <= 1:
+                    return B_CHOICE
+            return A_DONE
         if kind == G_LAND:
             q = x2 // 8
             j = x2 % 8
