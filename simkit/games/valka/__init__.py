@@ -1,5 +1,6 @@
 """VÁLKA (rules: ../shared/rules/valka.txt): Chance Strike and Test Fate dice
-mechanics; the Lonequest simulator plugs in here as further modes."""
+mechanics, the Lonequest (solo) and the multiplayer core rules (Bounty Hunter,
+Annihilation, Duel: ``simkit.games.valka.multiplayer``) as modes."""
 
 from __future__ import annotations
 
@@ -32,6 +33,36 @@ def _lonequest_engine():
     return decision_game()
 
 
+def _build_multiplayer(variant):
+    def build(fields):
+        from simkit.games.valka.multiplayer.simulation import build_multiplayer
+
+        return build_multiplayer(fields, variant)
+
+    return build
+
+
+def _multiplayer_engine(variant, players):
+    def engine():
+        from simkit.games.valka.multiplayer.simulation import decision_game
+
+        return decision_game(variant, players)
+
+    return engine
+
+
+def _multiplayer_params():
+    from simkit.games.valka.multiplayer.policies import PARAMS
+
+    return PARAMS
+
+
+def _multiplayer_report(run_dir, out_dir):
+    from simkit.games.valka.multiplayer.report import multiplayer_report
+
+    return multiplayer_report(run_dir, out_dir)
+
+
 def _report(run_dir, out_dir):
     from simkit.games.valka.reports import chance_strike_run_report
 
@@ -40,9 +71,11 @@ def _report(run_dir, out_dir):
 
 def _bundled(out_dir, quick=False, jobs=None):
     from simkit.games.valka.lonequest.report import bundled_lonequest
+    from simkit.games.valka.multiplayer.report import bundled_multiplayer
     from simkit.games.valka.reports import bundled_reports
 
-    return bundled_reports(out_dir, quick=quick, jobs=jobs) + bundled_lonequest(out_dir, quick=quick, jobs=jobs)
+    return (bundled_reports(out_dir, quick=quick, jobs=jobs) + bundled_lonequest(out_dir, quick=quick, jobs=jobs)
+            + bundled_multiplayer(out_dir, quick=quick, jobs=jobs))
 
 
 def _odds_commands():
@@ -72,7 +105,12 @@ def _lonequest_params():
 
 def _policies():
     found = literal_from_source("simkit.games.valka.lonequest.policies", "POLICY_DESCRIPTIONS")
-    return {f"lonequest: {k}": v for k, v in found.items()}
+    mp = literal_from_source("simkit.games.valka.multiplayer.policies", "POLICY_DESCRIPTIONS")
+    out = {f"lonequest: {k}": v for k, v in found.items()}
+    out.update({f"multiplayer: {k}": v for k, v in mp.items()})
+    out.setdefault("multiplayer: search", "search over balanced: 8 rollouts per action (hands and deck order "
+                   "resampled)")
+    return out
 
 
 GAME = Game(
@@ -86,6 +124,15 @@ GAME = Game(
         Mode("lonequest", "VÁLKA Lonequest (solo)", _build_lonequest,
              default_scenario="valka/lonequest.toml", report=_lonequest_report, bench_games=20_000,
              engine=_lonequest_engine, params=_lonequest_params),
+        Mode("bounty-hunter", "VÁLKA Bounty Hunter (3-5 players)", _build_multiplayer("bounty-hunter"),
+             default_scenario="valka/bounty_hunter.toml", report=_multiplayer_report, bench_games=8_000,
+             engine=_multiplayer_engine("bounty-hunter", 4), params=_multiplayer_params),
+        Mode("annihilation", "VÁLKA Annihilation (3-5 players)", _build_multiplayer("annihilation"),
+             default_scenario="valka/annihilation.toml", report=_multiplayer_report, bench_games=4_000,
+             engine=_multiplayer_engine("annihilation", 3), params=_multiplayer_params),
+        Mode("duel", "VÁLKA Duel (2 players, drafted decks)", _build_multiplayer("duel"),
+             default_scenario="valka/duel.toml", report=_multiplayer_report, bench_games=8_000,
+             engine=_multiplayer_engine("duel", 2), params=_multiplayer_params),
     ],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
@@ -100,5 +147,17 @@ GAME = Game(
         "rules.grave_robber (lonequest)": "Grave Robber recovers 'own' Fighters (default) or 'any'",
         "rules.fireblast (lonequest)": "Fireblast strikes with 'fighter_plus_3' (default) or 'plus_3'",
         "rules.step_cap (lonequest)": "a game still running after this many steps ends as 'cap' (default 5000)",
+        "rules.chance_strike (multiplayer)": "Chance Strike only where no True Strike lands 'fallback' (default) or 'any'",
+        "rules.thief (multiplayer)": "Thief takes a Backline Buff 'backline_buff' (default) or 2 random cards 'hand'",
+        "rules.lightning (multiplayer)": "Lightning Bolt spill-over goes 'around' the table (default) or 'one_lap'",
+        "rules.divine_aid (multiplayer)": "Divine Aid windows out of turn (default true)",
+        "rules.warband_boons (multiplayer)": "Warband Boons (default true)",
+        "rules.boon_entry (multiplayer)": "a Boon activates on a 'newcomer' (default) or needs 2 entering 'together'",
+        "rules.bounty_score (bounty-hunter)": "'infamy' (default, trigger 10) or 'captures' (trigger 6)",
+        "rules.trigger (bounty-hunter)": "the endgame trigger value",
+        "rules.turn_cap (multiplayer)": "a game still running after this many turns is recorded as stalled (400)",
+        "rules.play_cap (multiplayer)": "plays (not attacks) per turn, a guard against endless rearranging (12)",
+        "rules.reshuffle_graveyard (multiplayer)": "an empty draw pile is refilled from the Graveyard (default false)",
+        "rules.fireblast_power (multiplayer)": "the Strike Fireblast strikes with (default 3: 'with +3')",
     },
 )

@@ -1,0 +1,244 @@
+"""VÁLKA multiplayer report: first-player advantage, the policies at the table, game length, Warbands and cards.
+
+Reads a run's wide per-game rows (see ``simulation``): every seat of every game becomes one *seat row*
+(order at the table, policy, won, opening-hand and played cards). Seats of one game are not independent (one
+of them wins), so the intervals on seat rows are a little narrower than they should be; the per-policy table of
+the hero (one row per game) has exact Wilson intervals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from simkit.core import results
+from simkit.core.plotting import bars, lines
+from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
+from simkit.core.stats import Estimate, mean_interval, wilson, z_value
+from simkit.core.tables import render
+from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS, load_cards
+from simkit.games.valka.multiplayer.layout import BUFF0, EVENT0, N_CARDS
+
+SEATS = 5
+
+
+def _iv(e: Estimate, digits: int = 3) -> str:
+    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
+
+
+def seat_rows(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per seat of every game: players, order, policy, won, eliminated, wb_*, open/played bit words."""
+    parts = []
+    for k in range(SEATS):
+        cols = [c for c in frame.columns if c.startswith(f"seat{k}_")]
+        if not cols:
+            continue
+        part = frame.select(["game", "players", "turns", "stalled"] + cols).rename(
+            {c: c[len(f"seat{k}_"):] for c in cols}).filter(pl.col("order") >= 0)
+        parts.append(part.with_columns(pl.lit(k).alias("seat")))
+    return pl.concat(parts)
+
+
+def card_labels(cards) -> list[str]:
+    out = [f.name for f in cards.fighters]
+    out += [f"+{b.value} {BUFF_TYPES[b.type].capitalize()}" for b in cards.buffs]
+    out += [EVENT_KINDS[e.kind].replace("_", " ").title() for e in cards.events]
+    return out
+
+
+def _bits(seats: pl.DataFrame, prefix: str) -> np.ndarray:
+    """A boolean matrix seat row × card from the three 32-bit words ``prefix0..2``."""
+    words = np.stack([seats[f"{prefix}{w}"].to_numpy().astype(np.int64) & 0xFFFFFFFF for w in range(3)], axis=1)
+    out = np.zeros((len(seats), N_CARDS), bool)
+    for c in range(N_CARDS):
+        out[:, c] = (words[:, c // 32] >> (c % 32)) & 1
+    return out
+
+
+def _effect(won: np.ndarray, mask: np.ndarray):
+    """Win rate with and without ``mask`` and the difference with a normal 95% interval."""
+    k1, n1 = int(won[mask].sum()), int(mask.sum())
+    k0, n0 = int(won[~mask].sum()), int((~mask).sum())
+    if n1 == 0 or n0 == 0:
+        return None
+    p1, p0 = k1 / n1, k0 / n0
+    se = np.sqrt(p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0)
+    z = z_value()
+    d = p1 - p0
+    return wilson(k1, n1), wilson(k0, n0), Estimate(d, d - z * se, d + z * se, n1)
+
+
+def card_table(seats: pl.DataFrame, cards, prefix: str) -> list[dict]:
+    """Per card (identical Buffs and Events pooled): the seat's win rate when the card was in its opening hand
+    (``open``) or played by it (``played``) against when it was not; cards whose interval excludes the median
+    card's effect are flagged."""
+    bits = _bits(seats, prefix)
+    won = seats["won"].to_numpy().astype(bool)
+    labels = card_labels(cards)
+    groups: dict[str, list[int]] = {}
+    for c, name in enumerate(labels):
+        groups.setdefault(name if c < BUFF0 else name, []).append(c)
+    rows = []
+    for name, cs in groups.items():
+        mask = bits[:, cs].any(axis=1)
+        e = _effect(won, mask)
+        if e is None:
+            continue
+        kind = "Fighter" if cs[0] < BUFF0 else ("Buff" if cs[0] < EVENT0 else "Event")
+        rows.append({"card": name, "type": kind, "copies": len(cs), "with": e[0], "without": e[1], "effect": e[2]})
+    if not rows:
+        return [], Estimate(0.0, 0.0, 0.0, 0)
+    eff = sorted(rows, key=lambda r: r["effect"].estimate)
+    median = eff[len(eff) // 2]["effect"]
+    out = []
+    for r in sorted(rows, key=lambda r: -r["effect"].estimate):
+        e = r["effect"]
+        flag = "above" if e.low > median.estimate else ("below" if e.high < median.estimate else "")
+        out.append({"card": r["card"], "type": r["type"], "copies": r["copies"],
+                    "win with": _iv(r["with"]), "win without": _iv(r["without"]),
+                    "effect": _iv(e), "seats with": r["with"].n, "flag": flag})
+    return out, median
+
+
+def multiplayer_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """Write ``out_dir/report.md`` with ``seat-order.png`` and ``card-effects.png``; return the files."""
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    man = results.manifest(run_dir)
+    frame = results.load(run_dir)
+    cards_file = man.get("cards")
+    try:
+        cards = load_cards(cards_file) if cards_file else load_cards()
+    except Exception:  # noqa: BLE001 - the report still works with the bundled cards
+        cards = load_cards()
+    seats = seat_rows(frame)
+    variant = str(frame["variant"][0]) if len(frame) else man.get("mode", "?")
+    sizes = sorted(int(x) for x in frame["players"].unique())
+    files = []
+
+    # --- first-player advantage: win rate by order at the table ---
+    order_rows, series, bands = [], {}, {}
+    for np_ in sizes:
+        sub = seats.filter(pl.col("players") == np_)
+        ests = []
+        for k in range(np_):
+            w = sub.filter(pl.col("order") == k)["won"].to_numpy()
+            e = wilson(int((w > 0).sum()), len(w))
+            ests.append(e)
+            order_rows.append({"players": np_, "turn order": k + 1, "win rate": _iv(e), "fair share": f"{1 / np_:.3f}",
+                               "n": e.n})
+        series[f"{np_} players"] = [e.estimate for e in ests] + [float("nan")] * (max(sizes) - np_)
+        bands[f"{np_} players"] = ([e.low for e in ests] + [float("nan")] * (max(sizes) - np_),
+                                   [e.high for e in ests] + [float("nan")] * (max(sizes) - np_))
+    png_order = lines(out_dir / "seat-order.png", list(range(1, max(sizes) + 1)), series,
+                      title="Win rate by turn order (1 = the first player), 95% Wilson bands",
+                      xlabel="turn order", ylabel="P(win)", bands=bands)
+    files.append(png_order)
+
+    # --- the policies: the hero per game (exact), and every seat by its policy (mixed tables) ---
+    hero = frame.group_by("players", "policy").agg(n=pl.len(), k=pl.col("won").cast(pl.Int64).sum()).sort(
+        "players", "policy")
+    hero_rows = [{"players": r["players"], "hero policy": r["policy"], "win rate": _iv(wilson(int(r["k"]), int(r["n"]))),
+                  "fair share": f"{1 / r['players']:.3f}", "n": int(r["n"])} for r in hero.iter_rows(named=True)]
+    pol = seats.group_by("players", "policy").agg(n=pl.len(), k=(pl.col("won") > 0).cast(pl.Int64).sum()).sort(
+        "players", "policy")
+    seat_pol_rows = [{"players": r["players"], "seat policy": r["policy"],
+                      "win rate": _iv(wilson(int(r["k"]), int(r["n"]))), "seats": int(r["n"])}
+                     for r in pol.iter_rows(named=True)]
+
+    # --- game length ---
+    length_rows = []
+    for np_ in sizes:
+        sub = frame.filter(pl.col("players") == np_)
+        t = sub["turns"].to_numpy().astype(float)
+        e = mean_interval(len(t), float(t.sum()), float((t * t).sum()))
+        q = np.percentile(t, [10, 50, 90]) if len(t) else [float("nan")] * 3
+        st = sub["stalled"].to_numpy()
+        length_rows.append({"players": np_, "turns (mean)": _iv(e, 2), "rounds (mean)": f"{e.estimate / np_:.2f}",
+                            "turns p10 / median / p90": f"{q[0]:.0f} / {q[1]:.0f} / {q[2]:.0f}",
+                            "stalled": _iv(wilson(int(st.sum()), len(st))), "games": len(t)})
+
+    # --- Warbands in the opening hand ---
+    won = seats["won"].to_numpy() > 0
+    wb_rows = []
+    for w in WARBANDS:
+        col = f"wb_{w}"
+        if col not in seats.columns:
+            continue
+        e = _effect(won, seats[col].to_numpy() >= 2)
+        if e is None:
+            continue
+        wb_rows.append({"Warband": w, "win with 2+ in the opening hand": _iv(e[0]), "without": _iv(e[1]),
+                        "effect": _iv(e[2]), "seats with": e[0].n})
+
+    # --- cards ---
+    opened, med_open = card_table(seats, cards, "open")
+    played, med_played = card_table(seats, cards, "played")
+    top = played[:12] + played[-12:] if len(played) > 24 else played
+    eff_vals = [float(r["effect"].split(" ")[0]) for r in top]
+    png_cards = bars(out_dir / "card-effects.png", [r["card"] for r in top], eff_vals,
+                     title="Win-rate effect of playing a card (largest and smallest)", ylabel="effect on P(win)")
+    files.append(png_cards)
+    events = [r for r in played if r["type"] == "Event"]
+
+    opts = man.get("rule_options", {})
+    opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
+    pols = man.get("policies", {})
+    opp = man.get("opponents") or []
+    text = (
+        f"# VÁLKA {variant.replace('-', ' ').title()}: seats, policies, game length and cards\n\n"
+        f"{STAND_IN_NOTICE}\n\n"
+        "## What was simulated\n\n"
+        f"{variant} at {', '.join(map(str, sizes))} players; {int(man.get('games', 0)):,} games per cell "
+        f"(table size × hero policy), root seed {man.get('root_seed')}. Hero policies: "
+        f"{', '.join(f'`{p}`' for p in pols if p not in opp or p in set(frame['policy'].unique().to_list()))}; "
+        f"the hero sits in seat `game % players`, the other seats play "
+        f"{', '.join(f'`{o}`' for o in opp) if opp else 'the hero policy too (tables of equals)'}. "
+        "Every cell replays the same deals and dice (common random numbers). "
+        f"Rule options: {opt_text} (see docs/rules.md, VÁLKA multiplayer). "
+        f"Card data: `{shown_path(str(cards_file or '?'))}`.\n\n"
+        "Intervals are 95% (Wilson for shares, normal for means and differences). Seat rows of one game are not "
+        "independent (one seat wins), so their intervals are slightly optimistic.\n\n"
+        "## Is the first player favoured?\n\n"
+        f"![Win rate by turn order]({png_order.name})\n\n"
+        "Win rate of the seat by its place in the turn order (1 = the player who won the roll-off); a fair game "
+        "gives every place the fair share. Shared wins count as wins.\n\n"
+        + render(order_rows, "md") + "\n"
+        "## Policies (the skill ladder at these tables)\n\n"
+        "The hero's win rate, one row per game:\n\n" + render(hero_rows, "md") + "\n"
+        "Every seat by the policy it played (mixed tables):\n\n" + render(seat_pol_rows, "md") + "\n"
+        "## How long games last\n\n"
+        "Turns are player turns (a round is one turn each); a game still running at the turn cap is stalled.\n\n"
+        + render(length_rows, "md") + "\n"
+        "## Warbands\n\n"
+        "Win rate of seats whose opening hand held 2 or more Fighters of a Warband (a Deadly Dyad in waiting), "
+        "against seats that did not.\n\n" + (render(wb_rows, "md") if wb_rows else "(none)\n") + "\n"
+        "## Cards\n\n"
+        f"![Card effects]({png_cards.name})\n\n"
+        "For each card (identical Buffs and Events pooled), the win rate of a seat that played it against a seat "
+        "that did not, and the difference (*effect*). `flag` marks cards whose interval lies entirely above or "
+        f"below the median card's effect ({med_played.estimate:+.3f} played, {med_open.estimate:+.3f} in the "
+        "opening hand). Playing a card is also a sign of the game going well or long; read effects as "
+        "associations, not causes.\n\n"
+        "### Events that swing games (played)\n\n" + render(events, "md") + "\n"
+        "### Every card, played\n\n" + render(played, "md") + "\n"
+        "### Every card, in the opening hand\n\n" + render(opened, "md") + "\n"
+        + manifest_section(man)
+    )
+    files.insert(0, write_markdown(out_dir / "report.md", text))
+    return files
+
+
+def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
+    """Run the bundled multiplayer scenarios (seed 2026) under ``out_dir/multiplayer/<mode>`` with reports."""
+    files = []
+    for scen, mode, games in (("valka/bounty_hunter.toml", "bounty-hunter", 2_000),
+                              ("valka/bounty_hunter_tables.toml", "bounty-hunter-tables", 1_000),
+                              ("valka/annihilation.toml", "annihilation", 1_000),
+                              ("valka/duel.toml", "duel", 2_000)):
+        base = Path(out_dir) / "multiplayer" / mode
+        run = run_bundled(scen, base / "run", games // 5 if quick else games, seed=2026, jobs=jobs)
+        files += multiplayer_report(run, base)
+    return files
