@@ -55,6 +55,7 @@ CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS = range(4)
 N_CFG = 4
 BUDGET_UNIFORM, BUDGET_HALVING = 0, 1
 BUDGETS = {"uniform": BUDGET_UNIFORM, "halving": BUDGET_HALVING}
+ROLLOUT_BUFFER = 4096  # at least any engine's MAX_ACTIONS
 
 
 class Fns(NamedTuple):
@@ -159,7 +160,9 @@ def search_action(legal_fn, apply_fn, over_fn, move_fn, reward_fn, resample_fn, 
     rng2 = np.empty_like(rng)
     sample_rng = np.empty_like(srng)
     prng2 = np.empty_like(srng)
-    buf = np.empty_like(legal)
+    # the rollouts' buffer must hold any later decision's legal actions, not just this one's (``legal`` may be
+    # sized to the ``n`` actions of this decision)
+    buf = np.empty(max(legal.shape[0], ROLLOUT_BUFFER), legal.dtype)
     for r in range(rounds):
         per = total // (n_alive * rounds)
         if per < 1:
