@@ -265,7 +265,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
 
     base = Path(out_dir) / "valkyrie-incident"
     base.mkdir(parents=True, exist_ok=True)
-    rungs = ladder(scenarios_dir() / "valkyrie_incident" / "ladder.toml", games=10 if quick else 40, seed=2026,
+    rungs = ladder(scenarios_dir() / "valkyrie_incident" / "ladder.toml", games=4 if quick else 30, seed=2026,
                    jobs=jobs or 1)
     best = next((r.policy for r in rungs if r.kind == "heuristic"), "balanced")
     games = 100 if quick else 1_000
@@ -291,7 +291,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         f"{STAND_IN_NOTICE}\n\n"
         "## What was simulated\n\n"
         f"The skill ladder (`scenarios/valkyrie_incident/ladder.toml`: every policy against `balanced`, in both "
-        f"seats, over all 20 Emblem match-ups) picks the strongest heuristic, **`{best}`**; it then plays itself "
+        f"seats, over 5 Emblem match-ups where each Emblem plays once per seat) picks the strongest heuristic, **`{best}`**; it then plays itself "
         f"in all 20 ordered match-ups of different Emblems, {games:,} games each, under the standard rules "
         f"(`standard.toml`) and the Blitz rules (`blitz.toml`), root seed 2026. Rule options: the defaults "
         f"(docs/rules.md).\n\n"
@@ -302,7 +302,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "P(Alpha wins) over all match-ups (the game is the unit of the interval) per policy pair:\n\n"
         + render(alpha, "md") + "\n"
         "## Skill ladder\n\n"
-        "Every policy against `balanced` on the same games (both seats, all match-ups); gaps to the strongest are "
+        "Every policy against `balanced` on the same games (both seats, 5 match-ups); gaps to the strongest are "
         "paired game by game, Holm-corrected (`simkit ladder`).\n\n"
         + render(ladder_rows, "md") + "\n"
         "## Score margin and game length\n\n" + dtext

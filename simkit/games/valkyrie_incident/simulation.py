@@ -266,6 +266,8 @@ def build(fields, ruleset: str) -> IncidentSim:
         raise fields.error("cards", f"names a file that does not exist: {cards_path}")
     cards = load_cards(cards_path)
     keys = [e.key for e in cards.emblems]
+    alias = {**{e.key: i for i, e in enumerate(cards.emblems)},
+             **{cards.clans[e.clan]: i for i, e in enumerate(cards.emblems)}}  # an Emblem's key or its Clan
     raw = fields.get("emblems", (str, list), "all")
     if raw == "all":
         matchups = [(a, o) for a in range(len(keys)) for o in range(len(keys)) if a != o]
@@ -274,10 +276,11 @@ def build(fields, ruleset: str) -> IncidentSim:
     elif isinstance(raw, list) and raw:
         matchups = []
         for i, pair in enumerate(raw):
-            if not (isinstance(pair, list) and len(pair) == 2 and all(x in keys for x in pair) and pair[0] != pair[1]):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(x in alias for x in pair)
+                    and alias[pair[0]] != alias[pair[1]]):
                 raise fields.error(f"emblems[{i}]", f"must be an [Alpha, Omega] pair of different Emblems from "
-                                   f"{', '.join(map(repr, keys))} (got {pair!r})")
-            matchups.append((keys.index(pair[0]), keys.index(pair[1])))
+                                   f"{', '.join(map(repr, alias))} (got {pair!r})")
+            matchups.append((alias[pair[0]], alias[pair[1]]))
     else:
         raise fields.error("emblems", f"must be 'all', 'choose' or a list of [Alpha, Omega] pairs (got {raw!r})")
     pre = presets()
