@@ -1310,9 +1310,14 @@ def _my_clan(s, env, p):
 @njit(cache=True)
 def card_value(s, env, c, p, params):
     """A heuristic's value of owning card ``c`` (drafting, paying, picking)."""
+    return _card_value(env, c, _my_clan(s, env, p), params)
+
+
+@njit(cache=True)
+def _card_value(env, c, clan, params):
     cards = env[0]
     v = params[0] * cards[c, C_STR] * 0.5 + 1.0
-    if cards[c, C_CLAN] == _my_clan(s, env, p):
+    if cards[c, C_CLAN] == clan:
         v += params[1]
     t = cards[c, C_TYPE]
     if t == COGDRIVE or t == ASSAULT:
@@ -1359,9 +1364,10 @@ def policy(kind, s, env, legal, n, params, prng):
     best_v = -1e18
     if ph == P_PICK or ph == P_PAY:
         sign = 1.0 if ph == P_PICK else -1.0
+        clan = _my_clan(s, env, p)
         for i in range(n):
             c = legal[i] - A_CARD
-            v = sign * card_value(s, env, c, p, params)
+            v = sign * _card_value(env, c, clan, params)
             if v > best_v:
                 best, best_v = legal[i], v
         return best
@@ -1462,18 +1468,21 @@ def policy(kind, s, env, legal, n, params, prng):
             if legal[i] != A_PASS and cards[legal[i] - A_CARD, C_STR] <= params[11] and s[N_DECK + p] > s[DISC_N]:
                 return legal[i]
         return A_PASS
-    # P_WAR
+    # P_WAR: leads on every Conflict in one pass over the played cards
     nk = s[NCONF]
-    lead = np.zeros(MAX_CONF, np.int64)
-    contested = np.zeros(MAX_CONF, np.int64)
-    totals = np.zeros(MAX_CONF, np.int64)
+    lead = np.zeros(2 * MAX_CONF, np.int64)  # lead[k]; lead[MAX_CONF + k] = 1 when the Conflict is contested
+    totals = lead
     for k in range(nk):
-        a = side_strength(s, env, p, k, False)
-        b = side_strength(s, env, o, k, False)
-        lead[k] = a - b
-        totals[k] = a + b
-        contested[k] = 1 if a + b > 0 else 0
+        lead[k] = s[TOK + p * MAX_CONF + k] - s[TOK + o * MAX_CONF + k]
+    for q in range(2):
+        sign = 1 if q == p else -1
+        for i in range(s[N_PLAYED + q]):
+            k = s[PLAYK + q * NC + i]
+            lead[k] += sign * card_strength(s, env, s[PLAYED + q * NC + i], q)
+            lead[MAX_CONF + k] = 1
+    contested = lead[MAX_CONF:]
     margin = params[6]
+    last_c, last_st = -1, 0
     for i in range(n):
         a = legal[i]
         if a >= A_EMBL:
@@ -1490,7 +1499,10 @@ def policy(kind, s, env, legal, n, params, prng):
         else:
             c = (a - A_PLAY) // 5
             k = (a - A_PLAY) % 5
-            st = card_strength(s, env, c, p)
+            if c != last_c:  # a card's plays are adjacent in the legal list: its Strength once
+                last_c = c
+                last_st = card_strength(s, env, c, p)
+            st = last_st
             v = _war_value(lead[k] + st, margin) - _war_value(lead[k], margin)
             v += params[7] * 0.05 * contested[k] - params[8] * st
             # a card whose ability is worth more than its Strength is better kept for its ability
