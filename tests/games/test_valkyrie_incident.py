@@ -619,18 +619,20 @@ def _random_games(n, env, seed, out):
         out[g, 1] = (a != s[E.SCORE]) or (b != s[E.SCORE + 1]) or (not emb_ok) or loc_used != want_locs
         out[g, 2] = ends
         out[g, 3] = steps
+        out[g, 4] = s[E.CAPPED]
 
 
 @pytest.mark.parametrize("ruleset", ["standard", "blitz"])
 def test_invariants_over_10000_random_games(ruleset):
     env = env_for(ruleset)
-    out = np.zeros((10_000, 4), np.int64)
+    out = np.zeros((10_000, 5), np.int64)
     _random_games(10_000, env, 2026, out)
     broken = np.flatnonzero(out[:, 0])
     assert broken.size == 0, f"game {broken[0]}: invariant {out[broken[0], 0]}"
     bad = np.flatnonzero(out[:, 1])
     assert bad.size == 0, f"game {bad[0]}: final scores, Emblems or Locations do not match the end state"
     assert out[:, 2].min() > 10
+    assert out[:, 4].max() == 0, "a War reached the safety cap on War turns"
 
 
 def test_heuristic_beats_random():
@@ -644,3 +646,42 @@ def test_heuristic_beats_random():
     play_cells(np.array([1, 2], np.uint64), 200, env, embs, kinds, params, out)
     wins = (out[:200, 6] == 0).mean(), (out[200:, 6] == 1).mean()
     assert min(wins) > 0.8
+
+
+@pytest.mark.parametrize("ruleset", ["standard", "blitz"])
+def test_heuristics_read_only_what_the_seat_may_see(ruleset):
+    """Resampling the hidden information (the other hand and Deck, the Incident Deck, face-down cards, the deck
+    orders) never changes a heuristic's decision."""
+    from simkit.games.valkyrie_incident.simulation import presets
+
+    env = env_for(ruleset)
+    buf = np.empty(E.MAX_ACTIONS, np.int64)
+    prng = np.empty(4, np.uint64)
+    checked = 0
+    for name, (kind, values) in presets().items():
+        if kind != "heuristic":
+            continue
+        params = PARAMS.copy()
+        for k, v in values.items():
+            params[E.PARAMS[k][0]] = v
+        for seed in range(6):
+            s, rng = new(100 + seed, env)
+            seed_stream(prng, np.array([seed, 1], np.uint64), 0, 1)
+            steps = 0
+            while not E.is_over(s):
+                n = E.legal_actions(s, env, buf)
+                a = E.policy(HEURISTIC, s, env, buf, n, params, prng)
+                if n > 1 and steps % 7 == 0:
+                    seat = E.to_move(s)
+                    other, orng = s.copy(), rng.copy()
+                    srng = np.empty(4, np.uint64)
+                    seed_stream(srng, np.array([seed, steps], np.uint64), 0, 2)
+                    E.resample(other, orng, env, seat, srng)
+                    buf2 = np.empty(E.MAX_ACTIONS, np.int64)
+                    n2 = E.legal_actions(other, env, buf2)
+                    assert n2 == n and list(buf2[:n]) == list(buf[:n])
+                    assert E.policy(HEURISTIC, other, env, buf2, n2, params, prng) == a
+                    checked += 1
+                E.apply_action(s, rng, env, a)
+                steps += 1
+    assert checked > 100

@@ -5,7 +5,7 @@ Seats: 0 = the Alpha Player, 1 = the Omega Player. Rule sentences are quoted whe
 State ``s`` (int32, ``STATE_SIZE``); ``-1`` marks an empty slot::
 
     header  PHASE TO_MOVE OVER ENG START DSTEP ACTS KINDS FIRST ENDING TRIGGER PAY PEND DISC_N NCONF CUR_LOC
-            WAR_TURNS ROUND WINNER DECISIONS INIT  SCORE[2] EMB[2] EMB_USED[2] LOCWON[2] LOC_STATE[5]
+            WAR_TURNS ROUND WINNER DECISIONS INIT  SCORE[2] EMB[2] EMB_USED[2] LOCWON[2] LOC_STATE[5] CAPPED
             counts: N_IDECK N_WRECK N_DECK[2] N_HAND[2] N_PILE[2] N_VICT[2] N_PLAYED[2] N_PICKS[2] N_DHAND[2]
     IDECK[90]            the Incident Deck, top = IDECK[N_IDECK - 1] (hidden)
     WRECK[90]            the Wreckage (face up)
@@ -55,7 +55,8 @@ LOC_STATE = 29
 N_IDECK = 34
 N_WRECK = 35
 N_DECK, N_HAND, N_PILE, N_VICT, N_PLAYED, N_PICKS_, N_DHAND = 36, 38, 40, 42, 44, 46, 48
-HEADER = 50
+CAPPED = 50  # Wars ended by the safety cap (R_TURN_CAP)
+HEADER = 52
 IDECK = HEADER
 WRECK = IDECK + NC
 BARR = WRECK + NC
@@ -690,6 +691,7 @@ def _war_loop(s, rng, env, ev):
             else:
                 s[ACTS] = 2
             if s[WAR_TURNS_THIS] >= rules[R_TURN_CAP]:
+                s[CAPPED] += 1
                 ev = EV_RESOLVE
                 continue
             if not blitz and s[ENDING] == 0 and not (s[FIRST] and p == s[START]) and not can_take_two(s, env, p):
