@@ -72,6 +72,7 @@ GAME = Game(
     policies={
         "balanced": "heuristic: drafts by Strength and Clan, fights for the Conflicts it can swing, keeps a margin",
         "focused": "heuristic: drafts more, smaller margins, piles onto contested Conflicts, discards to dig",
+        "concentrated": "heuristic: fights for the cheapest majority of Conflicts and neglects the rest",
         "random": "baseline: a legal action at random",
         "search": "search over balanced: 8 rollouts per action (opponent's hand and Conflict cards resampled)",
     },

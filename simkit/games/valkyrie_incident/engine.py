@@ -119,12 +119,15 @@ PARAMS = {
                             0.0, 9.0),
     "wreck_below": (10, 2.0, "the second player wrecks Barracks cards valued below this", -1.0, 9.0),
     "discard_draw_at": (11, 1.0, "discard Action/Valkyrie cards of Strength at most this to draw", 0.0, 9.0),
+    "concentrate": (12, 0.0, "how much to neglect the Conflicts outside the cheapest majority (0 none, 1 all)",
+                    0.0, 1.0),
 }
 N_PARAMS = len(PARAMS)
 PRESETS = {
     "balanced": ("heuristic", {}),
     "focused": ("heuristic", {"margin": 1.0, "focus": 1.0, "hold_strong": 0.0, "draft_threshold": 1.0,
                               "use_draft_abilities": 2.0, "discard_draw_at": 2.0, "shuffle_at": 4.0}),
+    "concentrated": ("heuristic", {"concentrate": 0.8, "margin": 1.0, "hold_strong": 0.0, "draft_threshold": 0.5}),
     "random": ("random", {}),
 }
 
@@ -1482,21 +1485,33 @@ def policy(kind, s, env, legal, n, params, prng):
             k = s[PLAYK + q * NC + i]
             lead[k] += sign * card_strength(s, env, s[PLAYED + q * NC + i], q)
             lead[MAX_CONF + k] = 1
-    contested = lead[MAX_CONF:]
+    contested = lead[MAX_CONF:2 * MAX_CONF]
+    # the cheapest majority: the nk // 2 + 1 Conflicts with the best leads (ties: the earlier); the others are
+    # neglected by the factor 1 - concentrate
+    weight = np.ones(MAX_CONF)
+    if params[12] > 0:
+        need = nk // 2 + 1
+        for k in range(nk):
+            better = 0
+            for j in range(nk):
+                if lead[j] > lead[k] or (lead[j] == lead[k] and j < k):
+                    better += 1
+            if better >= need:
+                weight[k] = 1.0 - params[12]
     margin = params[6]
     last_c, last_st = -1, 0
     for i in range(n):
         a = legal[i]
         if a >= A_EMBL:
             k = a - A_EMBL
-            v = _ability_gain(s, env, p, emblems[s[EMB + p], E_CODE:], k, lead, margin, totals) - 0.02
+            v = _ability_gain(s, env, p, emblems[s[EMB + p], E_CODE:], k, lead, margin, totals) * weight[k] - 0.02
         elif a >= A_WDISC:
             c = a - A_WDISC
             v = 0.12 if cards[c, C_STR] <= params[11] and s[N_DECK + p] > 0 else -0.3
         elif a >= A_ABIL:
             c = (a - A_ABIL) // 5
             k = (a - A_ABIL) % 5
-            v = _ability_gain(s, env, p, cards[c, C_CODE:], k, lead, margin, totals) * params[2] \
+            v = _ability_gain(s, env, p, cards[c, C_CODE:], k, lead, margin, totals) * params[2] * weight[k] \
                 - 0.03 * cards[c, C_STR]
         else:
             c = (a - A_PLAY) // 5
@@ -1505,7 +1520,7 @@ def policy(kind, s, env, legal, n, params, prng):
                 last_c = c
                 last_st = card_strength(s, env, c, p)
             st = last_st
-            v = _war_value(lead[k] + st, margin) - _war_value(lead[k], margin)
+            v = (_war_value(lead[k] + st, margin) - _war_value(lead[k], margin)) * weight[k]
             v += params[7] * 0.05 * contested[k] - params[8] * st
             # a card whose ability is worth more than its Strength is better kept for its ability
             t = cards[c, C_TYPE]

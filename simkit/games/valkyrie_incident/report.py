@@ -265,7 +265,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
 
     base = Path(out_dir) / "valkyrie-incident"
     base.mkdir(parents=True, exist_ok=True)
-    rungs = ladder(scenarios_dir() / "valkyrie_incident" / "ladder.toml", games=4 if quick else 30, seed=2026,
+    rungs = ladder(scenarios_dir() / "valkyrie_incident" / "ladder.toml", games=4 if quick else 20, seed=2026,
                    jobs=jobs or 1)
     best = next((r.policy for r in rungs if r.kind == "heuristic"), "balanced")
     games = 100 if quick else 1_000
