@@ -271,7 +271,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     games = 100 if quick else 1_000
     runs = {}
     for label in ("standard", "blitz"):
-        run = run_bundled(f"valkyrie_incident/{label}.toml", base / f"run-{label}", games, seed=2026, jobs=jobs)
+        run = run_bundled(f"valkyrie_incident/{label}.toml", base / "run" / label, games, seed=2026, jobs=jobs)
         runs[label] = run
     # the match-up runs play every policy of their scenario; the report uses the ladder's strongest heuristic
     sections, files = [], []
