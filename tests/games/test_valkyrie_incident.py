@@ -100,6 +100,7 @@ def play(s, p, c, k):
     take(s, c)
     s[E.PLAYED + p * E.NC + s[E.N_PLAYED + p]] = c
     s[E.PLAYK + p * E.NC + s[E.N_PLAYED + p]] = k
+    s[E.PLAYSTR + p * E.NC + s[E.N_PLAYED + p]] = E.card_strength(s, env_for(emb=(s[E.EMB], s[E.EMB + 1])), c, p)
     s[E.N_PLAYED + p] += 1
 
 

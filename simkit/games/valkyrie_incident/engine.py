@@ -16,7 +16,8 @@ State ``s`` (int32, ``STATE_SIZE``); ``-1`` marks an empty slot::
     HAND[2][90]          each hand (hidden from the other seat)
     PILE[2][90]          each Pile (face up)
     VICT[2][90]          each seat's Victory Cards (face down)
-    PLAYED[2][90], PLAYK[2][90]   cards on a seat's side of Conflicts, and which Conflict
+    PLAYED[2][90], PLAYK[2][90], PLAYSTR[2][90]   cards on a seat's side of Conflicts, which Conflict, and
+                         the card's Strength there (fixed for the War: its Location and the Emblems are)
     PICKS[2][15], DHAND[2][5]     set-up draft: face-down picks and the hand being drafted from
 
 ``LOC_STATE[l]``: 0 at the side of the play area, 1 the current Location, 2 / 3 won by seat 0 / 1, 4 returned
@@ -68,7 +69,8 @@ PILE = HAND + 2 * NC
 VICT = PILE + 2 * NC
 PLAYED = VICT + 2 * NC
 PLAYK = PLAYED + 2 * NC
-PICKS = PLAYK + 2 * NC
+PLAYSTR = PLAYK + 2 * NC
+PICKS = PLAYSTR + 2 * NC
 DHAND = PICKS + 2 * N_PICKS
 STATE_SIZE = DHAND + 2 * DRAFT_HAND
 
@@ -211,7 +213,7 @@ def wreck(s, c):
 # Strength
 # ============================================================================================================
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def card_strength(s, env, c, p):
     """A played card's Strength: printed, + its owner's Emblem bonus for the Emblem's Clan ("increase the Strength
     of Incident cards of that Emblem"), + the current Location's modifiers."""
@@ -255,7 +257,7 @@ def side_strength(s, env, p, k, no_aa):
             t = cards[c, C_TYPE]
             if no_aa and (t == ASSAULT or t == ACTION):
                 continue
-            tot += card_strength(s, env, c, p)
+            tot += s[PLAYSTR + p * NC + i]
     return tot
 
 
@@ -487,7 +489,7 @@ def _barracks_step(s, rng, env):
     s[PHASE] = P_RECRUIT
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _slot_ok(s, env, op, n, i):
     c = s[BARR + i]
     if c < 0:
@@ -758,7 +760,7 @@ def _after_war_action(s, rng, env, kind):
     _war_loop(s, rng, env, EV_END)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _target_card(s, env, o, k, n):
     """Index (in o's played list) of o's strongest card of printed Strength at most ``n`` on Conflict ``k``."""
     cards = env[0]
@@ -778,11 +780,14 @@ def _unplay(s, p, i):
     kb = PLAYK + p * NC
     n = s[N_PLAYED + p]
     c = s[base + i]
+    sb = PLAYSTR + p * NC
     for j in range(i, n - 1):
         s[base + j] = s[base + j + 1]
         s[kb + j] = s[kb + j + 1]
+        s[sb + j] = s[sb + j + 1]
     s[base + n - 1] = -1
     s[kb + n - 1] = -1
+    s[sb + n - 1] = -1
     s[N_PLAYED + p] = n - 1
     return c
 
@@ -851,7 +856,7 @@ def _finish_discard(s, rng, env):
     _after_war_action(s, rng, env, K_DISC)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _discardable(env, c):
     t = env[0][c, C_TYPE]
     if env[3][R_BLITZ]:
@@ -892,6 +897,7 @@ def _resolve_war(s, rng, env):
             _push(s, PILE + p * NC, N_PILE + p, s[PLAYED + p * NC + i])
             s[PLAYED + p * NC + i] = -1
             s[PLAYK + p * NC + i] = -1
+            s[PLAYSTR + p * NC + i] = -1
         s[TOK + p * MAX_CONF:TOK + p * MAX_CONF + MAX_CONF] = 0
     loc = s[CUR_LOC]
     if loc >= 0:
@@ -1211,6 +1217,7 @@ def apply_action(s, rng, env, a):
             _remove(s, HAND + p * NC, N_HAND + p, c)
             s[PLAYED + p * NC + s[N_PLAYED + p]] = c
             s[PLAYK + p * NC + s[N_PLAYED + p]] = k
+            s[PLAYSTR + p * NC + s[N_PLAYED + p]] = card_strength(s, env, c, p)
             s[N_PLAYED + p] += 1
             _after_war_action(s, rng, env, K_PLAY)
     elif ph == P_DISCARD:
@@ -1284,7 +1291,7 @@ def resample(s, rng, env, seat, srng):
 # policies
 # ============================================================================================================
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _war_value(lead, margin):
     """How good a lead on a Conflict is (a rough win chance)."""
     if lead > margin:
@@ -1330,7 +1337,7 @@ def _card_value(env, c, clan, params):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ability_gain(s, env, p, code, k, lead, margin, totals):
     """Rough value of a War ability's effects aimed at Conflict ``k``."""
     cards = env[0]
@@ -1346,7 +1353,7 @@ def _ability_gain(s, env, p, code, k, lead, margin, totals):
         elif op == OP_DESTROY or op == OP_WRECK_CARD or op == OP_BOUNCE:
             i = _target_card(s, env, o, k, n)
             if i >= 0:
-                st = card_strength(s, env, s[PLAYED + o * NC + i], o)
+                st = s[PLAYSTR + o * NC + i]
                 g += _war_value(lead[k] + st, margin) - _war_value(lead[k], margin) + 0.05
         elif op == OP_DISCARD:
             g += 0.1 * min(n, s[N_HAND + o])
@@ -1483,7 +1490,7 @@ def policy(kind, s, env, legal, n, params, prng):
         sign = 1 if q == p else -1
         for i in range(s[N_PLAYED + q]):
             k = s[PLAYK + q * NC + i]
-            lead[k] += sign * card_strength(s, env, s[PLAYED + q * NC + i], q)
+            lead[k] += sign * s[PLAYSTR + q * NC + i]
             lead[MAX_CONF + k] = 1
     contested = lead[MAX_CONF:2 * MAX_CONF]
     # the cheapest majority: the nk // 2 + 1 Conflicts with the best leads (ties: the earlier); the others are
@@ -1499,7 +1506,11 @@ def policy(kind, s, env, legal, n, params, prng):
             if better >= need:
                 weight[k] = 1.0 - params[12]
     margin = params[6]
-    last_c, last_st = -1, 0
+    now = np.empty(2 * MAX_CONF)  # now[k]: the lead's value; now[MAX_CONF + k]: the contested bonus
+    for k in range(nk):
+        now[k] = _war_value(lead[k], margin)
+        now[MAX_CONF + k] = params[7] * 0.05 * contested[k]
+    last_c, last_st, last_base = -1, 0, 0.0
     for i in range(n):
         a = legal[i]
         if a >= A_EMBL:
@@ -1516,16 +1527,14 @@ def policy(kind, s, env, legal, n, params, prng):
         else:
             c = (a - A_PLAY) // 5
             k = (a - A_PLAY) % 5
-            if c != last_c:  # a card's plays are adjacent in the legal list: its Strength once
+            if c != last_c:  # a card's plays are adjacent in the legal list: its terms once
                 last_c = c
                 last_st = card_strength(s, env, c, p)
-            st = last_st
-            v = (_war_value(lead[k] + st, margin) - _war_value(lead[k], margin)) * weight[k]
-            v += params[7] * 0.05 * contested[k] - params[8] * st
-            # a card whose ability is worth more than its Strength is better kept for its ability
-            t = cards[c, C_TYPE]
-            if t == COGDRIVE or t == ASSAULT:
-                v -= 0.05 * params[2]
+                last_base = -params[8] * last_st
+                t = cards[c, C_TYPE]
+                if t == COGDRIVE or t == ASSAULT:  # a card with a War ability is better kept for it
+                    last_base -= 0.05 * params[2]
+            v = (_war_value(lead[k] + last_st, margin) - now[k]) * weight[k] + now[MAX_CONF + k] + last_base
         if v > best_v:
             best, best_v = a, v
     return best
@@ -1539,7 +1548,8 @@ def policy(kind, s, env, legal, n, params, prng):
 def invariants(s, env):
     """0 when every rule invariant holds, else a code: 1 a card missing or in two places (all 90 Incident cards
     are accounted for), 2 a count out of range, 3 Emblems (two seats share one / an unknown one), 4 Locations
-    (LOC_STATE against won counts / more than one current), 5 the phase or seat."""
+    (LOC_STATE against won counts / more than one current), 5 the phase or seat, 6 a played card's stored
+    Strength or Conflict."""
     seen = np.zeros(NC, np.int64)
     for i in range(s[N_IDECK]):
         seen[s[IDECK + i]] += 1
@@ -1596,4 +1606,9 @@ def invariants(s, env):
         return 4
     if s[PHASE] < 0 or s[PHASE] > P_OVER or s[TO_MOVE] < 0 or s[TO_MOVE] > 1:
         return 5
+    for p in range(2):
+        for i in range(s[N_PLAYED + p]):
+            if s[PLAYSTR + p * NC + i] != card_strength(s, env, s[PLAYED + p * NC + i], p) or \
+                    s[PLAYK + p * NC + i] < 0 or s[PLAYK + p * NC + i] >= s[NCONF]:
+                return 6
     return 0
