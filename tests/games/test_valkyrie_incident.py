@@ -686,3 +686,41 @@ def test_heuristics_read_only_what_the_seat_may_see(ruleset):
                 E.apply_action(s, rng, env, a)
                 steps += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("option", ["random", "none"])
+def test_conflicts_from_the_wreckage_when_the_incident_deck_is_empty(option):
+    env = env_for(emb=(0, 1), wreckage_conflicts=option)
+    s, rng = new(8, env)
+    advance(s, rng, env, lambda s: s[E.PHASE] == E.P_RECRUIT and s[E.DSTEP] == 1)
+    while s[E.N_IDECK] > 0:  # the Incident Deck runs out
+        E.wreck(s, E._pop(s, E.IDECK, E.N_IDECK))
+    wreckage = set(zone(s, E.WRECK, E.N_WRECK))
+    barracks = {int(c) for c in s[E.BARR:E.BARR + 5] if c >= 0}
+    E.apply_action(s, rng, env, E.A_PASS)  # the Draft Phase ends: the War begins
+    conflicts = [int(c) for c in s[E.CONF:E.CONF + s[E.NCONF]]]
+    if option == "random":
+        # "cards may be taken, at random, from the Wreckage" (the Barracks went there first)
+        assert len(conflicts) == 4 and set(conflicts) <= wreckage | barracks
+    else:
+        assert conflicts == []
+    assert E.invariants(s, env) == 0
+
+
+def test_no_automatic_reshuffle_of_the_pile():
+    s, rng, env = _at_first_draft_turn()
+    while s[E.N_DECK] > 0:  # "If a player ever runs out of cards to draw from his Deck, he MAY NOT automatically
+        put(s, E.PILE, E.N_PILE, 0, E._pop(s, E.DECK, E.N_DECK))  # reshuffle his Pile into his Deck!"
+    hand, pile = s[E.N_HAND], s[E.N_PILE]
+    E.apply_action(s, rng, env, E.A_DRAW5)
+    assert s[E.N_HAND] == hand and s[E.N_PILE] == pile and s[E.N_DECK] == 0
+    assert E.invariants(s, env) == 0
+
+
+def test_shuffle_the_pile_in_and_draw_four():
+    s, rng, env = _at_first_draft_turn()
+    for _ in range(6):
+        put(s, E.PILE, E.N_PILE, 0, E._pop(s, E.DECK, E.N_DECK))
+    deck, hand = s[E.N_DECK], s[E.N_HAND]
+    E.apply_action(s, rng, env, E.A_SHUFFLE4)
+    assert s[E.N_PILE] == 0 and s[E.N_HAND] == hand + 4 and s[E.N_DECK] == deck + 6 - 4
