@@ -83,3 +83,21 @@ def test_opponent_and_seats_cells(tmp_path):
     pairs = set(zip(cols["alpha_policy"].tolist(), cols["omega_policy"].tolist(), cols["seat"].tolist()))
     assert pairs == {("focused", "balanced", "alpha"), ("balanced", "focused", "omega"),
                      ("random", "balanced", "alpha"), ("balanced", "random", "omega")}
+
+
+def test_tune_and_ladder_run_on_the_heuristics(tmp_path):
+    """`simkit tune` searches a heuristic's declared parameter box; `simkit ladder` ranks the policies."""
+    from simkit.core.ladder import ladder
+    from simkit.core.tune import tune
+
+    scenario = tmp_path / "vs.toml"
+    scenario.write_text(
+        'game = "valkyrie-incident"\nmode = "blitz"\n'
+        f'cards = "{CARDS.as_posix()}"\n'
+        'emblems = [["raven", "iron"]]\nplay = ["focused", "random"]\nopponent = "balanced"\n'
+        'seats = ["alpha", "omega"]\n[run]\nblock_size = 50\n'
+    )
+    r = tune(scenario, "focused", 600, seed=1, eval_games=100, jobs=1)
+    assert set(r.best) == set(r.default) and len(r.best) == 13 and r.games == 100
+    rungs = ladder(scenario, games=60, seed=1)
+    assert [x.policy for x in rungs][-1] == "random"
