@@ -247,7 +247,8 @@ def _card_note(base: float) -> str:
             f"with its 95% Wilson interval, and the win rate of the seat facing it. Overall, an owning seat wins "
             f"{base:.3f}. `flag` marks cards whose owners win more (`high`) or less (`low`) than that, by a binomial "
             f"test with a Benjamini–Hochberg false discovery rate of 0.05 over the 90 cards. Owning a card is not "
-            f"random (strong hands draft more), so a flag is a lead to look into, not a verdict on the card.")
+            f"random (strong hands draft more), so a flag is a lead to look into, not a verdict on the card. A used "
+            f"Assault card is shuffled back into the Incident Deck, so Assault cards are seldom owned at the end.")
 
 
 def _what(man: dict) -> str:
