@@ -62,10 +62,10 @@ GAME = Game(
     rules_version=RULES_VERSION,
     modes=[
         Mode("standard", "The Valkyrie Incident, standard rules", _build_standard,
-             default_scenario="valkyrie_incident/standard.toml", report=_report, bench_games=200,
+             default_scenario="valkyrie_incident/standard.toml", report=_report, bench_games=500,
              engine=_engine_standard, params=_params),
         Mode("blitz", "The Valkyrie Incident, Blitz rules", _build_blitz,
-             default_scenario="valkyrie_incident/blitz.toml", report=_report, bench_games=200,
+             default_scenario="valkyrie_incident/blitz.toml", report=_report, bench_games=500,
              engine=_engine_blitz, params=_params),
     ],
     bundled_reports=_bundled,
