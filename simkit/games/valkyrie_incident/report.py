@@ -1,0 +1,313 @@
+"""The Valkyrie Incident report: the 5x5 Emblem match-up matrix (standard and Blitz), the Alpha/Omega advantage,
+the skill ladder, a per-card table, the score-margin distribution and game length.
+
+``run_report(run_dir, out_dir)`` reports one run (either ruleset); ``bundled_report(out_dir)`` runs the bundled
+scenarios (``scenarios/valkyrie_incident/{ladder,standard,blitz}.toml``) and writes
+``out_dir/valkyrie-incident/report.md`` with its plots. The match-up runs use the strongest non-search policy
+of the ladder in a mirror match (both seats).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from simkit.core import results
+from simkit.core.plotting import heatmap, lines
+from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
+from simkit.core.stats import mean_interval, wilson
+from simkit.core.tables import render
+
+Z_LOPSIDED = 0.05  # family-wise level (Holm over the match-up cells) for calling a match-up lopsided
+
+
+def _iv(e, digits=3) -> str:
+    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
+
+
+def _holm(p: list[float]) -> list[float]:
+    order = np.argsort(p)
+    m = len(p)
+    out = np.empty(m)
+    run = 0.0
+    for rank, i in enumerate(order):
+        run = max(run, min(1.0, (m - rank) * p[i]))
+        out[i] = run
+    return out.tolist()
+
+
+def _bh(p: list[float]) -> list[float]:
+    m = len(p)
+    order = np.argsort(p)
+    q = np.empty(m)
+    prev = 1.0
+    for rank in range(m - 1, -1, -1):
+        i = order[rank]
+        prev = min(prev, p[i] * m / (rank + 1))
+        q[i] = prev
+    return q.tolist()
+
+
+def _binom_p(k: int, n: int, p0: float = 0.5) -> float:
+    from scipy.stats import binomtest
+
+    return float(binomtest(k, n, p0).pvalue) if n else 1.0
+
+
+def _emblems(man: dict) -> list[str]:
+    seen = []
+    for a, o in man.get("matchups", []):
+        for e in (a, o):
+            if e not in seen:
+                seen.append(e)
+    return seen
+
+
+def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None = None) -> tuple[str, list[Path], dict]:
+    """The match-up matrix of one run (Alpha win rate, row = Alpha's Emblem, column = Omega's) for ``policy``'s
+    games (default: the run's first policy)."""
+    man = results.manifest(run_dir)
+    frame = results.scan(run_dir)
+    if policy not in man.get("policies", {}):
+        policy = list(man.get("policies", {}))[0]
+    counts = (frame.filter(pl.col("policy") == policy)
+              .group_by("alpha_emblem", "omega_emblem").agg(n=pl.len(), k=pl.col("alpha_win").cast(pl.Int64).sum())
+              .collect())
+    cells = {(r["alpha_emblem"], r["omega_emblem"]): (int(r["k"]), int(r["n"])) for r in counts.iter_rows(named=True)}
+    names = sorted({a for a, _ in cells} | {o for _, o in cells}, key=lambda x: _emblems(man).index(x)
+                   if x in _emblems(man) else 99)
+    short = [n.replace("_emblem", "") for n in names]
+    pvals = {key: _binom_p(k, n) for key, (k, n) in cells.items()}
+    keys = list(pvals)
+    holm = dict(zip(keys, _holm([pvals[k] for k in keys]))) if keys else {}
+    mat = np.full((len(names), len(names)), np.nan)
+    rows = []
+    lopsided = []
+    for i, a in enumerate(names):
+        row = {"Alpha \\ Omega": short[i]}
+        for j, o in enumerate(names):
+            if (a, o) not in cells:
+                row[short[j]] = "–"
+                continue
+            k, n = cells[(a, o)]
+            e = wilson(k, n)
+            mat[i, j] = e.estimate
+            flag = " **!**" if holm[(a, o)] < Z_LOPSIDED else ""
+            if flag:
+                lopsided.append(f"{short[i]} (Alpha) v {short[j]} (Omega): {_iv(e)}")
+            row[short[j]] = _iv(e, 2) + flag
+        rows.append(row)
+    png = heatmap(out_dir / f"matchups-{label}.png", np.nan_to_num(mat, nan=0.5), short, short,
+                  title=f"Alpha win rate by Emblem match-up ({label}, {policy} v {policy})",
+                  xlabel="Omega's Emblem", ylabel="Alpha's Emblem", cbar_label="P(Alpha wins)")
+    # each Emblem over both seats and every opponent
+    emb_rows = []
+    for i, e in enumerate(names):
+        k = sum(kk for (a, _), (kk, _n) in cells.items() if a == e) + \
+            sum(n - kk for (_a, o), (kk, n) in cells.items() if o == e)
+        n = sum(nn for (a, o), (_k, nn) in cells.items() if e in (a, o))
+        emb_rows.append({"Emblem": short[i], "win rate (both seats, all opponents)": _iv(wilson(k, n)), "games": n})
+    spread = np.nanmax(mat) - np.nanmin(mat) if np.isfinite(mat).any() else float("nan")
+    n_cell = [n for _, n in cells.values()]
+    text = (
+        f"![{label} match-ups]({png.name})\n\n"
+        f"P(Alpha wins) per match-up with its 95% Wilson interval; {min(n_cell) if n_cell else 0:,} games per "
+        f"cell, `{policy}` in both seats. **!** marks a lopsided match-up: its interval's test against 0.5 stays "
+        f"significant after a Holm correction over the {len(cells)} cells (family-wise {Z_LOPSIDED}). "
+        f"Highest minus lowest cell: {spread:.3f}.\n\n" + render(rows, "md") + "\n"
+        + ("Lopsided: " + "; ".join(lopsided) + ".\n\n" if lopsided else "No match-up is lopsided at this level.\n\n")
+        + "Each Emblem pooled over both seats and all opponents (cells share their games' deals, so this pooled "
+          "interval is a little too narrow):\n\n" + render(emb_rows, "md") + "\n")
+    return text, [png], {"spread": spread, "cells": cells, "policy": policy}
+
+
+def _alpha_rows(run_dir: Path, label: str) -> list[dict]:
+    rows, draws = {}, {}
+    for r in results.summary(run_dir):
+        g = r["group"]
+        key = f"{g.get('alpha_policy')} v {g.get('omega_policy')}"
+        if r["metric"] == "alpha_win_by_policy":
+            rows[key] = {"ruleset": label, "policies": key,
+                         "P(Alpha wins)": f"{r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]", "games": r["n"]}
+        elif r["metric"] == "draw_rate":
+            draws[key] = f"{r['estimate']:.4f}"
+    return [{**row, "P(draw)": draws.get(k, "–")} for k, row in rows.items()]
+
+
+def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | None = None) -> tuple[str, list[Path]]:
+    """Score margins (Alpha − Omega) and game length for each ruleset (``policy``'s games, default the first)."""
+    margins, turns, rows = {}, {}, []
+    for label, run in runs.items():
+        man = results.manifest(run)
+        if policy not in man.get("policies", {}):
+            policy = list(man.get("policies", {}))[0]
+        f = results.scan(run).filter(pl.col("policy") == policy).select("margin", "turns", "decisions",
+                                                                         "alpha_score", "omega_score").collect()
+        m = f["margin"].to_numpy().astype(np.int64)
+        t = f["turns"].to_numpy().astype(np.int64)
+        margins[label], turns[label] = m, t
+        absm = np.abs(m).astype(float)
+        e = mean_interval(len(absm), float(absm.sum()), float((absm * absm).sum()))
+        tt = t.astype(float)
+        te = mean_interval(len(tt), float(tt.sum()), float((tt * tt).sum()))
+        q = np.percentile(m, [5, 25, 50, 75, 95])
+        rows.append({"ruleset": label, "mean abs. margin": _iv(e, 2),
+                     "margin 5% / 25% / 50% / 75% / 95%": " / ".join(f"{x:.0f}" for x in q),
+                     "mean score": f"{(f['alpha_score'].mean() + f['omega_score'].mean()) / 2:.1f}",
+                     "War turns per game": _iv(te, 1), "decisions per game": f"{f['decisions'].mean():.0f}",
+                     "games": len(m)})
+    lo = min(int(v.min()) for v in margins.values())
+    hi = max(int(v.max()) for v in margins.values())
+    xs = np.arange(lo, hi + 1)
+    png_m = lines(out_dir / "score-margin.png", xs,
+                  {k: np.bincount(v - lo, minlength=len(xs)) / len(v) for k, v in margins.items()},
+                  title="Score margin, Alpha − Omega", xlabel="margin (points)", ylabel="share of games",
+                  markers=False)
+    tlo = min(int(v.min()) for v in turns.values())
+    thi = max(int(v.max()) for v in turns.values())
+    tx = np.arange(tlo, thi + 1)
+    png_t = lines(out_dir / "game-length.png", tx,
+                  {k: np.bincount(v - tlo, minlength=len(tx)) / len(v) for k, v in turns.items()},
+                  title="Game length (War turns)", xlabel="War turns in the game", ylabel="share of games",
+                  markers=False)
+    text = (f"![Score margin]({png_m.name}) ![Game length]({png_t.name})\n\n"
+            "Mean absolute margin and War turns with 95% normal intervals; margin quantiles in points.\n\n"
+            + render(rows, "md") + "\n")
+    return text, [png_m, png_t]
+
+
+def card_rows(run_dir: Path, names: list[str]) -> list[dict]:
+    """Per card: the win rate of the seat owning it at the end (drafted), and of the seat facing it; flagged
+    (Benjamini–Hochberg q < 0.05) where the owner's win rate differs from the owners' overall rate."""
+    f = results.scan(run_dir).select("winner", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo",
+                                     "omega_cards_hi").collect()
+    w = f["winner"].to_numpy()
+    a_win = (w == "alpha")
+    o_win = (w == "omega")
+    masks = {s: (f[f"{s}_cards_lo"].to_numpy().astype(np.int64), f[f"{s}_cards_hi"].to_numpy().astype(np.int64))
+             for s in ("alpha", "omega")}
+    stats = []
+    for c in range(len(names)):
+        word, bit = (0, c) if c < 45 else (1, c - 45)
+        own_a = ((masks["alpha"][word] >> bit) & 1).astype(bool)
+        own_o = ((masks["omega"][word] >> bit) & 1).astype(bool)
+        n_own = int(own_a.sum() + own_o.sum())
+        k_own = int((own_a & a_win).sum() + (own_o & o_win).sum())
+        stats.append((n_own, k_own))
+    tot_n = sum(n for n, _ in stats)
+    tot_k = sum(k for _, k in stats)
+    base = tot_k / tot_n if tot_n else 0.5
+    pv = [_binom_p(k, n, base) for n, k in stats]
+    q = _bh(pv)
+    rows = []
+    for c, ((n, k), qq) in enumerate(zip(stats, q)):
+        e = wilson(k, n) if n else None
+        rows.append({"card": names[c], "owned in (games)": n, "owner wins": _iv(e) if e else "–",
+                     "facing it wins": f"{1 - e.estimate:.3f}" if e else "–",
+                     "flag": ("high" if e and e.estimate > base else "low") if qq < 0.05 else "", "_q": qq,
+                     "_est": e.estimate if e else 0.5})
+    rows.sort(key=lambda r: -r["_est"])
+    for r in rows:
+        del r["_q"], r["_est"]
+    return rows, base
+
+
+def run_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """The report of one run of either ruleset: its match-up matrix, Alpha/Omega rows, margins, cards."""
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    man = results.manifest(run_dir)
+    label = man.get("ruleset", man.get("mode", "run"))
+    mtext, pngs, _ = matchup_section(run_dir, out_dir, label)
+    dtext, dpngs = distribution_section({label: run_dir}, out_dir)
+    names = _card_names(man)
+    crows, base = card_rows(run_dir, names)
+    text = (f"# The Valkyrie Incident ({label})\n\n{STAND_IN_NOTICE}\n\n{_what(man)}\n\n## Emblem match-ups\n\n"
+            + mtext + "## Alpha or Omega\n\n" + render(_alpha_rows(run_dir, label), "md") + "\n"
+            + "## Score margin and game length\n\n" + dtext
+            + f"## Cards\n\n{_card_note(base)}\n\n" + render(crows, "md") + "\n" + manifest_section(man))
+    return [write_markdown(out_dir / "report.md", text), *pngs, *dpngs]
+
+
+def _card_names(man: dict) -> list[str]:
+    from simkit.games.valkyrie_incident.cards import load_cards
+
+    path = man.get("cards") or None
+    try:
+        cards = load_cards(path)
+    except Exception:  # noqa: BLE001 - a moved cards file: fall back to the bundled names
+        cards = load_cards()
+    return [f"{c.name} ({('V', 'A', 'C', 'S')[c.type]}, {cards.clans[c.clan]})" for c in cards.cards]
+
+
+def _card_note(base: float) -> str:
+    return (f"Per Incident card (V Valkyrie, A Action, C Cogdrive, S Assault; its Clan): in how many games a seat "
+            f"owned it at the end (Deck, Pile or hand: drafted at set-up or from the Barracks), the owner's win rate "
+            f"with its 95% Wilson interval, and the win rate of the seat facing it. Overall, an owning seat wins "
+            f"{base:.3f}. `flag` marks cards whose owners win more (`high`) or less (`low`) than that, by a binomial "
+            f"test with a Benjamini–Hochberg false discovery rate of 0.05 over the 90 cards. Owning a card is not "
+            f"random (strong hands draft more), so a flag is a lead to look into, not a verdict on the card. A used "
+            f"Assault card is shuffled back into the Incident Deck, so Assault cards are seldom owned at the end.")
+
+
+def _what(man: dict) -> str:
+    opts = man.get("rule_options", {})
+    opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
+    return (f"Ruleset `{man.get('ruleset')}`; rule options {opt_text} (docs/rules.md); card data "
+            f"`{shown_path(man.get('cards', '?'))}`; {int(man.get('games', 0)):,} games per cell, root seed "
+            f"{man.get('root_seed')}. Every cell replays the same deals (common random numbers).")
+
+
+def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
+    """Run the bundled scenarios (seed 2026) and write ``out_dir/valkyrie-incident/report.md``."""
+    from simkit.core.ladder import ladder, table_rows
+    from simkit.core.registry import scenarios_dir
+
+    base = Path(out_dir) / "valkyrie-incident"
+    base.mkdir(parents=True, exist_ok=True)
+    rungs = ladder(scenarios_dir() / "valkyrie_incident" / "ladder.toml", games=4 if quick else 20, seed=2026,
+                   jobs=jobs or 1)
+    best = next((r.policy for r in rungs if r.kind == "heuristic"), "balanced")
+    games = 100 if quick else 1_000
+    runs = {}
+    for label in ("standard", "blitz"):
+        run = run_bundled(f"valkyrie_incident/{label}.toml", base / "run" / label, games, seed=2026, jobs=jobs)
+        runs[label] = run
+    # the match-up runs play every policy of their scenario; the report uses the ladder's strongest heuristic
+    sections, files = [], []
+    spreads = {}
+    for label, run in runs.items():
+        text, pngs, info = matchup_section(run, base, label, best)
+        sections.append(f"### {label.capitalize()}\n\n" + text)
+        files += pngs
+        spreads[label] = info["spread"]
+    dtext, dpngs = distribution_section(runs, base, best)
+    names = _card_names(results.manifest(runs["standard"]))
+    crows, cbase = card_rows(runs["standard"], names)
+    alpha = _alpha_rows(runs["standard"], "standard") + _alpha_rows(runs["blitz"], "blitz")
+    ladder_rows = table_rows(rungs)
+    text = (
+        "# The Valkyrie Incident: Emblem match-ups, Alpha or Omega, and Blitz\n\n"
+        f"{STAND_IN_NOTICE}\n\n"
+        "## What was simulated\n\n"
+        f"The skill ladder (`scenarios/valkyrie_incident/ladder.toml`: every policy against `balanced`, in both "
+        f"seats, over 5 Emblem match-ups where each Emblem plays once per seat) picks the strongest heuristic, **`{best}`**; it then plays itself "
+        f"in all 20 ordered match-ups of different Emblems, {games:,} games each, under the standard rules "
+        f"(`standard.toml`) and the Blitz rules (`blitz.toml`), root seed 2026. Rule options: the defaults "
+        f"(docs/rules.md).\n\n"
+        "## Emblem match-ups\n\n" + "".join(sections)
+        + f"Does Blitz keep the balance? Highest minus lowest match-up: standard {spreads['standard']:.3f}, "
+          f"Blitz {spreads['blitz']:.3f}.\n\n"
+        "## Alpha or Omega\n\n"
+        "P(Alpha wins) over all match-ups (the game is the unit of the interval) per policy pair:\n\n"
+        + render(alpha, "md") + "\n"
+        "## Skill ladder\n\n"
+        "Every policy against `balanced` on the same games (both seats, 5 match-ups); gaps to the strongest are "
+        "paired game by game, Holm-corrected (`simkit ladder`).\n\n"
+        + render(ladder_rows, "md") + "\n"
+        "## Score margin and game length\n\n" + dtext
+        + f"## Cards (standard rules)\n\n{_card_note(cbase)}\n\n" + render(crows, "md") + "\n"
+        + "## Runs\n\n" + "\n".join(manifest_section(results.manifest(r)) for r in runs.values())
+    )
+    return [write_markdown(base / "report.md", text), *files, *dpngs]

@@ -1,0 +1,333 @@
+"""The Valkyrie Incident on the runner: scenario, cell kernels and per-game rows.
+
+A cell is an (Alpha Emblem, Omega Emblem) match-up × a policy under test × the seat it takes; the other seat
+plays the scenario's ``opponent`` (``"self"``: the same policy, a mirror match). Every cell replays the same game
+streams (game g of a block: chance from stream (g, 0), the policies' coin flips from (g, 1)), so match-ups and
+policies are compared on common random numbers.
+
+Rows (one per game per cell)::
+
+    game, ruleset, alpha_emblem, omega_emblem, alpha_policy, omega_policy, policy, seat,
+    won (the policy under test won), alpha_win, draw, winner (alpha | omega | draw),
+    alpha_score, omega_score, margin (alpha − omega), alpha_victory, omega_victory,
+    alpha_locations, omega_locations, turns (War turns), decisions,
+    alpha_cards_lo, alpha_cards_hi, omega_cards_lo, omega_cards_hi   (bit masks of the Incident cards each seat
+                                                                      owns at the end: cards 0-44 and 45-89)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from simkit.core import decision as D
+from simkit.core.policies import SEARCH, SEARCH_KINDS, compile_policy, read_policies
+from simkit.core.rng import seed_stream
+from simkit.core.simulation import Metric, Simulation
+from simkit.games.valkyrie_incident import RULES_VERSION
+from simkit.games.valkyrie_incident import engine as E
+from simkit.games.valkyrie_incident.cards import CardSet, load_cards
+
+FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy)
+SEARCHER = D.specialize(FNS, __name__)  # the generic search, compiled (and cached) for The Valkyrie Incident
+play_to_end = SEARCHER.play_to_end
+RULESETS = ("standard", "blitz")
+SEATS = ("alpha", "omega")
+# rule options: name -> (allowed values, default); the first value is the plain reading (docs/rules.md)
+OPTIONS = {
+    "deck_scoring": (("owned", "draw_pile"), "owned"),
+    "emblem_bonus": (("own", "both"), "own"),
+    "war_end": (("at_once", "act_then_end"), "at_once"),
+    "wreckage_conflicts": (("random", "none"), "random"),
+    "victory_bonus_tie": (("none", "both"), "none"),
+    "blitz_discard": (("action", "action_valkyrie"), "action"),
+    "tie_tokens": (("keep", "drop"), "keep"),
+}
+COLUMNS = ("alpha_score", "omega_score", "alpha_victory", "omega_victory", "alpha_locations", "omega_locations",
+           "winner", "turns", "decisions", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo", "omega_cards_hi")
+NCOL = len(COLUMNS)
+
+
+def rules_vector(ruleset: str = "standard", turn_cap: int = 400, **options) -> np.ndarray:
+    r = np.zeros(E.N_RULES, np.int64)
+    r[E.R_BLITZ] = RULESETS.index(ruleset)
+    r[E.R_EMB0] = -1
+    r[E.R_EMB1] = -1
+    opts = {k: v[1] for k, v in OPTIONS.items()}
+    opts.update(options)
+    r[E.R_DECK_SCORING] = OPTIONS["deck_scoring"][0].index(opts["deck_scoring"])
+    r[E.R_EMBLEM_BONUS] = OPTIONS["emblem_bonus"][0].index(opts["emblem_bonus"])
+    r[E.R_WAR_END] = OPTIONS["war_end"][0].index(opts["war_end"])
+    r[E.R_WRECKAGE_CONFLICTS] = opts["wreckage_conflicts"] == "random"
+    r[E.R_VBONUS_TIE] = OPTIONS["victory_bonus_tie"][0].index(opts["victory_bonus_tie"])
+    r[E.R_BLITZ_DISCARD] = OPTIONS["blitz_discard"][0].index(opts["blitz_discard"])
+    r[E.R_TIE_TOKENS] = OPTIONS["tie_tokens"][0].index(opts["tie_tokens"])
+    r[E.R_TURN_CAP] = turn_cap
+    return r
+
+
+@njit(cache=True)
+def owned_mask(s, p):
+    lo = np.int64(0)
+    hi = np.int64(0)
+    for z in range(4):
+        base = (E.DECK, E.HAND, E.PILE, E.PLAYED)[z] + p * E.NC
+        for i in range(s[(E.N_DECK, E.N_HAND, E.N_PILE, E.N_PLAYED)[z] + p]):
+            c = s[base + i]
+            if c < 45:
+                lo |= np.int64(1) << np.int64(c)
+            else:
+                hi |= np.int64(1) << np.int64(c - 45)
+    return lo, hi
+
+
+@njit(cache=True)
+def record(s, row):
+    row[0] = s[E.SCORE]
+    row[1] = s[E.SCORE + 1]
+    row[2] = s[E.N_VICT]
+    row[3] = s[E.N_VICT + 1]
+    row[4] = s[E.LOCWON]
+    row[5] = s[E.LOCWON + 1]
+    row[6] = s[E.WINNER]
+    row[7] = s[E.WAR_TURNS]
+    row[8] = s[E.DECISIONS]
+    row[9], row[10] = owned_mask(s, 0)
+    row[11], row[12] = owned_mask(s, 1)
+
+
+@njit(cache=True)
+def _cell_env(env, emb):
+    rules = env[3].copy()
+    rules[E.R_EMB0] = emb[0]
+    rules[E.R_EMB1] = emb[1]
+    return (env[0], env[1], env[2], rules)
+
+
+@njit(cache=True)
+def play_cells(key, n, env, embs, kinds, params, out):
+    """Heuristic and random policies (the cached fast path): row c * n + g gets game g of cell c; ``kinds[c]``
+    and ``params[c]`` hold the Alpha and Omega seats' policies."""
+    s = np.zeros(E.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    buf = np.empty(E.MAX_ACTIONS, np.int64)
+    for c in range(kinds.shape[0]):
+        cenv = _cell_env(env, embs[c])
+        for g in range(n):
+            seed_stream(rng, key, g, 0)
+            seed_stream(prng, key, g, 1)
+            E.new_game(s, rng, cenv)
+            while not E.is_over(s):
+                k = E.legal_actions(s, cenv, buf)
+                p = E.to_move(s)
+                E.apply_action(s, rng, cenv, E.policy(kinds[c, p], s, cenv, buf, k, params[c, p], prng))
+            record(s, out[c * n + g])
+
+
+@njit(cache=True)
+def play_cells_search(key, n, env, embs, kinds, params, cfgs, base_params, out):
+    """The same with any policy, `search` included."""
+    s = np.zeros(E.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    prng = np.empty(4, np.uint64)
+    buf = np.empty(E.MAX_ACTIONS, np.int64)
+    for c in range(kinds.shape[0]):
+        cenv = _cell_env(env, embs[c])
+        for g in range(n):
+            seed_stream(rng, key, g, 0)
+            seed_stream(prng, key, g, 1)
+            E.new_game(s, rng, cenv)
+            play_to_end(s, rng, cenv, kinds[c], params[c], cfgs[c], base_params[c], prng, buf, 100_000)
+            record(s, out[c * n + g])
+
+
+class IncidentSim(Simulation):
+    """Games of one ruleset for every match-up × policy × seat cell of a scenario."""
+
+    game = "valkyrie-incident"
+    rules_version = RULES_VERSION
+    default_block_size = 500
+
+    def __init__(self, cards: CardSet, ruleset: str, matchups: list[tuple[int, int]], policies, opponent: str,
+                 seats: list[str], options: dict | None = None, cards_file: str = "", turn_cap: int = 400,
+                 tested: list[str] | None = None):
+        self.mode = ruleset
+        self.cards = cards
+        self.cards_file = cards_file
+        self.ruleset = ruleset
+        self.options = {k: v[1] for k, v in OPTIONS.items()}
+        self.options.update(options or {})
+        self.rules = rules_vector(ruleset, turn_cap, **self.options)
+        self.data = cards.arrays()
+        self.policy_specs = list(policies)
+        self.opponent = opponent
+        self.matchups = list(matchups)
+        specs = {name: (kind, values) for name, kind, values in self.policy_specs}
+        compiled = {name: compile_policy(kind, values, E.PARAMS) for name, (kind, values) in specs.items()}
+        seats = ["alpha"] if opponent == "self" else list(seats)
+        cells = []
+        self.tested = list(tested or specs)
+        for a, o in self.matchups:
+            for name in self.tested:
+                for seat in seats:
+                    other = name if opponent == "self" else opponent
+                    pair = (name, other) if seat == "alpha" else (other, name)
+                    cells.append((a, o, name, seat, pair))
+        self._cells = cells
+        nc = len(cells)
+        self._embs = np.array([(a, o) for a, o, *_ in cells], np.int64).reshape(nc, 2)
+        self._kinds = np.zeros((nc, 2), np.int64)
+        self._params = np.zeros((nc, 2, E.N_PARAMS))
+        self._cfgs = np.zeros((nc, 2, D.N_CFG), np.int64)
+        self._base = np.zeros((nc, 2, E.N_PARAMS))
+        for i, (*_, pair) in enumerate(cells):
+            for p, name in enumerate(pair):
+                k, v, cfg, base = compiled[name]
+                self._kinds[i, p], self._params[i, p], self._cfgs[i, p], self._base[i, p] = k, v, cfg, base
+        names = [e.key for e in cards.emblems] + ["chosen"]
+        self._col = {
+            "alpha_emblem": np.array([names[a] for a, *_ in cells]),
+            "omega_emblem": np.array([names[o] for _, o, *_ in cells]),
+            "policy": np.array([c[2] for c in cells]), "seat": np.array([c[3] for c in cells]),
+            "alpha_policy": np.array([c[4][0] for c in cells]), "omega_policy": np.array([c[4][1] for c in cells]),
+        }
+        by = ("policy", "seat", "alpha_emblem", "omega_emblem")
+        pair = ("alpha_policy", "omega_policy")
+        self.metrics = [
+            Metric("win_rate", "won", "rate", by, "the policy under test won"),
+            Metric("alpha_win_rate", "alpha_win", "rate", pair + ("alpha_emblem", "omega_emblem"), "Alpha won"),
+            Metric("draw_rate", "draw", "rate", pair, "drawn (equal scores and Victory Cards)", unit="game"),
+            # pooled over match-ups, whose games share streams: the game is the unit of the interval
+            Metric("win_rate_by_policy", "won", "rate", ("policy", "seat"), "won, all match-ups", unit="game"),
+            Metric("alpha_win_by_policy", "alpha_win", "rate", pair, "Alpha won, all match-ups", unit="game"),
+            Metric("margin", "margin", "mean", pair, "score margin, Alpha − Omega", unit="game"),
+            Metric("turns", "turns", "mean", pair, "War turns per game", unit="game"),
+        ]
+
+    @property
+    def cells(self) -> int:
+        return len(self._cells)
+
+    def env(self):
+        return (self.data[0], self.data[1], self.data[2], self.rules)
+
+    def run_block(self, key, n):
+        nc = self.cells
+        out = np.zeros((nc * n, NCOL), np.int64)
+        if (self._kinds == SEARCH).any():
+            play_cells_search(key, n, self.env(), self._embs, self._kinds, self._params, self._cfgs, self._base, out)
+        else:
+            play_cells(key, n, self.env(), self._embs, self._kinds, self._params, out)
+        cell = np.repeat(np.arange(nc), n)
+        cols = {"game": np.tile(np.arange(n, dtype=np.int32), nc), "ruleset": np.full(nc * n, self.ruleset)}
+        for k, v in self._col.items():
+            cols[k] = v[cell]
+        idx = {name: i for i, name in enumerate(COLUMNS)}
+        winner = out[:, idx["winner"]]
+        seat = np.where(cols["seat"] == "alpha", 0, 1)
+        cols["won"] = (winner == seat).astype(np.int8)
+        cols["alpha_win"] = (winner == 0).astype(np.int8)
+        cols["draw"] = (winner == 2).astype(np.int8)
+        cols["winner"] = np.array(["alpha", "omega", "draw"])[winner]
+        for name in ("alpha_score", "omega_score", "alpha_victory", "omega_victory", "alpha_locations",
+                     "omega_locations", "turns", "decisions"):
+            cols[name] = out[:, idx[name]].astype(np.int16)
+        cols["margin"] = (out[:, 0] - out[:, 1]).astype(np.int16)
+        for name in ("alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo", "omega_cards_hi"):
+            cols[name] = out[:, idx[name]]
+        return cols
+
+    def describe(self):
+        return {"cards": self.cards_file, "cards_notice": self.cards.notice, "ruleset": self.ruleset,
+                "rule_options": self.options, "opponent": self.opponent,
+                "matchups": [[_name(self.cards, a), _name(self.cards, o)] for a, o in self.matchups],
+                "policies": {name: {"kind": kind, **{k: v for k, v in values.items() if k != "base_params"}}
+                             for name, kind, values in self.policy_specs}}
+
+
+def _name(cards: CardSet, e: int) -> str:
+    return cards.emblems[e].key if e >= 0 else "chosen"
+
+
+def presets() -> dict:
+    p = dict(E.PRESETS)
+    p["search"] = ("search", {"rollouts": 8, "base": "balanced", "budget": "halving"})
+    return p
+
+
+def build(fields, ruleset: str) -> IncidentSim:
+    """Scenario ``mode = "standard"`` or ``"blitz"`` (see scenarios/valkyrie_incident/*.toml for every field)."""
+    base = Path(fields.file).parent
+    cards_rel = fields.get("cards", str, "cards.toml")
+    cards_path = (base / cards_rel) if not Path(cards_rel).is_absolute() else Path(cards_rel)
+    if not cards_path.exists():
+        raise fields.error("cards", f"names a file that does not exist: {cards_path}")
+    cards = load_cards(cards_path)
+    keys = [e.key for e in cards.emblems]
+    alias = {**{e.key: i for i, e in enumerate(cards.emblems)},
+             **{cards.clans[e.clan]: i for i, e in enumerate(cards.emblems)}}  # an Emblem's key or its Clan
+    raw = fields.get("emblems", (str, list), "all")
+    if raw == "all":
+        matchups = [(a, o) for a in range(len(keys)) for o in range(len(keys)) if a != o]
+    elif raw == "choose":
+        matchups = [(-1, -1)]
+    elif isinstance(raw, list) and raw:
+        matchups = []
+        for i, pair in enumerate(raw):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(x in alias for x in pair)
+                    and alias[pair[0]] != alias[pair[1]]):
+                raise fields.error(f"emblems[{i}]", f"must be an [Alpha, Omega] pair of different Emblems from "
+                                   f"{', '.join(map(repr, alias))} (got {pair!r})")
+            matchups.append((alias[pair[0]], alias[pair[1]]))
+    else:
+        raise fields.error("emblems", f"must be 'all', 'choose' or a list of [Alpha, Omega] pairs (got {raw!r})")
+    pre = presets()
+    policies = read_policies(fields, pre, SEARCH_KINDS, E.PARAMS, ["balanced", "focused", "random"])
+    for name, kind, values in policies:
+        if kind == "search" and "base_kind" not in values:
+            b = pre[values["base"]]
+            values["base_kind"], values["base_params"] = b[0], dict(b[1])
+    names = [p[0] for p in policies]
+    opponent = fields.get("opponent", str, "self")
+    if opponent != "self":
+        if opponent not in pre and opponent not in names:
+            raise fields.error("opponent", f"must be 'self' or a policy of the scenario; allowed values: 'self', "
+                               + ", ".join(repr(x) for x in sorted(set(pre) | set(names))))
+        if opponent not in names:
+            policies.append((opponent, *pre[opponent]))
+    seats = fields.get("seats", list, list(SEATS))
+    for i, st in enumerate(seats):
+        if st not in SEATS:
+            raise fields.error(f"seats[{i}]", f"must be one of 'alpha', 'omega' (got {st!r})")
+    r = fields.table("rules", default={})
+    options = {name: r.get(name, str, default, choices=allowed) for name, (allowed, default) in OPTIONS.items()}
+    turn_cap = r.get("turn_cap", int, 400, min=20, max=100_000)
+    r.finish()
+    try:
+        rel = str(cards_path.relative_to(Path.cwd()))
+    except ValueError:
+        rel = str(cards_path)
+    return IncidentSim(cards, ruleset, matchups, policies, opponent, seats, options, rel, turn_cap, tested=names)
+
+
+def decision_game(ruleset: str = "standard") -> D.DecisionGame:
+    """The interface's view of the bundled cards (Emblems chosen by the policies), for the generic tests."""
+    cards = load_cards()
+    data = cards.arrays()
+    env = (data[0], data[1], data[2], rules_vector(ruleset))
+
+    def new(seed: int):
+        s = np.zeros(E.STATE_SIZE, np.int32)
+        rng = np.empty(4, np.uint64)
+        seed_stream(rng, np.array([seed, 0], np.uint64), 0, 0)
+        E.new_game(s, rng, env)
+        return s, rng, env
+
+    pols = {}
+    for name, (kind, values) in E.PRESETS.items():
+        k, p, _, _ = compile_policy(kind, values, E.PARAMS)
+        pols[name] = (k, p)
+    return D.DecisionGame(f"valkyrie-incident/{ruleset}", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 2, SEARCHER)
