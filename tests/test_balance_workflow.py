@@ -222,7 +222,7 @@ def test_compare_and_check_work_on_every_registered_mode(tmp_path, game, mode, s
     a = loader.load(path).simulation
     b = loader.load(path, ['description="a no-op change"']).simulation
     res = run_simulation(cmp.PairedSim(a, b), 20, seed=3, jobs=1, block_size=20)
-    rows = cmp.rows_from(res.accumulator)
+    rows = cmp.rows_from(res.accumulator, cmp.PairedSim(a, b).kinds)
     assert rows and all(r.d == 0 and not r.significant for r in rows)
     sw = CliRunner().invoke(cli, ["sweep", str(path), "--set", "description=one,two", "--games", "20", "--seed", "1",
                                   "--jobs", "1", "-q", "--out", str(tmp_path / "sweep")])

@@ -171,7 +171,7 @@ CORPUS = [
     # policy parameters
     ("krone_reserve nan", ["run", LQ, *GAMES, "--set", "policies.cautious.krone_reserve=nan"], ["krone_reserve", "finite"], None),
     ("summon_min_stamina inf", ["run", LQ, *GAMES, "--set", "policies.cautious.summon_min_stamina=inf"], ["summon_min_stamina"], None),
-    ("krone_reserve negative", ["run", LQ, *GAMES, "--set", "policies.cautious.krone_reserve=-5"], ["krone_reserve", "at least"], None),
+    ("krone_reserve negative", ["run", LQ, *GAMES, "--set", "policies.cautious.krone_reserve=-5"], ["krone_reserve", "between 0 and"], None),
     ("attack_ratio nan in file", ["run", "s.toml", *GAMES], ["s.toml", "attack_ratio"], scenario(VH, "attack_ratio = 1.0", "attack_ratio = nan")),
     ("attack_ratio negative", ["run", VH, *GAMES, "--set", "policies.builder.attack_ratio=-1"], ["attack_ratio"], None),
     # absurd sizes: the limit, at once

@@ -176,6 +176,9 @@ def rows_from(accumulator, kinds: dict[str, str] | None = None) -> list[Row]:
             n11 = float(t["ab"][1])
             n10, n01 = t["a"][1] - n11, t["b"][1] - n11
             n00 = rows - n11 - n10 - n01
+            if min(n10, n01, n00) < 0:  # not 0/1 outcomes after all (a guess without ``kinds``): a mean
+                kind = "mean"
+        if kind == "rate" and "ab" in t:
             deff = 1.0
             if c > 1 and n > 1:
                 v_iid = ((n10 + n01) / rows - mean["d"] ** 2) / rows

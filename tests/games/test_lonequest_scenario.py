@@ -73,7 +73,7 @@ def test_same_seed_same_rows_for_one_and_two_jobs(tmp_path):
 
 
 def test_search_policy_runs_through_the_scenario(tmp_path):
-    """`kind = "search"` (the generic search over a base policy) plays through the uncached search kernel;
+    """`kind = "search"` (the generic search over a base policy) plays through the search kernel;
     reproducible, and its manifest names its base."""
     from simkit.core.seeding import block_key
 
@@ -81,7 +81,7 @@ def test_search_policy_runs_through_the_scenario(tmp_path):
               + '[policies.quick]\nkind = "search"\nrollouts = 2\nbase = "aggressive"\n')
     sim = loader.load(p).simulation
     assert sim.search and sim.describe()["policies"]["quick"] == {
-        "kind": "search", "rollouts": 2, "base": "aggressive", "budget": "halving"}
+        "kind": "search", "rollouts": 2, "base": "aggressive", "budget": "halving", "caution": 1.0}
     a = sim.run_block(block_key(3, 0), 3)
     b = sim.run_block(block_key(3, 0), 3)
     assert list(a["policy"]) == ["cautious"] * 3 + ["quick"] * 3

@@ -61,7 +61,7 @@ def test_rows_are_consistent(report):
     f = res.frame
     assert set(f["winner"].unique()) <= {"alpha", "omega", "draw"}
     assert (f["margin"] == f["alpha_score"] - f["omega_score"]).all()
-    assert ((f["won"] == 1) == (f["winner"] == f["seat"])).all()
+    assert ((f["won"].cast(int) == 1) == (f["winner"] == f["seat"])).all()
     # mirror matches: both seats play the policy under test
     assert (f["alpha_policy"] == f["policy"]).all() and (f["omega_policy"] == f["policy"]).all()
     assert (f["alpha_victory"] + f["omega_victory"] <= 60).all() and (f["turns"] > 0).all()

@@ -87,5 +87,6 @@ GAME = Game(
                                "'action_valkyrie'",
         "rules.tie_tokens": "ability Strength on a tied Conflict when Assault/Action cards leave: 'keep' (default) "
                             "or 'drop'",
+        "rules.turn_cap": "a War still running after this many turns ends as stalled (a simulator guard; default 400)",
     },
 )
