@@ -49,7 +49,7 @@ def test_manifest_records_what_was_run(tmp_path, chance_strike_scenario):
     for key in ("simkit_version", "game", "mode", "rules_version", "scenario", "scenario_sha256",
                 "rule_options", "root_seed", "block_size", "games", "wall_seconds"):
         assert key in man, key
-    assert man["status"] == "complete" and man["games"] == 2_000 and man["root_seed"] == "5"
+    assert man["status"] == "complete" and man["games"] == 2_000 and man["root_seed"] == 5
     rows = results.summary(tmp_path / "r")
     assert {"metric", "group", "estimate", "low", "high", "n"} <= set(rows[0])
     assert all(r["low"] <= r["estimate"] <= r["high"] and r["n"] == 2_000 for r in rows)

@@ -283,7 +283,7 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
         "rules_version": sim.rules_version,
         **(manifest_extra or {}),
         **sim.describe(),
-        "root_seed": str(root_seed),
+        "root_seed": root_seed,  # a JSON integer, exact in Python (up to 128 bits; above 2**53 in JavaScript use a big-int reader)
         "block_size": block_size,
         "games_requested": None if sequential else target,
         "precision": precision,
