@@ -28,8 +28,8 @@ PARAMS = {
     "full_team_ratio": (1, 0.7, "with a full team (or nothing better to do), attack from this share", 0.2, 1.5),
     "glory_weight": (2, 0.5, "how much a Warrior's Glory counts when choosing cards to keep or play", 0.0, 3.0),
     "exchange_below": (3, 2.0, "exchange starting cards worth less than this", 0.0, 5.0),
-    "send_on_defence": (4, 1.0, "after a won defence, send the activated Warriors that fit to Valhalla (1 yes)",
-                        0.0, 1.0),
+    "send_on_defence": (4, 0.0, "after a won defence, send at most this many activated Warriors to Valhalla (the "
+                        "most Glory that fits; 0 never: keeping them wins more, paired runs against 4)", 0.0, 4.0),
     "smart_rerolls": (5, 1.0, "reroll the dice no (half-built) activation needs while below the target (1 yes, "
                       "0 never reroll)", 0.0, 1.0),
     "silence": (6, 1.0, "play Battle Tactics that silence the monster's power when attacking (1 yes)", 0.0, 1.0),
@@ -363,9 +363,19 @@ def policy(kind, s, env, legal, n, params, prng):
                     best, best_g = a, g
         return best
     if ph == L.PH_GROUP:
-        if params[4] <= 0:
-            return L.A_GROUP
-        return L.A_GROUP + E.most_glory_fit(s, env, s[L.B_ACT], E.cap_now(s, env))
+        # the most Glory with at most ``send_on_defence`` Warriors (legal groups fit the limit; largest first)
+        best, best_g = L.A_GROUP, 0
+        for i in range(n):
+            m = legal[i] - L.A_GROUP
+            if E.popcount(m) > params[4]:
+                continue
+            g = 0
+            for j in range(s[L.TEAM_N]):
+                if (m >> j) & 1:
+                    g += cards[s[L.TEAM + j], L.C_GLORY]
+            if g > best_g:
+                best, best_g = legal[i], g
+        return best
     return legal[0]
 
 
