@@ -678,7 +678,7 @@ def test_ice_giant_any_symbol_swaps_a_natural_die_for_the_wild_face():
 def test_won_attack_keeps_the_most_glory_that_fits_the_new_limit():
     # three activated Warriors of Glory 3, 2, 2; the new card's limit is 4: "the excess Warriors are discarded" —
     # the player keeps 2 + 2 = 4 (highest Glory first kept only 3)
-    env = make_env([warrior(3, glory=3, need=(AXE,)), warrior(3, glory=2, need=(AXE,)), warrior(3, glory=2, need=(AXE,))],
+    env = make_env([warrior(3, glory=g, need=(AXE,)) for g in (3, 2, 2)],
                    [(6, 20, 0, (HAMMER,)), (9, 4, 0, (HAMMER,))], AXE)
     s = battle(state(team=[0, 1, 2]), env, True)
     assert s[L.ATT_WON] == 1 and s[L.WGLORY] == 4 and sorted(pile(s, L.VAL_N)) == [1, 2] and pile(s, L.DISC_N) == [0]
