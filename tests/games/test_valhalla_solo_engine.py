@@ -799,3 +799,22 @@ def test_heuristics_do_not_lose_to_never_doing_x():
     d = (wide["aggressive"].cast(int) - wide["aggressive_sendall"].cast(int)).to_numpy()
     pd = paired_difference(d.size, float(d.sum()), float((d * d).sum()))
     assert pd.low > 0, pd
+
+
+def test_ice_giant_extra_die_win_rate_is_exact():
+    """"The first Ice Giant that the player activates gives them one additional die … Any other Ice Giants activated
+    in that battle don't give an additional die." Ice Giants G1 (1, axe) and G2 (0, axe) with the power and a
+    Warrior B (5, sword) attack 6; die: axe, sword, four bows; no rerolls (the monster's no-reroll power). Win: an
+    axe and a sword among the 6 dice, or an axe and no sword and then the one extra die a sword:
+    P = 1 - 2 (5/6)^6 + (4/6)^6 + ((5/6)^6 - (4/6)^6) / 6 (one extra die however many axes). 4000 battles;
+    tolerance 4 standard errors."""
+    exact = 1 - 2 * (5 / 6) ** 6 + (4 / 6) ** 6 + ((5 / 6) ** 6 - (4 / 6) ** 6) / 6
+    env = make_env([warrior(1, need=(AXE,), clan=BLUE, special=1), warrior(0, need=(AXE,), clan=BLUE, special=1),
+                    warrior(5, need=(SWORD,))], [(6, 20, 0, (HAMMER,)), (9, 20, 0, ())], AXE,
+                   faces=[AXE, SWORD, BOW, BOW, BOW, BOW])
+    env[3][0, L.M_POWER] = L.P_NO_REROLL
+    n, wins = 4000, 0
+    for seed in range(n):
+        wins += battle(state(team=[0, 1, 2]), env, True, seed=seed)[L.ATT_WON]
+    sd = (exact * (1 - exact) / n) ** 0.5
+    assert abs(wins / n - exact) <= 4 * sd, (wins / n, exact)
