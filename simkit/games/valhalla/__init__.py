@@ -6,7 +6,8 @@ The bundled monster die and cards (``scenarios/valhalla/cards.toml``) are STAND-
 
 from __future__ import annotations
 
-RULES_VERSION = "valhalla-solo-2"  # 2: decision-point engine (⊗ after natural matches, decisions)
+RULES_VERSION = "valhalla-solo-3"  # 2: decision-point engine (⊗ after natural matches, decisions); 3: rules review
+# (dice fitted jointly, named symbols before "any" ones; a won attack keeps the most Glory that fits)
 
 from simkit.core.registry import Game, LazyCommand, Mode, literal_from_source  # noqa: E402
 

@@ -224,29 +224,99 @@ def strength_env(s, env, i, mask):
 
 
 @njit(cache=True, inline="always")
-def fit_set(s, cards, need, clan_ability, wild_rule, pool, wmask, tset, tactics_first):
-    """Fit the team Warriors in ``wmask`` and the candidate Battle Tactics in ``tset`` together: Ice Giants first
-    (they cannot take ⊗), then the other Warriors and the Tactics (in either order). Returns the dice left or -1."""
+def in_set(s, wmask, tset, k):
+    """Card ``k`` of the set being fitted (team indices first, then candidate Tactics), or -1 when not in it."""
     n = s[L.TEAM_N]
+    if k < n:
+        return s[L.TEAM + k] if (wmask >> k) & 1 else -1
+    j = k - n
+    return s[L.CAND + j] if (tset >> j) & 1 else -1
+
+
+@njit(cache=True, inline="always")
+def fit_set(s, cards, need, clan_ability, wild_rule, pool, wmask, tset):
+    """Fit the team Warriors in ``wmask`` and the candidate Battle Tactics in ``tset`` together; the dice left
+    (packed counts) or -1. Exact whenever no Ice Giant shows ≠: (1) the Ice Giants' named symbols (they cannot
+    take ⊗); (2) every other card's named symbols, a shortage made up by ⊗; (3) the Ice Giants' "any" symbols
+    from the most plentiful die left — when none is left, a die of step (2) is swapped for a spare ⊗; (4) the
+    other cards' "any" symbols, most plentiful die first, then ⊗. (Named symbols before "any" ones across all
+    cards: an "any" slot never takes the die another card's named symbol needs.)"""
+    S = need.shape[1]
+    wsh = np.int64(4 * S)
     rem = pool
-    for i in range(n):
-        if (wmask >> i) & 1 and is_ice_giant(cards, clan_ability, s[L.TEAM + i]):
-            rem = fit(cards, need, clan_ability, wild_rule, s[L.TEAM + i], rem)
-            if rem < 0:
-                return rem
-    for part in range(2):
-        if (part == 0) == tactics_first:
-            for j in range(s[L.CAND_N]):
-                if (tset >> j) & 1:
-                    rem = fit(cards, need, clan_ability, wild_rule, s[L.CAND + j], rem)
-                    if rem < 0:
-                        return rem
-        else:
-            for i in range(n):
-                if (wmask >> i) & 1 and not is_ice_giant(cards, clan_ability, s[L.TEAM + i]):
-                    rem = fit(cards, need, clan_ability, wild_rule, s[L.TEAM + i], rem)
-                    if rem < 0:
-                        return rem
+    n = s[L.TEAM_N] + s[L.CAND_N]
+    named_nat = np.int64(0)  # natural dice given to the named symbols of step (2): swappable for ⊗
+    short = np.int64(0)
+    for step in range(2):
+        for k in range(n):
+            c = in_set(s, wmask, tset, k)
+            if c < 0:
+                continue
+            cl = cards[c, L.C_CLAN]
+            ice = cl >= 0 and clan_ability[cl] == L.A_ICE_GIANT
+            if ice != (step == 0):
+                continue
+            distinct = cards[c, L.C_DISTINCT] == 1
+            for sym in range(S):
+                kk = np.int64(need[c, sym])
+                if kk == 0:
+                    continue
+                if distinct and kk > 1:
+                    return np.int64(-1)
+                sh = np.int64(4 * sym)
+                have = (rem >> sh) & 15
+                take = kk if kk < have else have
+                rem -= take << sh
+                if ice:
+                    if take < kk:
+                        return np.int64(-1)
+                else:
+                    named_nat += take << sh
+                    short += kk - take
+    if short > 0:
+        if not wild_rule or ((rem >> wsh) & 15) < short:
+            return np.int64(-1)
+        rem -= short << wsh
+    for step in range(2):
+        for k in range(n):
+            c = in_set(s, wmask, tset, k)
+            if c < 0 or cards[c, L.C_ANY] == 0:
+                continue
+            cl = cards[c, L.C_CLAN]
+            ice = cl >= 0 and clan_ability[cl] == L.A_ICE_GIANT
+            if ice != (step == 0):
+                continue
+            distinct = cards[c, L.C_DISTINCT] == 1
+            used = 0
+            for sym in range(S):
+                if need[c, sym] > 0:
+                    used |= 1 << sym
+            for _ in range(cards[c, L.C_ANY]):
+                best, best_n = -1, np.int64(0)
+                for sym in range(S):
+                    h = (rem >> np.int64(4 * sym)) & 15
+                    if h > best_n and not (distinct and (used >> sym) & 1):
+                        best, best_n = sym, h
+                if best >= 0:
+                    rem -= np.int64(1) << np.int64(4 * best)
+                    used |= 1 << best
+                    continue
+                if not wild_rule or ((rem >> wsh) & 15) == 0:
+                    return np.int64(-1)
+                if not ice:
+                    rem -= np.int64(1) << wsh
+                    continue
+                # an Ice Giant cannot take ⊗: it takes a die a named symbol holds, which takes the ⊗ instead
+                best, best_n = -1, np.int64(0)
+                for sym in range(S):
+                    h = (named_nat >> np.int64(4 * sym)) & 15
+                    if h > best_n and not (distinct and (used >> sym) & 1):
+                        best, best_n = sym, h
+                if best < 0:
+                    return np.int64(-1)
+                named_nat -= np.int64(1) << np.int64(4 * best)
+                rem -= np.int64(1) << wsh
+                used |= 1 << best
     return rem
 
 
@@ -266,10 +336,7 @@ def best_joint(s, env, pool, tset):
                 st += warrior_strength(s, cards, mon, clan_ability, i, m)
         if st <= best_st:
             continue
-        rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, False)
-        if rem < 0 and tset != 0:
-            rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, True)
-        if rem < 0:
+        if fit_set(s, cards, need, clan_ability, wild, pool, m, tset) < 0:
             continue
         best_m, best_st = m, st
     return best_m, best_st
@@ -279,10 +346,7 @@ def best_joint(s, env, pool, tset):
 def best_joint_rem(s, env, pool, m, tset):
     cards, need, clan_ability = env[0], env[1], env[6]
     wild = env[9][R_WILD_WARRIORS] == 1
-    rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, False)
-    if rem < 0 and tset != 0:
-        rem = fit_set(s, cards, need, clan_ability, wild, pool, m, tset, True)
-    return rem
+    return fit_set(s, cards, need, clan_ability, wild, pool, m, tset)
 
 
 @njit(cache=True, inline="always")
@@ -299,7 +363,7 @@ def tset_feasible(s, cards, need, clan_ability, wild, pool, tset):
     """Can the Tactics in ``tset`` be activated together (with no Warrior)?"""
     if tset == 0:
         return True
-    return fit_set(s, cards, need, clan_ability, wild, pool, 0, tset, True) >= 0
+    return fit_set(s, cards, need, clan_ability, wild, pool, 0, tset) >= 0
 
 
 @njit(cache=True, inline="always")
@@ -678,23 +742,24 @@ def blessing_draw(s, env, bonus, cap):
 
 
 @njit(cache=True, inline="always")
-def greedy_fit(s, env, mask, cap):
-    """The Warriors of ``mask`` that fit the limit, highest Glory first (ties: team order)."""
+def most_glory_fit(s, env, mask, cap):
+    """The Warriors of ``mask`` that fit the limit with the most Glory together (ties: the larger bitmask). "When
+    the player would send Warriors that would exceed the limit of Glory Points, the excess Warriors are
+    discarded": which ones are the excess is the player's choice, and the most Glory kept is the best one (highest
+    Glory first would keep 3 of room 4 from Warriors of Glory 3, 2, 2 instead of 2 + 2)."""
     cards = env[0]
     room = cap - s[L.WGLORY]
-    out = 0
-    for _ in range(s[L.TEAM_N]):
-        best, best_g = -1, -1
+    best, best_g = 0, 0
+    sub = mask
+    while sub > 0:
+        g = 0
         for i in range(s[L.TEAM_N]):
-            if (mask >> i) & 1 and not (out >> i) & 1:
-                g = cards[s[L.TEAM + i], L.C_GLORY]
-                if g <= room and g > best_g:
-                    best, best_g = i, g
-        if best < 0:
-            break
-        out |= 1 << best
-        room -= best_g
-    return out
+            if (sub >> i) & 1:
+                g += cards[s[L.TEAM + i], L.C_GLORY]
+        if g <= room and g > best_g:
+            best, best_g = sub, g
+        sub = (sub - 1) & mask
+    return best
 
 
 @njit(cache=True, inline="always")
@@ -804,9 +869,9 @@ def finish_battle(s, env):
             s[L.DONE] = 1
             return
         # "After winning on the attack, the new monster card is revealed and the new limit is revealed. After
-        # that, Warriors go to Valhalla." — all activated, highest Glory first, the excess discarded
+        # that, Warriors go to Valhalla." — all activated that fit (the most Glory), the excess discarded
         cap = cap_now(s, env)
-        going = greedy_fit(s, env, act, cap)
+        going = most_glory_fit(s, env, act, cap)
         send_group(s, env, going, act & ~going, cap)
         mission(s, env)
         after_battle(s)
@@ -1324,8 +1389,9 @@ def new_game(s, rng, env, shuffler, deck_cards):
 def invariants(s, env):
     """0 when the state keeps the rule invariants, else: 1 the cards of the variant are not all in exactly one
     place (deck, discard pile, hand, team, Valhalla, in play, drawn); 2 a pile size out of range; 3 the team holds
-    more than 4; 4 a counter out of range; 5 the Glory limit is exceeded; 6 the Glory sums disagree; 7 an unknown
-    phase or an open decision with no legal action."""
+    more than 4; 4 a counter out of range or the counters disagree (cards defeated = attacks won, shields lost =
+    defences lost, monster attacks = defences, exhausted = empty deck, …); 5 the Glory limit is exceeded; 6 the
+    Glory sums disagree; 7 an unknown phase or an open decision with no legal action."""
     cards, mon = env[0], env[3]
     K = mon.shape[0]
     n_cards = 0
@@ -1357,6 +1423,28 @@ def invariants(s, env):
             or s[L.CAND_N] < 0 or s[L.CAND_N] > L.MAX_CAND or s[L.DONE] < 0 or s[L.DONE] > 1:
         return 4
     if s[L.DONE] == 0 and s[L.MON] >= K:
+        return 4
+    # every card defeated was defeated by a won attack; every shield lost by a lost defence; every monster attack
+    # is a defence (the one being fought, if any); the deck is exhausted exactly when empty; a game that ended
+    # without a cause was won
+    rules, jr = env[9], env[7]
+    shields0 = rules[R_SHIELDS] + (jr[1] if jr[0] == L.J_SHIELD else 0)
+    fighting = s[L.DONE] == 0 and s[L.B_ATTACK] == 0 and (s[L.PHASE] == L.PH_ROLL or s[L.PHASE] == L.PH_COMMIT
+                                                         or s[L.PHASE] == L.PH_PATH)
+    losing = s[L.DONE] == 0 and s[L.B_ATTACK] == 0 and s[L.PHASE] == L.PH_SEND1  # the shield goes after the send
+    if s[L.MON] != s[L.ATT_WON] or s[L.DEF_LOST] != shields0 - s[L.SHIELDS] + (1 if losing else 0) \
+            or s[L.MON_ATTACKS] != s[L.DEF_WON] + s[L.DEF_LOST] + (1 if fighting else 0):
+        return 4
+    if s[L.PHASE] != L.PH_EXCHANGE and s[L.EXHAUSTED] != (1 if s[L.DECK_N] == 0 else 0):
+        return 4
+    if s[L.FINAL] < 0 or s[L.FINAL] > 2 or (s[L.FINAL] > 0 and s[L.DONE] == 0) or s[L.CAUSE] < 0 \
+            or s[L.CAUSE] > L.CAUSE_CAP or (s[L.DONE] == 1 and s[L.CAUSE] == L.CAUSE_NONE and s[L.MON] != K) \
+            or s[L.TURNS] < 0 or s[L.TURNS] > rules[R_TURN_CAP] + 1:
+        return 4
+    on_card = 0
+    for sym in range(env[4].shape[1]):
+        on_card += s[L.COVER + sym]
+    if on_card > rules[R_DICE]:
         return 4
     for sym in range(env[4].shape[1]):
         if s[L.COVER + sym] < 0 or (s[L.MON] < K and s[L.COVER + sym] > env[4][s[L.MON], sym]):

@@ -28,12 +28,15 @@ PARAMS = {
     "full_team_ratio": (1, 0.7, "with a full team (or nothing better to do), attack from this share", 0.2, 1.5),
     "glory_weight": (2, 0.5, "how much a Warrior's Glory counts when choosing cards to keep or play", 0.0, 3.0),
     "exchange_below": (3, 2.0, "exchange starting cards worth less than this", 0.0, 5.0),
-    "send_on_defence": (4, 1.0, "after a won defence, send the activated Warriors that fit to Valhalla (1 yes)",
-                        0.0, 1.0),
+    "send_on_defence": (4, 0.0, "after a won defence, send at most this many activated Warriors to Valhalla (the "
+                        "most Glory that fits; 0 never: keeping them wins more, paired runs against 4)", 0.0, 4.0),
     "smart_rerolls": (5, 1.0, "reroll the dice no (half-built) activation needs while below the target (1 yes, "
                       "0 never reroll)", 0.0, 1.0),
     "silence": (6, 1.0, "play Battle Tactics that silence the monster's power when attacking (1 yes)", 0.0, 1.0),
     "basic_rerolls": (7, 1.0, "use basic rerolls (discard 1 die) when no free reroll is left (1 yes)", 0.0, 1.0),
+    "tactics": (8, 1.0, "play strength, reroll and Weapon Delivery Battle Tactics (1 yes, 0 never)", 0.0, 1.0),
+    "send_on_loss": (9, 1.0, "after a lost battle, send the activated Warrior with the most Glory to Valhalla "
+                     "(1 yes)", 0.0, 1.0),
 }
 N_PARAMS = len(PARAMS)
 
@@ -258,7 +261,7 @@ def roll_decision(s, env, legal, n, params):
     now, now_t, now_m = best_total(s, env, pool)
     for i in range(n):
         a = legal[i]
-        if L.A_DELIVER <= a < L.A_SEND:
+        if L.A_DELIVER <= a < L.A_SEND and params[8] > 0:
             sym = cards[s[L.HAND + a - L.A_DELIVER], L.C_SYMBOL]
             after, _, _ = best_total(s, env, pool + E.unit(sym))
             if after > now:
@@ -270,7 +273,7 @@ def roll_decision(s, env, legal, n, params):
     if k == 0:
         return L.A_STOP
     m = mask_for(s, reroll)
-    if in_legal(legal, n, L.A_FREE + m):
+    if in_legal(legal, n, L.A_FREE + m) and (s[L.B_FREE] > 0 or params[8] > 0):
         return L.A_FREE + m
     if k >= 2 and params[7] > 0 and in_legal(legal, n, L.A_BASIC + m):
         return L.A_BASIC + m
@@ -278,9 +281,11 @@ def roll_decision(s, env, legal, n, params):
 
 
 @njit(cache=True)
-def commit_decision(s, env, legal, n):
+def commit_decision(s, env, legal, n, params):
     """The legal set of Battle Tactics that wins at the least cost (value spent; ties: fewer cards); none when no
-    set wins."""
+    set wins (or with ``tactics = 0``)."""
+    if params[8] <= 0:
+        return L.A_COMMIT
     pool = E.battle_pool(s, env[1].shape[1])
     need = s[L.B_NEEDED] - base_strength(s, env)
     best, best_cost, best_cards = L.A_COMMIT, 1 << 30, 99
@@ -329,7 +334,7 @@ def policy(kind, s, env, legal, n, params, prng):
     if ph == L.PH_ROLL:
         return roll_decision(s, env, legal, n, params)
     if ph == L.PH_COMMIT:
-        return commit_decision(s, env, legal, n)
+        return commit_decision(s, env, legal, n, params)
     if ph == L.PH_PATH:
         # on the activated Warrior with the most Glory that fits, if the battle is still won without it
         cap = E.cap_now(s, env)
@@ -347,6 +352,8 @@ def policy(kind, s, env, legal, n, params, prng):
         return best
     if ph == L.PH_SEND1:
         # the one with the most Glory that fits
+        if params[9] <= 0:
+            return L.A_NO
         best, best_g = legal[0], -1
         for i in range(n):
             a = legal[i]
@@ -356,9 +363,19 @@ def policy(kind, s, env, legal, n, params, prng):
                     best, best_g = a, g
         return best
     if ph == L.PH_GROUP:
-        if params[4] <= 0:
-            return L.A_GROUP
-        return L.A_GROUP + E.greedy_fit(s, env, s[L.B_ACT], E.cap_now(s, env))
+        # the most Glory with at most ``send_on_defence`` Warriors (legal groups fit the limit; largest first)
+        best, best_g = L.A_GROUP, 0
+        for i in range(n):
+            m = legal[i] - L.A_GROUP
+            if E.popcount(m) > params[4]:
+                continue
+            g = 0
+            for j in range(s[L.TEAM_N]):
+                if (m >> j) & 1:
+                    g += cards[s[L.TEAM + j], L.C_GLORY]
+            if g > best_g:
+                best, best_g = legal[i], g
+        return best
     return legal[0]
 
 
