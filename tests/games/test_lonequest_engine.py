@@ -752,6 +752,25 @@ def test_lightning_bolt_is_played_when_it_pays_on_average():
             assert s[L.DEFEATED] == 1 and s[L.FRONT + L.F_DAMAGE] == 1 and s[L.WHERE + bolt] == L.GRAVEYARD
 
 
+@pytest.mark.parametrize("params", [CAUTIOUS, AGGRESSIVE, GREEDY])
+def test_the_heuristics_use_a_grave_robber_as_soon_as_a_fighter_has_fallen(params):
+    # a full Warband Deck of 3 and one of yours in the Graveyard: the Grave Robber has no other use
+    env = env_of()
+    s = blank_state()
+    for f in (A, M, M2):
+        L.deck_push_bottom(s, L.WB_HEAD, f)
+    s[L.GRAVE + B] = 1
+    s[L.WHERE + ev_cards(E.EV_GRAVE_ROBBER)[0]] = L.HAND
+    s[L.LOC_N + 3] = 5  # something left to explore
+    s[L.T_STAGE] = L.T_GRAVE
+    rng, prng = streams()
+    E.advance(s, rng, env)
+    assert s[L.PHASE] == L.PH_GRAVE
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    n = E.legal_actions(s, env, buf)
+    assert pol.policy(H, s, env, buf, n, params, prng) == 1 + B
+
+
 # --- issue 10, item 3: Bribe and marching agree on where you can travel ----------------------------------
 
 @pytest.mark.parametrize("escape, reachable", [("reachable", True), ("arrow", False)])

@@ -52,7 +52,8 @@ PARAMS = {
                    0.0, 1.0),
     "route": (19, 0.0, "which uncleared Location to march to: 0 fewest cards left, 1 most, 2 random", 0.0, 2.0),
     "thief_steal": (20, 0.0, "use a Thief in Markets to steal 2 Loot cards instead of keeping it (1 yes)", 0.0, 1.0),
-    "grave_robber_below": (21, 3.0, "use Grave Robber when the Warband Deck holds fewer than this", 0.0, 10.0),
+    "grave_robber_below": (21, 9.0, "use Grave Robber when the Warband Deck holds fewer than this (9: whenever a "
+                                    "Fighter of yours lies in the Graveyard; the card has no other use)", 0.0, 10.0),
 }
 N_PARAMS = len(PARAMS)
 
