@@ -259,10 +259,14 @@ def fire_one_time(s, w):
 def boons_enter(s, env, i):
     """Frontline Fighter i just entered: "As soon as you have 2 or more Fighters from the same Warband in your
     Frontline, their Warband Boon activates!" (Lonequest Fighters enter one at a time: a newcomer that makes 2+
-    activates the Boon, ``boons.after_entry`` with need 1)."""
-    if env[E_RULES][R_BOONS] == 0:
+    activates the Boon, ``boons.after_entry`` with need 1). Only the newcomer's Warband can change (every
+    Warband for a Joker)."""
+    if env[E_RULES][R_BOONS] == 0 or s[L.FRONT_N] < 2:
         return
+    own = env[E_FIGHTERS][s[slot(i)], L.FW]
     for w in range(L.N_WARBANDS):
+        if own != JOKER and w != own:
+            continue
         x = warband_count(s, env, w, i)
         r = boons.after_entry(s[L.BOON + w], x // 16, x % 16, 1)
         s[L.BOON + w] = r // 2
@@ -285,11 +289,14 @@ def boons_turn_start(s, env):
     """The start of your turn, which in a Lonequest battle is each Attack ("The Marauders' turn is over" ends a
     Defend): a Horde's one-time Boon "activate[s] again at the start of each of their player's turns"; a Dyad
     "persist[s] until the start of your next turn" — one that activated outside an Attack lasts through the next
-    Attack (``BOON_FRESH``)."""
+    Attack (``BOON_FRESH``). A Warband whose Boon is off stays off (3+ in the Frontline made it a Horde when the
+    third entered)."""
     if env[E_RULES][R_BOONS] == 0:
         return
     for w in range(L.N_WARBANDS):
         level = s[L.BOON + w]
+        if level == boons.OFF:
+            continue
         r = boons.at_turn_start(level, warband_count(s, env, w, -1) // 16)
         lvl = r // 2
         if level == boons.DYAD and lvl == boons.OFF and s[L.BOON_FRESH] & (1 << w):
