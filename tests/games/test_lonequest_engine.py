@@ -936,8 +936,9 @@ def test_horde_strike_has_no_lonequest_meaning():
 
 # --- issue 10, item 5: readings as options ---------------------------------------------------------------
 
-@pytest.mark.parametrize("spent, where", [("graveyard", L.GRAVEYARD), ("loot", L.LOOT)])
+@pytest.mark.parametrize("spent, where", [("graveyard", "GRAVEYARD"), ("loot", "LOOT")])
 def test_spent_events_go_to_the_graveyard_or_the_loot_deck(spent, where):
+    where = getattr(L, where)
     env = env_of(rules=rules_vector(spent_events=spent))
     fear = ev_cards(E.EV_FEAR)[0]
     s = blank_state(krone=0, stamina=3)
