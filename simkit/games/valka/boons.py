@@ -13,9 +13,11 @@
 
 A Boon's *level* per player and Warband: ``OFF`` (0), ``DYAD`` (2), ``HORDE`` (3). The functions here are the
 level transitions and the Joker rule; what a Boon does is the engine's (each engine has its own state), with
-the effects listed in ``BOONS`` (``lonequest``: the meaning the Lonequest engine gives it; docs/rules.md). Readings (see docs/rules.md, VÁLKA multiplayer): Jokers count for every
-Warband that has a real Fighter in the Frontline (Jokers alone activate nothing); a Boon activates on an entry
-that leaves 2+ of the Warband with at least ``need`` of them new (1: "newcomer", the default; 2: "together").
+the effects listed in ``BOONS`` (``lonequest``: the meaning the Lonequest engine gives it; docs/rules.md).
+Readings (see docs/rules.md, VÁLKA multiplayer): Jokers count for every Warband that has a real Fighter in the
+Frontline (Jokers alone activate nothing); a Boon activates on an entry that leaves 2+ of the Warband with at
+least ``need`` of them new (1: "newcomer", the default; 2: "together"; the Lonequest uses 1: its Fighters enter
+one at a time).
 """
 
 from __future__ import annotations
