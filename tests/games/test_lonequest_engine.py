@@ -195,7 +195,8 @@ def test_divine_aid_prevents_a_killing_blow():
     taken = battle(s, env, until=lambda s: s[L.PHASE] == L.PH_STRIKE)
     # the blow would kill A (1 Health left): the heuristic spends Divine Aid, "to prevent a single attack"
     assert taken == [("divine_defend", 1)]
-    assert s[L.FRONT_N] == 1 and s[L.FRONT + L.F_DAMAGE] == 0 and s[L.WHERE + aid] == L.LOOT
+    # spent: "these cards are discarded to the Graveyard"
+    assert s[L.FRONT_N] == 1 and s[L.FRONT + L.F_DAMAGE] == 0 and s[L.WHERE + aid] == L.GRAVEYARD
 
 
 def test_rally_failed_test_fate_and_the_offering():
@@ -284,7 +285,7 @@ def test_pickpocket_and_thief():
             s[L.WHERE + thief] = L.HAND
         taken = quest(s, env)
         assert taken == ([("thief", 1)] if has_thief else [])
-        assert s[L.KRONE] == krone and s[L.WHERE + thief] == L.LOOT
+        assert s[L.KRONE] == krone and s[L.WHERE + thief] == (L.GRAVEYARD if has_thief else L.LOOT)
 
 
 def test_gain_any_buff_is_a_choice():
@@ -375,7 +376,7 @@ def test_fireblast_hits_its_target_even_when_the_left_neighbour_survives():
     assert taken == [("special", L.SP_FIREBLAST + 1)]
     # "deal 2 damage to it and 1 damage to any other Frontline enemies on either side of it"
     assert [s[L.MAR + 2 * j + 1] for j in range(3)] == [1, 2, 1]
-    assert s[L.WHERE + fire] == L.LOOT
+    assert s[L.WHERE + fire] == L.GRAVEYARD
 
 
 def test_played_follows_the_fighters_to_a_new_location():
@@ -418,8 +419,8 @@ def test_thief_cannot_steal_itself():
             s[L.WHERE + t] = -1  # out of play in this position
         taken = quest(s, env, params=GREEDY, seed=seed)
         assert ("market", L.MK_THIEF) in taken
-        # the Loot deck held Buffs 0, 1, 2: the Thief steals two of them and then goes to the Loot deck
-        assert s[L.WHERE + thieves[0]] == L.LOOT
+        # the Loot deck held Buffs 0, 1, 2: the Thief steals two of them and then goes to the Graveyard
+        assert s[L.WHERE + thieves[0]] == L.GRAVEYARD
         assert sum(s[L.WHERE + c] == L.HAND for c in (0, 1, 2)) == 2
 
 
@@ -666,3 +667,357 @@ def test_chance_strikes_in_battles_match_the_exact_odds():
         dof += int(keep.sum()) - 1
     assert dof >= 6
     assert st.chi2.sf(stat, dof) > 0.001, (stat, dof)
+
+
+# --- issue 10, item 1: every Event kind reachable ------------------------------------------------------
+
+def ev_cards(kind):
+    """The card indices (22 + e) of the Events of one kind."""
+    return [L.N_BUFFS + e for e, ev in enumerate(CARDS.events) if ev.kind == kind]
+
+
+def hand_cards(s):
+    return [c for c in range(L.N_BUFFS + L.N_EVENTS) if s[L.WHERE + c] == L.HAND]
+
+
+def test_quest_gains_an_event_of_a_kind_and_draws_loot():
+    env = env_of(with_changes(quests=[[{"op": "gain_event", "kind": "grave_robber"},
+                                       {"op": "draw_loot", "amount": 2}]]))
+    s = blank_state()
+    E.front_add(s, env, A)
+    quest(s, env)
+    # the first Grave Robber of the Loot deck, then two random Loot cards: three cards in hand
+    assert s[L.WHERE + ev_cards(E.EV_GRAVE_ROBBER)[0]] == L.HAND and len(hand_cards(s)) == 3
+    # none of that kind left in the Loot deck: nothing; a Loot deck of 2 cards gives its 2 for "draw 3"
+    env = env_of(with_changes(quests=[[{"op": "gain_event", "kind": "fear"}, {"op": "draw_loot", "amount": 3}]]))
+    s = blank_state()
+    E.front_add(s, env, A)
+    s[L.WHERE:L.WHERE + L.N_BUFFS + L.N_EVENTS] = L.GRAVEYARD
+    s[L.WHERE:L.WHERE + L.N_BUFFS] = L.HAND
+    s[L.WHERE + 0] = s[L.WHERE + 1] = L.LOOT
+    s[L.WHERE + L.N_BUFFS] = L.LOOT if CARDS.events[0].kind != E.EV_FEAR else L.GRAVEYARD
+    loot = [c for c in range(L.N_BUFFS + L.N_EVENTS) if s[L.WHERE + c] == L.LOOT]
+    quest(s, env)
+    assert all(s[L.WHERE + c] == L.HAND for c in loot)
+    assert all(s[L.WHERE + c] == L.GRAVEYARD for c in ev_cards(E.EV_FEAR))
+
+
+def test_every_event_kind_is_gained_and_played_in_the_bundled_scenario():
+    """Trace whole games of the bundled scenario: an Event is gained when it moves from the Loot deck to the hand,
+    played when it leaves the hand (spent). Every kind is both; the heuristics play the six kinds Markets do not
+    sell; greedy_trader "steals with Thieves" in Markets."""
+    dg = get_mode("valka", "lonequest")[1].engine()
+    buf = np.empty(dg.max_actions, np.int64)
+    prng = np.empty(4, np.uint64)
+    where = slice(L.WHERE + L.N_BUFFS, L.WHERE + L.N_BUFFS + L.N_EVENTS)
+    kinds = np.array([ev.kind for ev in CARDS.events])
+    gained, played, by_heuristic, steals = set(), set(), set(), 0
+    for name in ("cautious", "aggressive", "greedy_trader", "random"):
+        kind, params = dg.policies[name]
+        for g in range(100):
+            s, rng, env = dg.new_game(g)
+            seed_stream(prng, block_key(g, 1), 0, 0)
+            while not dg.fns.is_over(s):
+                before = s[where].copy()
+                n = dg.fns.legal_actions(s, env, buf)
+                a = dg.fns.policy(kind, s, env, buf, n, params, prng)
+                steals += name == "greedy_trader" and s[L.PHASE] == L.PH_MARKET and a == L.MK_THIEF
+                dg.fns.apply_action(s, rng, env, a)
+                after = s[where]
+                gained |= set(kinds[(before == L.LOOT) & (after == L.HAND)].tolist())
+                spent = set(kinds[(before == L.HAND) & (after == L.GRAVEYARD)].tolist())
+                played |= spent
+                if kind == H:
+                    by_heuristic |= spent
+    assert gained == played == set(range(10))
+    assert {E.EV_FEAR, E.EV_DIVINE_AID, E.EV_FIREBLAST, E.EV_LIGHTNING, E.EV_THIEF, E.EV_GRAVE_ROBBER} <= by_heuristic
+    assert steals > 0
+
+
+def test_lightning_bolt_is_played_when_it_pays_on_average():
+    # one Marauder with 1 Health, one Fighter with 3: X = 1..10 all defeat the Marauder; X >= 4 also brings the
+    # bolt round to the Fighter three times (X = 4..10: 7 of 10). Expected gain 1 - 0.7 = 0.3.
+    data = with_changes({A: (1, 3, 0), M: (0, 1, 9)})
+    bolt = ev_cards(E.EV_LIGHTNING)[0]
+    for params, plays in ((AGGRESSIVE, True), (CAUTIOUS, False)):
+        env = env_of(data, dice=(2,))
+        s = blank_state(krone=0, stamina=3)
+        E.front_add(s, env, A)
+        E.add_marauder(s, env, M)
+        s[L.WHERE + bolt] = L.HAND
+        assert pol.lightning_gain(s, env) == pytest.approx(0.3)
+        taken = battle(s, env, params=params, until=lambda s: s[L.PHASE] == L.PH_STRIKE)
+        assert (("special", L.SP_LIGHTNING) in taken) == plays  # aggressive: at least 0.3; cautious: 0.7
+        if plays:  # X = 2: the Marauder falls, then 1 damage to the Fighter
+            assert s[L.DEFEATED] == 1 and s[L.FRONT + L.F_DAMAGE] == 1 and s[L.WHERE + bolt] == L.GRAVEYARD
+
+
+@pytest.mark.parametrize("params", [CAUTIOUS, AGGRESSIVE, GREEDY])
+def test_the_heuristics_use_a_grave_robber_as_soon_as_a_fighter_has_fallen(params):
+    # a full Warband Deck of 3 and one of yours in the Graveyard: the Grave Robber has no other use
+    env = env_of()
+    s = blank_state()
+    for f in (A, M, M2):
+        L.deck_push_bottom(s, L.WB_HEAD, f)
+    s[L.GRAVE + B] = 1
+    s[L.WHERE + ev_cards(E.EV_GRAVE_ROBBER)[0]] = L.HAND
+    s[L.LOC_N + 3] = 5  # something left to explore
+    s[L.T_STAGE] = L.T_GRAVE
+    rng, prng = streams()
+    E.advance(s, rng, env)
+    assert s[L.PHASE] == L.PH_GRAVE
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    n = E.legal_actions(s, env, buf)
+    assert pol.policy(H, s, env, buf, n, params, prng) == 1 + B
+
+
+# --- issue 10, item 3: Bribe and marching agree on where you can travel ----------------------------------
+
+@pytest.mark.parametrize("escape, reachable", [("reachable", True), ("arrow", False)])
+def test_bribe_escapes_to_any_cleared_location(escape, reachable):
+    # in the Spine Mountains (5), no arrow leads out; only the Desert Coast (0) is cleared. "You can return to any
+    # cleared Location, for free": by default Bribe and Retreat may go there, as marching can
+    adj = DATA[5]
+    assert adj[5].sum() == 0
+    env = env_of(rules=rules_vector(escape=escape))
+    s = blank_state(krone=20, stamina=5, loc=5)
+    for loc in range(1, L.N_LOC):
+        s[L.LOC_N + loc] = 5
+    E.front_add(s, env, A)
+    E.add_marauder(s, env, M)
+    E.start_battle(s)
+    rng, _ = streams()
+    E.advance(s, rng, env)
+    legal = legal_list(FNS, s, env, L.MAX_ACTIONS) if s[L.PHASE] == L.PH_SPECIAL else []
+    assert (L.SP_BRIBE + 0 in legal) == reachable and (L.SP_RETREAT + 0 in legal) == reachable
+    assert not any(L.SP_BRIBE + t in legal for t in range(1, L.N_LOC))  # Bribe: cleared Locations only
+    if reachable:
+        E.apply_action(s, rng, env, L.SP_BRIBE + 0)
+        assert s[L.LOC] == 0 and s[L.KRONE] == 10 and L.deck_peek(s, L.FD_HEAD, s[L.FD_N] - 1) == M
+
+
+# --- issue 10, item 4: the eight Warband Boons -----------------------------------------------------------
+
+from simkit.games.valka import boons as BN  # noqa: E402
+
+WB = {w: fighter_ids(i) for i, w in enumerate(WARBANDS)}
+JOKERS = fighter_ids(8)
+OFF_RULES = rules_vector(warband_boons=False)
+
+
+def frontline(env, fighters, s=None):
+    s = blank_state() if s is None else s
+    for f in fighters:
+        E.front_add(s, env, f)
+    return s
+
+
+def test_goblin_and_knight_boons_raise_every_frontline_fighter():
+    env = env_of()
+    g1, g2 = WB["goblins"][:2]
+    k1, k2 = WB["knights"][:2]
+    s = frontline(env, [k1, g1])
+    strikes = [E.total_strike(s, env, i) for i in range(2)]
+    shields = [E.total_shield(s, env, i) for i in range(2)]
+    assert s[L.BOON + GOBLINS] == BN.OFF
+    E.front_add(s, env, g2)  # "ALL of your Frontline Fighters have a +1 to Strike" (the Knight too)
+    assert s[L.BOON + GOBLINS] == BN.DYAD and [E.total_strike(s, env, i) for i in range(2)] == [v + 1 for v in strikes]
+    E.front_add(s, env, k2)
+    assert [E.total_shield(s, env, i) for i in range(2)] == [v + 1 for v in shields]
+    off = env_of(rules=OFF_RULES)
+    t = frontline(off, [k1, g1, g2, k2])
+    assert (t[L.BOON:L.BOON + 8] == 0).all() and E.total_strike(t, off, 0) == strikes[0]
+    # a Joker joins a Warband with a real Fighter; two Jokers alone activate nothing
+    assert frontline(env, [g1, JOKERS[0]])[L.BOON + GOBLINS] == BN.DYAD
+    assert (frontline(env, JOKERS)[L.BOON:L.BOON + 8] == 0).all()
+
+
+def test_berserker_barrage_doubles_a_barbarians_true_strike():
+    b1, b2 = WB["barbarians"][:2]
+    env = env_of(with_changes({b1: (5, 3, 1), b2: (5, 3, 1), A: (5, 3, 1), M: (0, 9, 0)}))
+    s = frontline(env, [b1, b2, A])
+    E.add_marauder(s, env, M)
+    rng, _ = streams()
+    E.apply_strike(s, rng, env, L.ST_TRUE + 0 * L.MAX_MAR + 0)  # a Barbarian: "deal 2 Damage"
+    assert s[L.MAR + 1] == 2
+    E.apply_strike(s, rng, env, L.ST_TRUE + 2 * L.MAX_MAR + 0)  # the Knight beside them: 1
+    assert s[L.MAR + 1] == 3
+
+
+def test_weird_warp_draws_three_loot_cards():
+    env = env_of()
+    s = frontline(env, WB["brotherhood"][:2])
+    assert s[L.BN_WARP] == 1
+    rng, _ = streams()
+    E.advance(s, rng, env)
+    assert s[L.BN_WARP] == 0 and len(hand_cards(s)) == 3
+    off = env_of(rules=OFF_RULES)
+    assert frontline(off, WB["brotherhood"][:2])[L.BN_WARP] == 0
+
+
+def test_monstrous_roar_sends_the_chosen_marauder_away_unrewarded():
+    env = env_of()
+    s = blank_state()
+    E.add_marauder(s, env, M)
+    E.add_marauder(s, env, M2)
+    frontline(env, WB["monsters"][:2], s)
+    rng, _ = streams()
+    E.advance(s, rng, env)
+    assert s[L.PHASE] == L.PH_BOON and legal_list(FNS, s, env, L.MAX_ACTIONS) == [0, 1]
+    E.apply_action(s, rng, env, 1)
+    assert s[L.MAR_N] == 1 and s[L.MAR] == M and L.deck_peek(s, L.FD_HEAD, 0) == M2
+    assert s[L.DEFEATED] == 0 and s[L.GRAVE + M2] == 0
+
+
+def test_magic_storm_hits_marauders_and_a_horde_storms_every_attack():
+    data = with_changes({M: (0, 9, 9)})
+    env = env_of(data)
+    w = WB["wizards"]
+    s = blank_state()
+    E.add_marauder(s, env, M)
+    frontline(env, w[:2], s)
+    rng, _ = streams()
+    E.advance(s, rng, env)  # one Marauder: "Deal 3 damage among any Frontline enemies", all to it
+    assert s[L.MAR + 1] == 3 and s[L.BN_STORM] == 0
+    E.boons_turn_start(s, env)  # a Deadly Dyad's "!" Boon happens once
+    assert s[L.BN_STORM] == 0
+    E.front_add(s, env, w[2])  # a Horrible Horde: again now, and at the start of each of your turns (Attacks)
+    assert s[L.BN_STORM] == 3
+    s[L.BN_STORM] = 0
+    E.boons_turn_start(s, env)
+    assert s[L.BN_STORM] == 3 and s[L.BOON + WARBANDS.index("wizards")] == BN.HORDE
+    # no Marauder revealed: the Storm hits no one
+    t = frontline(env, w[:2])
+    E.advance(t, rng, env)
+    assert t[L.BN_STORM] == 0
+
+
+def test_deadly_dyad_lasts_to_your_next_turn_and_a_horde_until_two_are_left():
+    env = env_of()
+    g = WB["goblins"]
+    s = frontline(env, g[:2])  # entered outside an Attack (at Prepare): lasts through the next Attack
+    E.boons_turn_start(s, env)
+    assert s[L.BOON + GOBLINS] == BN.DYAD
+    s[L.B_ATTACKING] = 1
+    E.next_round(s)  # that Attack ends
+    E.boons_turn_start(s, env)  # "persist until the start of your next turn"
+    assert s[L.BOON + GOBLINS] == BN.OFF
+    h = frontline(env, g[:3])
+    E.boons_turn_start(h, env)
+    h[L.B_ATTACKING] = 1
+    E.next_round(h)
+    E.boons_turn_start(h, env)  # "persist indefinitely"
+    assert h[L.BOON + GOBLINS] == BN.HORDE
+    E.front_remove(h, env, 0, E.TO_GRAVEYARD)  # "inactive when your Frontline is reduced to 2 or fewer"
+    assert h[L.BOON + GOBLINS] == BN.OFF
+
+
+def test_natures_wrath_makes_a_strong_enuf_blow_a_chance_strike():
+    t1, t2 = WB["tree_beasts"][:2]
+    data = with_changes({t1: (1, 3, 0), t2: (1, 3, 0), M: (5, 5, 9)})
+    for rules, damage, dice_used in ((RULES, 0, 2), (OFF_RULES, 1, 0)):
+        env = env_of(data, rules, dice=(1, 5))  # the Marauders roll a lone 1: their Chance Strike fails
+        s = blank_state(krone=0, stamina=2)  # defend first
+        frontline(env, [t1, t2], s)
+        E.add_marauder(s, env, M)
+        battle(s, env, until=lambda s: s[L.PHASE] == L.PH_STRIKE)
+        assert s[L.FRONT + L.F_DAMAGE] == damage and env[E.E_SCRIPT][0] - 1 == dice_used
+
+
+def test_horde_strike_has_no_lonequest_meaning():
+    env = env_of()
+    r = WB["reptilios"]
+    before = frontline(env, r[:1])
+    s = frontline(env, r[:2])
+    assert s[L.BOON + WARBANDS.index("reptilios")] == BN.DYAD
+    assert E.total_strike(s, env, 0) == E.total_strike(before, env, 0)
+    assert E.total_shield(s, env, 0) == E.total_shield(before, env, 0)
+
+
+# --- issue 10, item 5: readings as options ---------------------------------------------------------------
+
+@pytest.mark.parametrize("spent, where", [("graveyard", "GRAVEYARD"), ("loot", "LOOT")])
+def test_spent_events_go_to_the_graveyard_or_the_loot_deck(spent, where):
+    where = getattr(L, where)
+    env = env_of(rules=rules_vector(spent_events=spent))
+    fear = ev_cards(E.EV_FEAR)[0]
+    s = blank_state(krone=0, stamina=3)
+    E.front_add(s, env, A)
+    E.add_marauder(s, env, M)
+    s[L.WHERE + fear] = L.HAND
+    E.start_battle(s)
+    rng, _ = streams()
+    E.advance(s, rng, env)
+    E.apply_action(s, rng, env, L.SP_FEAR + 0)
+    # "Once the effect of an Event card has resolved, these cards are discarded to the Graveyard"
+    assert s[L.WHERE + fear] == where and s[L.MAR_N] == 0 and s[L.DEFEATED] == 0
+
+
+@pytest.mark.parametrize("equipment, kept", [("all", False), ("equipped", True)])
+def test_retreat_sends_all_your_equipment_to_the_loot_pile(equipment, kept):
+    env = env_of(rules=rules_vector(retreat_equipment=equipment))
+    s = blank_state(krone=0, stamina=6)
+    E.front_add(s, env, A)
+    E.add_marauder(s, env, M)
+    shield = next(c for c, b in enumerate(CARDS.buffs) if b.type == 1)
+    strike = next(c for c, b in enumerate(CARDS.buffs) if b.type == 0)
+    s[slot_buff(0, 1)] = shield
+    s[L.WHERE + shield] = L.EQUIPPED
+    s[L.WHERE + strike] = L.HAND  # "This is your starting equipment": Buffs in hand are equipment too
+    E.start_battle(s)
+    rng, _ = streams()
+    E.advance(s, rng, env)
+    dest = next(t for t in range(L.N_LOC) if DATA[5][0, t])
+    E.apply_action(s, rng, env, L.SP_RETREAT + dest)
+    assert s[L.WHERE + shield] == L.LOOT and s[L.WHERE + strike] == (L.HAND if kept else L.LOOT)
+
+
+@pytest.mark.parametrize("paid", [True, False])
+def test_a_location_emptied_by_an_escape_pays_its_reward_or_not(paid):
+    env = env_of(rules=rules_vector(escape_reward=paid))
+    s = blank_state(krone=20, stamina=3, loc=1)
+    s[L.LOC_N + 1] = 1
+    s[L.CLEARED + 1] = 0
+    s[L.LOC_CARDS + L.LOC_SIZE * 1] = M  # its last card: a Marauder
+    E.front_add(s, env, A)
+    s[L.T_STAGE] = L.T_EXPLORE
+    rng, _ = streams()
+    E.advance(s, rng, env)
+    assert s[L.PHASE] == L.PH_SPECIAL
+    E.apply_action(s, rng, env, L.SP_BRIBE + 0)
+    # "After emptying a Location of all Marauders and Quests, you receive 10 Krone and 3 Stamina"
+    assert s[L.CLEARED + 1] == 1 and E.is_won(s)
+    assert (s[L.KRONE], s[L.STAMINA]) == ((20, 6) if paid else (10, 3))
+
+
+@pytest.mark.parametrize("lone_one, damage", [("loses", 1), ("fails", 0)])
+def test_an_attackers_lone_one_against_a_defenders_ten(lone_one, damage):
+    # "If either player rolls a 10, they win the combat" against "If either player rolls a 1 they automatically
+    # fail to strike": the 1 is checked first. "loses": the defender wins and deals 1 damage; "fails": no damage
+    data = with_changes({A: (1, 3, 0), M: (0, 5, 9)})
+    env = env_of(data, rules_vector(lone_one=lone_one), dice=(1, 10, 3))
+    s = blank_state(krone=0, stamina=3)
+    E.front_add(s, env, A)
+    E.add_marauder(s, env, M)
+    battle(s, env, until=lambda s: s[L.PHASE] == L.PH_STRIKE)
+    rng, _ = streams()
+    E.apply_action(s, rng, env, L.ST_CHANCE + 0)
+    assert s[L.FRONT + L.F_DAMAGE] == damage and s[L.MAR + 1] == 0
+
+
+def test_docs_list_every_lonequest_rule_option():
+    """docs/rules.md names every [rules] option of the Lonequest with its default (issue 10: the README's claim
+    that every two-way reading is an option)."""
+    import inspect
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = docs[docs.index("### Lonequest (Lonequest Rules)"):docs.index("### Multiplayer")]
+    chance = docs[docs.index("### Chance Strike"):docs.index("### Test Fate")]
+    setup = {"step_cap", "krone", "stamina", "quests", "random_fighters"}
+    for name, p in inspect.signature(rules_vector).parameters.items():
+        if name in setup:
+            continue
+        default = f"`{str(p.default).lower()}`" if isinstance(p.default, bool) else f'`"{p.default}"`'
+        rows = [line for line in (section + chance).splitlines() if line.startswith(f"| `{name}` |")]
+        assert rows and default in rows[0].split("|")[-3], (name, default)

@@ -90,6 +90,14 @@ def test_layout_by_hand():
         "  odd:", "    move random (stamina cost 2)", "market sells buffs, potion; recruit"]
 
 
+def test_loot_ops_by_hand():
+    """Issue 10: the Quest ops that hand out Loot: draw_loot (12, amount) and gain_event (13, Event kind index)."""
+    effects = [{"op": "draw_loot", "amount": 2}, {"op": "gain_event", "kind": "thief"}]
+    assert compile_effects(effects) == [12, 2, 13, 8]
+    assert decompile(compile_effects(effects)) == effects
+    assert describe(compile_effects(effects)).splitlines() == ["draw_loot 2", "gain_event thief"]
+
+
 def _run_flat(program, fates, cond):
     """The non-recursive interpreter the module docstring describes; returns the plain ops it runs."""
     done, stack, pc = [], [], 0
@@ -214,6 +222,10 @@ BAD = {  # name: (break the parsed data, the field named, a piece of the allowed
     "market goods": (lambda d: d["quests"][1]["effects"][0]["sells"].append("swords"),
                      "quests[1].effects[0].sells[3]", "'changeling'"),
     "move where": (lambda d: d["quests"][9]["effects"][0].update(to="north"), "quests[9].effects[0].to", "'random'"),
+    "event to gain": (lambda d: _quest(d, "deserters")["effects"][1].update(kind="fireball"),
+                      "quests[28].effects[1].kind", "'lightning_bolt'"),
+    "loot to draw": (lambda d: _quest(d, "buried_cache")["effects"][1].update(amount=5),
+                     "quests[16].effects[1].amount", "at most 3"),
     "too deep": (lambda d: d["quests"][0].update(effects=_nest(MAX_DEPTH + 1)),
                  "quests[0].effects[0]" + ".even[0]" * MAX_DEPTH + ".even", "at most 4"),
 }

@@ -1,5 +1,5 @@
-"""The eight VÁLKA Warband Boons ("Know Your Warbands"), shared by the multiplayer engine and (to adopt) the
-Lonequest.
+"""The eight VÁLKA Warband Boons ("Know Your Warbands"), shared by the multiplayer engine and the Lonequest
+("Warbands also have an effect on the Lonequest").
 
     "As soon as you have 2 or more Fighters from the same Warband in your Frontline, their Warband Boon
     activates! ... Deadly Dyad (2 Exactly) If only 2 Fighters from the same Warband enter the Frontline
@@ -13,9 +13,11 @@ Lonequest.
 
 A Boon's *level* per player and Warband: ``OFF`` (0), ``DYAD`` (2), ``HORDE`` (3). The functions here are the
 level transitions and the Joker rule; what a Boon does is the engine's (each engine has its own state), with
-the effects listed in ``BOONS``. Readings (see docs/rules.md, VÁLKA multiplayer): Jokers count for every
-Warband that has a real Fighter in the Frontline (Jokers alone activate nothing); a Boon activates on an entry
-that leaves 2+ of the Warband with at least ``need`` of them new (1: "newcomer", the default; 2: "together").
+the effects listed in ``BOONS`` (``lonequest``: the meaning the Lonequest engine gives it; docs/rules.md).
+Readings (see docs/rules.md, VÁLKA multiplayer): Jokers count for every Warband that has a real Fighter in the
+Frontline (Jokers alone activate nothing); a Boon activates on an entry that leaves 2+ of the Warband with at
+least ``need`` of them new (1: "newcomer", the default; 2: "together"; the Lonequest uses 1: its Fighters enter
+one at a time).
 """
 
 from __future__ import annotations
@@ -35,20 +37,28 @@ class Boon:
     name: str
     one_time: bool  # the red "!" Boons
     effect: str
+    lonequest: str = ""  # its Lonequest meaning ("" if it has none)
 
 
 BOONS = (
-    Boon("barbarians", "Berserker Barrage", False, "True Strikes and Team Strikes deal 2 Damage"),
+    Boon("barbarians", "Berserker Barrage", False, "True Strikes and Team Strikes deal 2 Damage",
+         "a Barbarian's True Strike, or a Team Strike with one, deals 2 damage to a Marauder"),
     Boon("brotherhood", "Weird Warp", True,
-         "Draw three cards from the draw pile or steal three cards from any opponent's hands at random"),
-    Boon("goblins", "Raging Raiders", False, "ALL of your Frontline Fighters have a +1 to Strike"),
-    Boon("knights", "Valiant Courage", False, "ALL of your Frontline Fighters have a +1 to Shield"),
+         "Draw three cards from the draw pile or steal three cards from any opponent's hands at random",
+         "draw three random cards from the Loot deck"),
+    Boon("goblins", "Raging Raiders", False, "ALL of your Frontline Fighters have a +1 to Strike",
+         "ALL of your Frontline Fighters have a +1 to Strike"),
+    Boon("knights", "Valiant Courage", False, "ALL of your Frontline Fighters have a +1 to Shield",
+         "ALL of your Frontline Fighters have a +1 to Shield"),
     Boon("monsters", "Monstrous Roar", True,
-         "Choose an Enemy Frontline Fighter and discard all Buffs, then send the Fighter to its owner's hand"),
+         "Choose an Enemy Frontline Fighter and discard all Buffs, then send the Fighter to its owner's hand",
+         "send a revealed Marauder to the bottom of the Fighter deck (not defeated)"),
     Boon("reptilios", "Horde Strike", False,
          "Each turn, each of your face up Backline Fighters may participate in a Team Strike"),
-    Boon("tree_beasts", "Nature's Wrath", False, "Your Frontline Fighters can only be targeted by Chance Strikes"),
-    Boon("wizards", "Magic Storm", True, "Deal 3 damage among any Frontline enemies"),
+    Boon("tree_beasts", "Nature's Wrath", False, "Your Frontline Fighters can only be targeted by Chance Strikes",
+         "a Strong Enuf blow must land as a Chance Strike"),
+    Boon("wizards", "Magic Storm", True, "Deal 3 damage among any Frontline enemies",
+         "deal 3 damage among the revealed Marauders"),
 )
 assert tuple(b.warband for b in BOONS) == WARBANDS
 ONE_TIME = tuple(b.one_time for b in BOONS)

@@ -25,6 +25,8 @@ Ops and their fields (all required unless a default is shown):
               back = the previous Location, start = a southern Location,
               random = a random Location along the arrows
   pickpocket  amount: 1..99                     lose that much Krone unless a Thief Event protects you
+  draw_loot   amount: 1..3                      draw that many random cards (Buffs or Events) from the Loot deck
+  gain_event  kind: <event kind>                take an Event of that kind from the Loot deck (none if none is left)
   if          played = <warband> | faced = <warband> (exactly one),
               then: [effects] (not empty), else: [effects] = []
               "played": the Warband fighting for YOU; "faced": a Marauder of that Warband you have fought
@@ -51,6 +53,8 @@ opcode followed by a fixed number of argument slots; opcode 0 is never used:
   10    pickpocket  amount
   11    if          who (0 played, 1 faced), warband (WARBANDS index), n_then, n_else,
                     <n_then ints: then block>, <n_else ints: else block>
+  12    draw_loot   amount
+  13    gain_event  kind (EVENT_KINDS index)
 
 Block lengths count int32 slots, so an interpreter skips a block by adding its
 length. A loop without recursion: at ``test_fate`` (``if``) with the odd (else)
@@ -65,12 +69,12 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.core.scenario import Fields
-from simkit.games.valka.cards import BUFF_TYPES, WARBANDS
+from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS
 
 OP_NAMES = ("", "krone", "stamina", "test_fate", "market", "gain_buff", "lose_buff", "damage", "marauder", "move",
-            "pickpocket", "if")
+            "pickpocket", "if", "draw_loot", "gain_event")
 (OP_KRONE, OP_STAMINA, OP_TEST_FATE, OP_MARKET, OP_GAIN_BUFF, OP_LOSE_BUFF, OP_DAMAGE, OP_MARAUDER, OP_MOVE,
- OP_PICKPOCKET, OP_IF) = range(1, len(OP_NAMES))
+ OP_PICKPOCKET, OP_IF, OP_DRAW_LOOT, OP_GAIN_EVENT) = range(1, len(OP_NAMES))
 MARKET_GOODS = ("buffs", "retreat", "reinforce", "changeling", "potion", "stamina")
 MOVE_TO = ("back", "start", "random")
 BUFF_CHOICES = BUFF_TYPES + ("any",)  # index 3 = BUFF_ANY
@@ -80,9 +84,9 @@ MAX_DEPTH = 4
 # op -> its plain argument fields in slot order (test_fate and if carry branches instead)
 ARGS = {"krone": ("amount",), "stamina": ("amount",), "market": ("sells", "recruit"),
         "gain_buff": ("buff_type", "value"), "lose_buff": ("buff_type",), "damage": ("amount",), "marauder": (),
-        "move": ("to", "stamina_cost"), "pickpocket": ("amount",)}
+        "move": ("to", "stamina_cost"), "pickpocket": ("amount",), "draw_loot": ("amount",), "gain_event": ("kind",)}
 BRANCHES = {"test_fate": ("even", "odd"), "if": ("then", "else")}
-AMOUNTS = {"krone": (-99, 99), "stamina": (-9, 9), "damage": (1, 4), "pickpocket": (1, 99)}
+AMOUNTS = {"krone": (-99, 99), "stamina": (-9, 9), "damage": (1, 4), "pickpocket": (1, 99), "draw_loot": (1, 3)}
 
 
 # ---- parsing --------------------------------------------------------------------------------------------------
@@ -134,6 +138,8 @@ def _effect(f: Fields, depth: int) -> dict:
         e["buff_type"] = f.get("buff_type", str, choices=BUFF_CHOICES)
         if op == "gain_buff":
             e["value"] = f.get("value", int, choices=(1, 2, 3))
+    elif op == "gain_event":
+        e["kind"] = f.get("kind", str, choices=EVENT_KINDS)
     elif op == "move":
         e["to"] = f.get("to", str, choices=MOVE_TO)
         e["stamina_cost"] = f.get("stamina_cost", int, 0, min=0, max=9)
@@ -162,6 +168,8 @@ def _encode(name: str, value) -> int:
         return BUFF_CHOICES.index(value)
     if name == "to":
         return MOVE_TO.index(value)
+    if name == "kind":
+        return EVENT_KINDS.index(value)
     return int(value)
 
 
@@ -172,6 +180,8 @@ def _decode(name: str, slot: int):
         return BUFF_CHOICES[slot]
     if name == "to":
         return MOVE_TO[slot]
+    if name == "kind":
+        return EVENT_KINDS[slot]
     if name == "recruit":
         return bool(slot)
     return slot
@@ -242,6 +252,8 @@ def _line(e: dict) -> str:
         return f"gain_buff {e['buff_type']} +{e['value']}"
     if op == "lose_buff":
         return f"lose_buff {e['buff_type']}"
+    if op == "gain_event":
+        return f"gain_event {e['kind']}"
     if op == "move":
         return f"move {e['to']} (stamina cost {e['stamina_cost']})"
     if op == "if":

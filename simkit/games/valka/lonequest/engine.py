@@ -33,17 +33,19 @@ from numba import njit
 
 from simkit.core.decision import reseed, reshuffle_unseen
 from simkit.core.rng import randbelow, roll, shuffle
+from simkit.games.valka import boons
 from simkit.games.valka.chance_strike import ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS, resolve
 from simkit.games.valka.lonequest import layout as L
 from simkit.games.valka.quests import (
-    OP_DAMAGE, OP_GAIN_BUFF, OP_IF, OP_KRONE, OP_LOSE_BUFF, OP_MARAUDER, OP_MARKET, OP_MOVE, OP_PICKPOCKET,
-    OP_STAMINA, OP_TEST_FATE,
+    OP_DAMAGE, OP_DRAW_LOOT, OP_GAIN_BUFF, OP_GAIN_EVENT, OP_IF, OP_KRONE, OP_LOSE_BUFF, OP_MARAUDER, OP_MARKET,
+    OP_MOVE, OP_PICKPOCKET, OP_STAMINA, OP_TEST_FATE,
 )
 
 # --- rule options (int64 vector) ------------------------------------------------------------
 (R_STRONG_ENUF, R_LONE_ONE_LOSES, R_DEFENDER_DAMAGE, R_BOONS, R_SCOPE_GAME, R_GRAVE_ANY, R_STEP_CAP,
- R_START_KRONE, R_START_STAMINA, R_QUESTS, R_RANDOM_FIGHTERS, R_FIREBLAST_OWN) = range(12)
-N_RULES = 12
+ R_START_KRONE, R_START_STAMINA, R_QUESTS, R_RANDOM_FIGHTERS, R_FIREBLAST_OWN, R_ESCAPE_ARROW, R_SPENT_LOOT,
+ R_RETREAT_EQUIPPED, R_ESCAPE_REWARD) = range(16)
+N_RULES = 16
 STRONG_SUM, STRONG_EACH, STRONG_MAX = 0, 1, 2
 MAX_KRONE, MAX_STAMINA = 99, 9
 # env tuple
@@ -52,9 +54,11 @@ E_FIGHTERS, E_BUFFS, E_EVENTS, E_CODE, E_OFF, E_ADJ, E_SOUTH, E_RULES, E_SCRIPT,
 # Event kinds (cards.EVENT_KINDS order)
 EV_FEAR, EV_POTION, EV_RETREAT, EV_REINFORCE, EV_CHANGELING, EV_DIVINE_AID, EV_FIREBLAST, EV_LIGHTNING, \
     EV_THIEF, EV_GRAVE_ROBBER = range(10)
-# Warbands with boons that change numbers (cards.WARBANDS order)
-WB_BARBARIANS, WB_GOBLINS, WB_KNIGHTS = 0, 2, 3
+# Warbands (cards.WARBANDS order) whose Boons mean something in the Lonequest
+WB_BARBARIANS, WB_BROTHERHOOD, WB_GOBLINS, WB_KNIGHTS, WB_MONSTERS, WB_TREE_BEASTS, WB_WIZARDS = 0, 1, 2, 3, 4, 6, 7
 JOKER = 8
+MAGIC_STORM = 3  # "Deal 3 damage among any Frontline enemies"
+WEIRD_WARP = 3  # "Draw three cards from the draw pile"
 
 # Market Events, by MK_EVENT + k: "Retreat / Reinforce 10 Krone, Changeling 12, Healing Potion 8"
 MARKET_EVENT_PRICE = (10, 10, 12, 8)
@@ -112,19 +116,10 @@ def mar_slot(j):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def boon(s, fighters, rules, warband):
-    """Is the Warband Boon of ``warband`` active (2+ Frontline Fighters of it, Jokers count)? Rule option."""
-    if rules[R_BOONS] == 0:
-        return False
-    members, real = 0, 0
-    for i in range(s[L.FRONT_N]):
-        w = fighters[s[slot(i)], L.FW]
-        if w == warband:
-            members += 1
-            real += 1
-        elif w == JOKER:
-            members += 1
-    return members >= 2 and real >= 1
+def boon(s, warband):
+    """Is the Warband Boon of ``warband`` active (a Deadly Dyad or a Horrible Horde; levels are only ever set under
+    the rule option ``warband_boons``)?"""
+    return s[L.BOON + warband] != boons.OFF
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -138,7 +133,7 @@ def total_strike(s, env, i):
     """Base Strike + Strike Buff (+1 with the Goblins' "Raging Raiders" boon)."""
     fighters, buffs = env[E_FIGHTERS], env[E_BUFFS]
     v = fighters[s[slot(i)], L.FS] + buff_value(s, buffs, i, 0)
-    return v + 1 if boon(s, fighters, env[E_RULES], WB_GOBLINS) else v
+    return v + 1 if boon(s, WB_GOBLINS) else v
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -146,7 +141,7 @@ def total_shield(s, env, i):
     """Base Shield + Shield Buff (+1 with the Knights' "Valiant Courage" boon)."""
     fighters, buffs = env[E_FIGHTERS], env[E_BUFFS]
     v = fighters[s[slot(i)], L.FSH] + buff_value(s, buffs, i, 1)
-    return v + 1 if boon(s, fighters, env[E_RULES], WB_KNIGHTS) else v
+    return v + 1 if boon(s, WB_KNIGHTS) else v
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -160,9 +155,16 @@ def health_left(s, env, i):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def strike_damage(s, env):
-    """"Berserker Barrage: True Strikes and Team Strikes deal 2 Damage." (core boon, option)"""
-    return 2 if boon(s, env[E_FIGHTERS], env[E_RULES], WB_BARBARIANS) else 1
+def is_barbarian(s, env, i):
+    w = env[E_FIGHTERS][s[slot(i)], L.FW]
+    return w == WB_BARBARIANS or w == JOKER
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def strike_damage(s, barbarian):
+    """"Berserker Barrage: True Strikes and Team Strikes deal 2 Damage." (core Boon) — for a True Strike by a
+    Barbarian (or Joker) Fighter, or a Team Strike with one in it, as in the multiplayer reading."""
+    return 2 if barbarian and boon(s, WB_BARBARIANS) else 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -180,9 +182,11 @@ def has_event(s, env, kind):
 
 
 @njit(cache=True, _nrt=False)
-def spend_event(s, card):
-    """"Once the effect of an Event card has resolved, these cards are discarded" — back to the Loot deck."""
-    s[L.WHERE + card] = L.LOOT
+def spend_event(s, env, card):
+    """"Once the effect of an Event card has resolved, these cards are discarded to the Graveyard" (Markets;
+    default), or back to the Loot deck ("Buff and Event cards discarded during the game return to the Loot deck",
+    rule ``spent_events = "loot"``)."""
+    s[L.WHERE + card] = L.LOOT if env[E_RULES][R_SPENT_LOOT] == 1 else L.GRAVEYARD
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -221,13 +225,137 @@ def front_add(s, env, f):
     s[b + L.F_USED] = 0
     s[L.FRONT_N] = i + 1
     mark_played(s, env[E_FIGHTERS], f)
+    boons_enter(s, env, i)
 
 
 TO_GRAVEYARD, TO_WARBAND_KEEP, TO_WARBAND_LOOT = 0, 1, 2
 
 
+# --- Warband Boons (shared transitions: ``simkit.games.valka.boons``) -------------------------------
+
+@njit(cache=True, _nrt=False)
+def warband_count(s, env, w, new_i):
+    """Frontline Fighters counting for Warband ``w`` (Jokers join a Warband with a real Fighter) and how many of
+    them just entered (Frontline slot ``new_i``; -1: none), packed ``count * 16 + new`` (``boons.members``)."""
+    fighters = env[E_FIGHTERS]
+    packed = 0
+    for i in range(s[L.FRONT_N]):
+        packed = boons.tally(w, fighters[s[slot(i)], L.FW], packed, 1 if i == new_i else 0)
+    return boons.members(packed)
+
+
+@njit(cache=True, _nrt=False)
+def fire_one_time(s, w):
+    """The "!" Boons "happen as soon as they enter the Frontline then end": queued, resolved by ``advance``."""
+    if w == WB_BROTHERHOOD:
+        s[L.BN_WARP] += 1
+    elif w == WB_MONSTERS:
+        s[L.BN_ROAR] += 1
+    elif w == WB_WIZARDS:
+        s[L.BN_STORM] += MAGIC_STORM
+
+
+@njit(cache=True, _nrt=False)
+def boons_enter(s, env, i):
+    """Frontline Fighter i just entered: "As soon as you have 2 or more Fighters from the same Warband in your
+    Frontline, their Warband Boon activates!" (Lonequest Fighters enter one at a time: a newcomer that makes 2+
+    activates the Boon, ``boons.after_entry`` with need 1). Only the newcomer's Warband can change (every
+    Warband for a Joker)."""
+    if env[E_RULES][R_BOONS] == 0 or s[L.FRONT_N] < 2:
+        return
+    own = env[E_FIGHTERS][s[slot(i)], L.FW]
+    for w in range(L.N_WARBANDS):
+        if own != JOKER and w != own:
+            continue
+        x = warband_count(s, env, w, i)
+        r = boons.after_entry(s[L.BOON + w], x // 16, x % 16, 1)
+        s[L.BOON + w] = r // 2
+        if r % 2 == 1:
+            s[L.BOON_FRESH] |= 1 << w
+            fire_one_time(s, w)
+
+
+@njit(cache=True, _nrt=False)
+def boons_loss(s, env):
+    """A Fighter left the Frontline: "Persisting Warband Boons become inactive when your Frontline is reduced to 2
+    or fewer" (a Horde), a Dyad below 2 (``boons.after_loss``)."""
+    for w in range(L.N_WARBANDS):
+        if s[L.BOON + w] != boons.OFF:
+            s[L.BOON + w] = boons.after_loss(s[L.BOON + w], warband_count(s, env, w, -1) // 16)
+
+
+@njit(cache=True, _nrt=False)
+def boons_turn_start(s, env):
+    """The start of your turn, which in a Lonequest battle is each Attack ("The Marauders' turn is over" ends a
+    Defend): a Horde's one-time Boon "activate[s] again at the start of each of their player's turns"; a Dyad
+    "persist[s] until the start of your next turn" — one that activated outside an Attack lasts through the next
+    Attack (``BOON_FRESH``). A Warband whose Boon is off stays off (3+ in the Frontline made it a Horde when the
+    third entered)."""
+    if env[E_RULES][R_BOONS] == 0:
+        return
+    for w in range(L.N_WARBANDS):
+        level = s[L.BOON + w]
+        if level == boons.OFF:
+            continue
+        r = boons.at_turn_start(level, warband_count(s, env, w, -1) // 16)
+        lvl = r // 2
+        if level == boons.DYAD and lvl == boons.OFF and s[L.BOON_FRESH] & (1 << w):
+            lvl = boons.DYAD
+        s[L.BOON + w] = lvl
+        if r % 2 == 1:
+            fire_one_time(s, w)
+
+
+@njit(cache=True, _nrt=False)
+def loot_cards(s):
+    n = 0
+    for c in range(L.N_BUFFS + L.N_EVENTS):
+        if s[L.WHERE + c] == L.LOOT:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def draw_loot(s, rng, n):
+    """Draw n random cards (Buffs or Events) from the Loot deck into your hand (fewer if it runs out)."""
+    for _ in range(n):
+        left = loot_cards(s)
+        if left == 0:
+            return
+        k = randbelow(rng, left)
+        for c in range(L.N_BUFFS + L.N_EVENTS):
+            if s[L.WHERE + c] == L.LOOT:
+                if k == 0:
+                    s[L.WHERE + c] = L.HAND
+                    break
+                k -= 1
+
+
+@njit(cache=True, _nrt=False)
+def boon_pending(s, rng, env):
+    """Resolve the queued one-time Boons by their Lonequest meanings: Weird Warp draws three cards from the Loot
+    deck (the Lonequest's draw pile); Monstrous Roar sends a revealed Marauder to the bottom of the Fighter deck
+    (as Fear: not defeated, no reward); Magic Storm deals its 3 damage one point at a time among the revealed
+    Marauders. With no Marauder revealed a Roar or a Storm hits no one. The target is the player's choice
+    (``PH_BOON``) when there are two or more. True if something was pending."""
+    if s[L.BN_WARP] > 0:
+        s[L.BN_WARP] -= 1
+        draw_loot(s, rng, WEIRD_WARP)
+        return True
+    if s[L.BN_ROAR] > 0 or s[L.BN_STORM] > 0:
+        if s[L.MAR_N] == 0:
+            s[L.BN_ROAR] = 0
+            s[L.BN_STORM] = 0
+        elif s[L.MAR_N] == 1:
+            boon_hit(s, env, 0)
+        else:
+            s[L.PHASE] = L.PH_BOON
+        return True
+    return False
+
+
 @njit(cache=True, inline="always", _nrt=False)
-def front_remove(s, i, to):
+def front_remove(s, env, i, to):
     """Take Frontline Fighter i out. Killed: "sent to the Graveyard. Any Buffs they are equipped with are
     returned to the Loot Deck"; otherwise to the bottom of the Warband Deck, Buffs to hand (or Loot)."""
     b = slot(i)
@@ -245,6 +373,7 @@ def front_remove(s, i, to):
         for c in range(L.F_SIZE):
             s[slot(k) + c] = s[slot(k + 1) + c]
     s[L.FRONT_N] = n - 1
+    boons_loss(s, env)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -253,7 +382,7 @@ def death_check(s, env, i):
     Fighter, and any Buffs equipped to it are moved to the Graveyard" (Buffs: back to the Loot deck). True if
     Frontline Fighter i died."""
     if health_left(s, env, i) <= 0:
-        front_remove(s, i, TO_GRAVEYARD)
+        front_remove(s, env, i, TO_GRAVEYARD)
         return True
     return False
 
@@ -361,6 +490,17 @@ def damage_marauder(s, env, j, amount):
     return False
 
 
+@njit(cache=True, _nrt=False)
+def boon_hit(s, env, j):
+    """Marauder j is the target of the pending Monstrous Roar (first) or of one Magic Storm point."""
+    if s[L.BN_ROAR] > 0:
+        s[L.BN_ROAR] -= 1
+        remove_marauder(s, j, False)
+    else:
+        s[L.BN_STORM] -= 1
+        damage_marauder(s, env, j, 1)
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def marauder_left(s, env, j):
     return env[E_FIGHTERS][s[mar_slot(j)], L.FH] - s[mar_slot(j) + 1]
@@ -431,6 +571,26 @@ def is_successor(s, env, t, only_cleared):
     """Can you "travel to" t "from your current location" along an arrow (a cleared one: ``only_cleared``)?"""
     loc = s[L.LOC]
     return loc >= 0 and env[E_ADJ][loc, t] != 0 and (not only_cleared or s[L.LOC_N + t] == 0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def escape_target(s, env, t, bribe):
+    """Where an escape may go. Retreat: "move to a location you can travel to from your current location"; Bribe:
+    "escape to a location you've cleared before and can travel to from your current location". You can travel
+    (default, as marching) along an arrow from here, to any cleared Location ("You can return to any cleared
+    Location, for free") and to the start ("Traveling back into the starting Location is always free"); rule
+    ``escape = "arrow"``: along an arrow from here only."""
+    loc = s[L.LOC]
+    if loc < 0 or t == loc:
+        return False
+    cleared = s[L.LOC_N + t] == 0
+    if bribe and not cleared:
+        return False
+    if env[E_ADJ][loc, t] != 0:
+        return True
+    if env[E_RULES][R_ESCAPE_ARROW] == 1:
+        return False
+    return cleared or t == s[L.START]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -580,11 +740,14 @@ def end_battle(s):
     add_krone(s, 10 * won)
     add_stamina(s, won)
     s[L.B_ACTIVE] = 0
+    s[L.BOON_FRESH] = 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def next_round(s):
-    """"Fight On": Attack and Defend take turns."""
+    """"Fight On": Attack and Defend take turns (a Boon that activated during an Attack is no longer fresh)."""
+    if s[L.B_ATTACKING]:
+        s[L.BOON_FRESH] = 0
     s[L.B_ATTACKING] = 1 - s[L.B_ATTACKING]
     s[L.B_STAGE] = L.B_ROUND
 
@@ -602,10 +765,10 @@ def hand_events(s, env):
 
 @njit(cache=True, inline="always", _nrt=False)
 def successor_flags(s, env):
-    """(any arrow out of here, any arrow to a cleared Location)."""
+    """(any Location a Retreat may go to, any a Bribe may go to)."""
     has_succ, has_cleared = False, False
     for t in range(L.N_LOC):
-        if is_successor(s, env, t, False):
+        if escape_target(s, env, t, False):
             has_succ = True
             if s[L.LOC_N + t] == 0:
                 has_cleared = True
@@ -668,6 +831,7 @@ def battle_step(s, rng, env):
         if s[L.B_ATTACKING]:
             s[L.B_NSPEC] = 0
             s[L.B_STAGE] = L.B_SPECIAL
+            boons_turn_start(s, env)
         else:
             s[L.B_STAGE] = L.B_DEFEND
     elif st == L.B_SPECIAL:
@@ -705,6 +869,16 @@ def battle_step(s, rng, env):
         defend(s, rng, env)
 
 
+@njit(cache=True, _nrt=False)
+def wrath_lands(rng, env, strike, shield):
+    """Tree Beasts' Nature's Wrath: "Your Frontline Fighters can only be targeted by Chance Strikes, even if an
+    enemy Fighter has a higher Strike Score": a Strong Enuf blow (Strike exceeding Shield, a True Strike in all but
+    name) must land as a Chance Strike of the same Strike against the same Shield. The Marauders' blow deals no
+    damage back when it fails."""
+    o = resolve(d10(rng, env), d10(rng, env), strike, shield, env[E_RULES][R_LONE_ONE_LOSES] == 1, False)
+    return o == ATTACKER_HITS or o == BOTH_HURT
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def defend(s, rng, env):
     """"Strong Enuf - If the Marauder(s) strike score(s) exceeds the combined Shield Score of your Frontline
@@ -715,16 +889,18 @@ def defend(s, rng, env):
     for i in range(s[L.FRONT_N]):
         shield += total_shield(s, env, i)
     hits = 0
+    wrath = boon(s, WB_TREE_BEASTS)
     if rules[R_STRONG_ENUF] == STRONG_EACH:
         for j in range(s[L.MAR_N]):
-            if fighters[s[mar_slot(j)], L.FS] > shield:
+            v = fighters[s[mar_slot(j)], L.FS]
+            if v > shield and (not wrath or wrath_lands(rng, env, v, shield)):
                 hits += 1
     else:
         m = 0
         for j in range(s[L.MAR_N]):
             v = fighters[s[mar_slot(j)], L.FS]
             m = m + v if rules[R_STRONG_ENUF] == STRONG_SUM else max(m, v)
-        hits = 1 if m > shield else 0
+        hits = 1 if m > shield and (not wrath or wrath_lands(rng, env, m, shield)) else 0
     if hits > 0:
         # "DIVINE AID can be used to prevent a single attack"
         if s[L.FRONT_N] > 0 and has_event(s, env, EV_DIVINE_AID):
@@ -882,6 +1058,16 @@ def quest_step(s, rng, env):
         elif op == OP_MOVE:
             forced_move(s, rng, env, code[pc + 1], code[pc + 2])
             pc += 3
+        elif op == OP_DRAW_LOOT:
+            # "draw_loot": random cards of the Loot deck into your hand
+            draw_loot(s, rng, code[pc + 1])
+            pc += 2
+        elif op == OP_GAIN_EVENT:
+            # "gain_event": an Event of that kind from the Loot deck, if one is left
+            c = event_in(s, env[E_EVENTS], code[pc + 1], L.LOOT)
+            if c >= 0:
+                s[L.WHERE + c] = L.HAND
+            pc += 2
         elif op == OP_PICKPOCKET:
             # "The THIEF card is used to protect you against pickpockets"
             pc += 2
@@ -943,7 +1129,7 @@ def return_step(s, rng, env):
             s[b] = -1
         s[L.RF_POS] = p + 1
     while s[L.FRONT_N] > 0:
-        front_remove(s, 0, TO_WARBAND_KEEP)
+        front_remove(s, env, 0, TO_WARBAND_KEEP)
     s[L.RF_ACTIVE] = 0
 
 
@@ -1025,6 +1211,7 @@ def turn_step(s, rng, env):
         card = s[top]
         s[L.LOC_N + loc] -= 1
         s[L.T_STAGE] = L.T_AFTER_CARD
+        s[L.T_ESCAPED] = 0
         if card >= 0:
             add_marauder(s, env, card)
             start_battle(s)
@@ -1034,9 +1221,12 @@ def turn_step(s, rng, env):
         loc = s[L.T_LOC]
         s[L.T_STAGE] = L.T_BEGIN
         if s[L.LOC_N + loc] == 0:
-            # "After emptying a Location of all Marauders and Quests, you receive 10 Krone and 3 Stamina."
-            add_krone(s, 10)
-            add_stamina(s, 3)
+            # "After emptying a Location of all Marauders and Quests, you receive 10 Krone and 3 Stamina." Emptied by
+            # an escape from its last card: paid too (default), or not (rule escape_reward = false: you did not
+            # "endure or fight your way through all the cards"); it counts as cleared either way
+            if s[L.T_ESCAPED] == 0 or env[E_RULES][R_ESCAPE_REWARD] == 1:
+                add_krone(s, 10)
+                add_stamina(s, 3)
             s[L.CLEARED + loc] = 1
             if s[L.LOC] == loc and s[L.FRONT_N] > 0:
                 start_return(s)  # (emptied by the card that moved you away: the reward is still yours)
@@ -1069,7 +1259,9 @@ def equip_any(s, env):
 def advance(s, rng, env):
     """Resolve forced steps and chance, innermost active routine first, until a decision or the end."""
     while s[L.DONE] == 0 and s[L.PHASE] == L.PH_NONE:
-        if s[L.EQ_PENDING]:
+        if (s[L.BN_WARP] > 0 or s[L.BN_ROAR] > 0 or s[L.BN_STORM] > 0) and boon_pending(s, rng, env):
+            pass
+        elif s[L.EQ_PENDING]:
             s[L.EQ_PENDING] = 0
             if equip_any(s, env):
                 s[L.PHASE] = L.PH_EQUIP
@@ -1097,15 +1289,6 @@ def lowest_in_hand(s, buffs, t):
         if buffs[c, 0] == t and s[L.WHERE + c] == L.HAND and buffs[c, 1] < best_v:
             best, best_v = c, buffs[c, 1]
     return best
-
-
-@njit(cache=True, _nrt=False)
-def loot_cards(s):
-    n = 0
-    for c in range(L.N_BUFFS + L.N_EVENTS):
-        if s[L.WHERE + c] == L.LOOT:
-            n += 1
-    return n
 
 
 @njit(cache=True, _nrt=False)
@@ -1206,7 +1389,7 @@ def apply_market(s, rng, env, a):
                         s[L.WHERE + c] = L.HAND
                         break
                     k -= 1
-        spend_event(s, thief)
+        spend_event(s, env, thief)
 
 
 # --- Special Combat Actions and Events ----------------------------------------------------------
@@ -1226,12 +1409,12 @@ def special_list(s, env, out):
         n += 1
     if s[L.KRONE] >= 10 * nm:
         for t in range(L.N_LOC):
-            if is_successor(s, env, t, True):
+            if escape_target(s, env, t, True):
                 out[n] = L.SP_BRIBE + t
                 n += 1
     if s[L.STAMINA] >= 4:
         for t in range(L.N_LOC):
-            if is_successor(s, env, t, False):
+            if escape_target(s, env, t, False):
                 out[n] = L.SP_RETREAT + t
                 n += 1
     if ev & (1 << EV_FEAR):
@@ -1286,47 +1469,57 @@ def apply_special(s, rng, env, a):
         all_marauders_away(s)
         move_to(s, env, a - L.SP_BRIBE)
         end_battle(s)
+        s[L.T_ESCAPED] = 1
     elif a < L.SP_FEAR:
         # "Retreat! - Pay 4 Stamina. Send all face up Marauders to the bottom of the Fighter Deck, send all your
         # equipment to the Loot pile then move to a location you can travel to from your current location."
+        # "all your equipment": every Buff you hold (default; the starting Buffs in hand are "your starting
+        # equipment"), or only the equipped ones (rule retreat_equipment = "equipped")
         add_stamina(s, -4)
         all_marauders_away(s)
         for i in range(s[L.FRONT_N] - 1, -1, -1):  # a Fighter kept alive by its Health Buff dies without it
             for t in range(3):
                 if unequip(s, env, i, t, L.LOOT):
                     break
+        if rules[R_RETREAT_EQUIPPED] == 0:
+            for c in range(L.N_BUFFS):
+                if s[L.WHERE + c] == L.HAND:
+                    s[L.WHERE + c] = L.LOOT
         move_to(s, env, a - L.SP_RETREAT)
         end_battle(s)
+        s[L.T_ESCAPED] = 1
     elif a < L.SP_POTION:
         # "The FEAR spell will send one Marauder back to the bottom of the Fighter deck (no rewards)"
-        spend_event(s, event_in(s, events, EV_FEAR, L.HAND))
+        spend_event(s, env, event_in(s, events, EV_FEAR, L.HAND))
         remove_marauder(s, a - L.SP_FEAR, False)
     elif a < L.SP_REINFORCE:
         # "Healing Potion: Brings one fighter back to full HEALTH"
-        spend_event(s, event_in(s, events, EV_POTION, L.HAND))
+        spend_event(s, env, event_in(s, events, EV_POTION, L.HAND))
         s[slot(a - L.SP_POTION) + L.F_DAMAGE] = 0
     elif a == L.SP_REINFORCE:
         # "Draw a new Fighter from your Warband deck and put into your Frontline"
-        spend_event(s, event_in(s, events, EV_REINFORCE, L.HAND))
+        spend_event(s, env, event_in(s, events, EV_REINFORCE, L.HAND))
         draw_fighter(s, env)
     elif a < L.SP_RETREAT_EV:
         # "Swap a current fighting card with the next one face down in your Warband deck, leaving Buffs in place."
-        spend_event(s, event_in(s, events, EV_CHANGELING, L.HAND))
+        spend_event(s, env, event_in(s, events, EV_CHANGELING, L.HAND))
         i = a - L.SP_CHANGELING
         new = L.deck_pop_top(s, L.WB_HEAD)
         L.deck_push_top(s, L.WB_HEAD, s[slot(i)])
         s[slot(i)] = new
         s[slot(i) + L.F_DAMAGE] = 0
         mark_played(s, env[E_FIGHTERS], new)
+        boons_loss(s, env)  # the one swapped out left, the new one entered
+        boons_enter(s, env, i)
         death_check(s, env, i)
     elif a < L.SP_FIREBLAST:
         # "During a battle you may move a Fighter in battle to the bottom of your Warband deck"
-        spend_event(s, event_in(s, events, EV_RETREAT, L.HAND))
-        front_remove(s, a - L.SP_RETREAT_EV, TO_WARBAND_KEEP)
+        spend_event(s, env, event_in(s, events, EV_RETREAT, L.HAND))
+        front_remove(s, env, a - L.SP_RETREAT_EV, TO_WARBAND_KEEP)
     elif a < L.SP_LIGHTNING:
         # core: "make a Chance Strike or True Strike against them with +3. If you strike the enemy, deal 2 damage
         # to it and 1 damage to any other Frontline enemies on either side of it."
-        spend_event(s, event_in(s, events, EV_FIREBLAST, L.HAND))
+        spend_event(s, env, event_in(s, events, EV_FIREBLAST, L.HAND))
         j = a - L.SP_FIREBLAST
         strike = 3
         if rules[R_FIREBLAST_OWN] == 1:
@@ -1348,7 +1541,7 @@ def apply_special(s, rng, env, a):
     else:
         # core: "roll a die. … deal 1 damage to X enemies … Should the order arrive at your Frontline, you must
         # assign damage to your own Frontline." — Marauders first, then your own Fighters, in turn.
-        spend_event(s, event_in(s, events, EV_LIGHTNING, L.HAND))
+        spend_event(s, env, event_in(s, events, EV_LIGHTNING, L.HAND))
         x = d10(rng, env)
         while x > 0 and (s[L.MAR_N] > 0 or s[L.FRONT_N] > 0):
             j = 0
@@ -1416,12 +1609,13 @@ def apply_strike(s, rng, env, a):
         # "If the Strike score of your Fighter exceeds the target's Shield score the … enemy takes 1 damage."
         i, j = divmod(a - L.ST_TRUE, L.MAX_MAR)
         s[slot(i) + L.F_USED] = 1
-        damage_marauder(s, env, j, strike_damage(s, env))
+        damage_marauder(s, env, j, strike_damage(s, is_barbarian(s, env, i)))
     elif a < L.ST_RECKLESS:
         # "combine the Strike scores of one or more of your Fighters" — the strongest until they exceed
         j = a - L.ST_TEAM
         shield = marauder_shield(s, env, j)
         total = 0
+        barbarian = False
         while total <= shield:
             x_best, v_best = -1, -1
             for x in range(s[L.FRONT_N]):
@@ -1430,14 +1624,15 @@ def apply_strike(s, rng, env, a):
                     if v > v_best:
                         x_best, v_best = x, v
             s[slot(x_best) + L.F_USED] = 1
+            barbarian = barbarian or is_barbarian(s, env, x_best)
             total += v_best
-        damage_marauder(s, env, j, strike_damage(s, env))
+        damage_marauder(s, env, j, strike_damage(s, barbarian))
     elif a < L.ST_CHANCE:
         # "If a Fighter has only 1 Health, you may sacrifice it to deal 1 damage to any target."
         i, j = divmod(a - L.ST_RECKLESS, L.MAX_MAR)
         s[slot(i) + L.F_USED] = 1
         damage_marauder(s, env, j, 1)
-        front_remove(s, i, TO_GRAVEYARD)
+        front_remove(s, env, i, TO_GRAVEYARD)
     else:
         i, j = divmod(a - L.ST_CHANCE, L.MAX_MAR)
         s[slot(i) + L.F_USED] = 1
@@ -1512,6 +1707,11 @@ def legal_actions(s, env, out):
                 out[n] = t
                 n += 1
         return n
+    if ph == L.PH_BOON:
+        for j in range(s[L.MAR_N]):
+            out[n] = j
+            n += 1
+        return n
     # yes/no decisions: summon, offering, Divine Aid, Thief
     out[0] = 0
     out[1] = 1
@@ -1559,17 +1759,17 @@ def apply_action(s, rng, env, a):
         s[L.TF_RESULT] = a
     elif ph == L.PH_DIVINE_DEFEND:
         if a == 1:
-            spend_event(s, event_in(s, env[E_EVENTS], EV_DIVINE_AID, L.HAND))
+            spend_event(s, env, event_in(s, env[E_EVENTS], EV_DIVINE_AID, L.HAND))
         else:
             take_blows(s, env, s[L.B_HITS])
         next_round(s)
     elif ph == L.PH_DIVINE_QUEST:
         if a == 1:
-            spend_event(s, event_in(s, env[E_EVENTS], EV_DIVINE_AID, L.HAND))
+            spend_event(s, env, event_in(s, env[E_EVENTS], EV_DIVINE_AID, L.HAND))
             end_quest(s)
     elif ph == L.PH_THIEF:
         if a == 1:
-            spend_event(s, event_in(s, env[E_EVENTS], EV_THIEF, L.HAND))
+            spend_event(s, env, event_in(s, env[E_EVENTS], EV_THIEF, L.HAND))
         else:
             add_krone(s, -s[L.Q_ARG])
             s[L.PICKPOCKETED] += 1
@@ -1579,11 +1779,13 @@ def apply_action(s, rng, env, a):
         # "The GRAVE ROBBER can be used outside of combat to recover a defeated fighter in the Graveyard pile.
         # They will be placed at the bottom of your Warband deck."
         if a > 0:
-            spend_event(s, event_in(s, env[E_EVENTS], EV_GRAVE_ROBBER, L.HAND))
+            spend_event(s, env, event_in(s, env[E_EVENTS], EV_GRAVE_ROBBER, L.HAND))
             s[L.GRAVE + a - 1] = 0
             L.deck_push_bottom(s, L.WB_HEAD, a - 1)
     elif ph == L.PH_GAIN_BUFF:
         s[L.WHERE + loot_buff(s, env[E_BUFFS], a, s[L.Q_ARG])] = L.HAND
+    elif ph == L.PH_BOON:
+        boon_hit(s, env, a)
     advance(s, rng, env)
 
 
@@ -1801,7 +2003,7 @@ def invariants(s, env):
             return INV_BUFFS
     for e in range(L.N_EVENTS):
         w = s[L.WHERE + L.N_BUFFS + e]
-        if not (w == L.LOOT or w == L.HAND or (w == -1)):
+        if not (w == L.LOOT or w == L.HAND or w == L.GRAVEYARD or w == -1):
             return INV_EVENTS
     for i in range(s[L.FRONT_N]):
         if s[slot(i) + L.F_DAMAGE] < 0 or health_left(s, env, i) <= 0:

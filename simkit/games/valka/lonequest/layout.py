@@ -12,7 +12,8 @@ State vector ``s`` (one game), slot by slot::
     LOC_N[6], LOC_CARDS[6 × 5]  cards left per Location; card i of a Location at LOC_CARDS[5*loc + i],
                               the top card is index LOC_N - 1. Card code >= 0: a Fighter (Marauder);
                               code < 0: Quest -(code + 1)
-    WHERE[44]                 Buff cards 0..21 then Event cards 22..43: LOOT, HAND or EQUIPPED
+    WHERE[44]                 Buff cards 0..21 then Event cards 22..43: LOOT, HAND or EQUIPPED; a spent Event
+                              GRAVEYARD (rule ``spent_events``)
     GRAVE[42]                 1 if that Fighter is in the Graveyard as one of yours, 2 as a defeated Marauder
     PLAYED[6], FACED[6]       Warband bitmasks per Location: Fighters that fought for you / Marauders fought
     VISITED[6]                1 once a Location has been entered
@@ -20,11 +21,16 @@ State vector ``s`` (one game), slot by slot::
                               empties a Location without clearing it)
     START                     the southern Location the Lonequest started in
     QSEEN[64]                 1 once Quest q has been revealed (the rest are unseen: dealt face down or out)
+    BOON[8]                   Warband Boon level per Warband (``boons``: 0 off, 2 Deadly Dyad, 3 Horrible Horde)
+    BOON_FRESH                bitmask: Boons that activated since your last Attack began (a Dyad that entered
+                              outside an Attack lasts through the next one)
+    BN_WARP BN_ROAR BN_STORM  one-time Boons still to resolve: Weird Warps, Monstrous Roars, Magic Storm points
 
 The decision-point machinery (what survives a decision; see ``engine``)::
 
     PHASE                     the pending decision (PH_*; PH_NONE when the game is over)
-    T_STAGE T_LOC             where in the turn (T_*), the Location explored this turn
+    T_STAGE T_LOC T_ESCAPED   where in the turn (T_*), the Location explored this turn, 1 if its card's battle
+                              ended in an escape (Bribe or Retreat)
     B_ACTIVE B_STAGE B_ATTACKING B_BEFORE B_NSPEC B_TEAM B_HITS
                               a battle: its stage (B_*), attacking or defending this round, Marauders defeated
                               before it, special actions taken this round, Team Strikes allowed this Attack,
@@ -62,6 +68,7 @@ Decisions and their actions (``legal_actions`` lists them in increasing id order
                      MK_STAMINA; MK_RECRUIT; MK_THIEF
     PH_GRAVE         0 keep the Grave Robber; 1 + f: recover Fighter f from the Graveyard
     PH_GAIN_BUFF     t (0 Strike, 1 Shield, 2 Health): which type a "gain any Buff" Quest gives
+    PH_BOON          j: the Marauder a Monstrous Roar sends away, or a Magic Storm point hits (BN_ROAR first)
 
 Card data (from ``cards.toml``): ``fighters`` int32[42, 5] (warband, infamy,
 strike, health, shield), ``buffs`` int32[22, 2] (type, value), ``events``
@@ -108,10 +115,17 @@ CLEARED = VISITED + N_LOC
 START = CLEARED + N_LOC
 MAX_QUESTS = 64
 QSEEN = START + 1
-PHASE = QSEEN + MAX_QUESTS
+N_WARBANDS = 8
+BOON = QSEEN + MAX_QUESTS
+BOON_FRESH = BOON + N_WARBANDS
+BN_WARP = BOON_FRESH + 1
+BN_ROAR = BN_WARP + 1
+BN_STORM = BN_ROAR + 1
+PHASE = BN_STORM + 1
 T_STAGE = PHASE + 1
 T_LOC = T_STAGE + 1
-B_ACTIVE = T_LOC + 1
+T_ESCAPED = T_LOC + 1
+B_ACTIVE = T_ESCAPED + 1
 B_STAGE = B_ACTIVE + 1
 B_ATTACKING = B_STAGE + 1
 B_BEFORE = B_ATTACKING + 1
@@ -143,8 +157,8 @@ TF_HARMFUL = TF_CTX + 1
 TF_RESULT = TF_HARMFUL + 1
 STATE_SIZE = TF_RESULT + 1
 
-# WHERE values
-LOOT, HAND, EQUIPPED = 0, 1, 2
+# WHERE values (GRAVEYARD: spent Events only)
+LOOT, HAND, EQUIPPED, GRAVEYARD = 0, 1, 2, 3
 
 # failure causes
 CAUSE_NONE, CAUSE_NO_FIGHTERS, CAUSE_NO_STAMINA, CAUSE_CAP, CAUSE_STRANDED = 0, 1, 2, 3, 4
@@ -156,9 +170,9 @@ FW, FI, FS, FH, FSH = 0, 1, 2, 3, 4  # warband, infamy, strike, health, shield
 
 # --- decisions (PHASE) and actions ----------------------------------------------------------------------------
 (PH_NONE, PH_START, PH_SUMMON, PH_EQUIP, PH_MARCH, PH_EXPLORE, PH_SPECIAL, PH_STRIKE, PH_OFFER, PH_DIVINE_DEFEND,
- PH_DIVINE_QUEST, PH_THIEF, PH_MARKET, PH_GRAVE, PH_GAIN_BUFF) = range(15)
+ PH_DIVINE_QUEST, PH_THIEF, PH_MARKET, PH_GRAVE, PH_GAIN_BUFF, PH_BOON) = range(16)
 PHASES = ("none", "start", "summon", "equip", "march", "explore", "special", "strike", "offer", "divine_defend",
-          "divine_quest", "thief", "market", "grave", "gain_buff")
+          "divine_quest", "thief", "market", "grave", "gain_buff", "boon")
 EQ_DONE, EQ_BASE = 0, 1
 EXPLORE = N_LOC
 SP_NONE, SP_RALLY = 0, 1

@@ -46,22 +46,24 @@ PARAMS = {
     "offering": (14, 7.0, "offering to VÁLKA on failed tests of: 1 Quests, 2 Rallies, 4 Buffs (sum)", 0.0, 7.0),
     "offering_reserve": (15, 0.0, "Krone to keep after the 20-Krone offering", 0.0, 79.0),
     "fear_min_health": (16, 3.0, "use Fear on a Marauder with at least this much Health left", 1.0, 10.0),
-    "lightning_min": (17, 3.0, "use Lightning Bolt against at least this many Marauders", 1.0, 12.0),
+    "lightning_min": (17, 0.5, "use Lightning Bolt when, over its 10 equally likely rolls, it defeats on average at "
+                               "least this many more Marauders than it costs you Fighters", 0.0, 3.0),
     "divine_aid": (18, 1.0, "use Divine Aid to stop a blow that would kill, and to skip harmful Quests (1 yes)",
                    0.0, 1.0),
     "route": (19, 0.0, "which uncleared Location to march to: 0 fewest cards left, 1 most, 2 random", 0.0, 2.0),
     "thief_steal": (20, 0.0, "use a Thief in Markets to steal 2 Loot cards instead of keeping it (1 yes)", 0.0, 1.0),
-    "grave_robber_below": (21, 3.0, "use Grave Robber when the Warband Deck holds fewer than this", 0.0, 10.0),
+    "grave_robber_below": (21, 9.0, "use Grave Robber when the Warband Deck holds fewer than this (9: whenever a "
+                                    "Fighter of yours lies in the Graveyard; the card has no other use)", 0.0, 10.0),
 }
 N_PARAMS = len(PARAMS)
 
 PRESETS = {
     "cautious": ("heuristic", {"summon_min_stamina": 5, "rally_min_stamina": 5, "krone_reserve": 25,
-                               "stamina_target": 6, "buff_priority": 1, "buffs_per_type": 2, "lightning_min": 3}),
+                               "stamina_target": 6, "buff_priority": 1, "buffs_per_type": 2, "lightning_min": 0.7}),
     "aggressive": ("heuristic", {"summon_min_stamina": 4, "rally_max_front": 3, "rally_min_stamina": 3,
                                  "retreat": 0, "bribe": 0, "krone_reserve": 10, "stamina_target": 4,
                                  "buy_reinforce": 1, "buff_priority": 0, "reckless_below": 0.5,
-                                 "fear_min_health": 2, "lightning_min": 2}),
+                                 "fear_min_health": 2, "lightning_min": 0.3}),
     "greedy_trader": ("heuristic", {"summon_min_stamina": 6, "krone_reserve": 0, "stamina_target": 7,
                                     "buffs_per_type": 2, "buy_potion": 1, "buy_reinforce": 1, "recruit": 1,
                                     "thief_steal": 1, "buff_priority": 2}),
@@ -74,7 +76,7 @@ PRESETS = {
 POLICY_DESCRIPTIONS = {
     "cautious": "heuristic: keeps Krone and Stamina in reserve, favours Shield Buffs, retreats or bribes when beaten",
     "aggressive": "heuristic: summons and rallies early, favours Strike Buffs, never retreats",
-    "greedy_trader": "heuristic: spends every Krone in Markets (Buffs, Stamina, Events, recruits), steals with Thieves",
+    "greedy_trader": "heuristic: spends its Krone in Markets (Buffs, Stamina, Events, recruits), steals with Thieves",
     "random": "baseline: uniformly random among the legal actions at every decision",
     "search": "search: rollouts of `greedy_trader` from determinized copies of the state at every decision (slow)",
 }
@@ -120,20 +122,20 @@ def best_location(s, params, prng, legal, n):
 
 @njit(cache=True, _nrt=False)
 def best_destination(s, env, params, prng, base, only_cleared):
-    """Retreat / Bribe destination among the successors (as the march route)."""
+    """Retreat / Bribe destination among the Locations it may go to (as the march route)."""
     m = 0
     for t in range(L.N_LOC):
-        m += E.is_successor(s, env, t, only_cleared)
+        m += E.escape_target(s, env, t, only_cleared)
     if params[19] == 2.0:
         k = randbelow(prng, m)
         for t in range(L.N_LOC):
-            if E.is_successor(s, env, t, only_cleared):
+            if E.escape_target(s, env, t, only_cleared):
                 if k == 0:
                     return base + t
                 k -= 1
     best, best_n = -1, 0
     for t in range(L.N_LOC):
-        if E.is_successor(s, env, t, only_cleared):
+        if E.escape_target(s, env, t, only_cleared):
             c = s[L.LOC_N + t]
             if best < 0 or (c < best_n if params[19] == 0.0 else c > best_n):
                 best, best_n = t, c
@@ -163,6 +165,38 @@ def pick_marauder(s, env, strongest):
     return best
 
 
+@njit(cache=True, _nrt=False)
+def lightning_gain(s, env):
+    """Lightning Bolt's expected Marauders defeated minus own Fighters lost, over its roll X = 1..10, in the
+    engine's order: pass p deals 1 damage to each Marauder still standing (Health left >= p), then to each of your
+    Fighters still standing, until X is dealt; a card with p Health left falls in pass p."""
+    nm, nf = s[L.MAR_N], s[L.FRONT_N]
+    total = 0
+    for x0 in range(1, 11):
+        x, p, km, kf = x0, 1, 0, 0
+        while x > 0:
+            hit = False
+            for j in range(nm):
+                h = E.marauder_left(s, env, j)
+                if x > 0 and h >= p:
+                    hit = True
+                    x -= 1
+                    if h == p:
+                        km += 1
+            for i in range(nf):
+                h = E.health_left(s, env, i)
+                if x > 0 and h >= p:
+                    hit = True
+                    x -= 1
+                    if h == p:
+                        kf += 1
+            if not hit:
+                break
+            p += 1
+        total += km - kf
+    return total / 10.0
+
+
 # --- the heuristics, decision by decision --------------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
@@ -176,7 +210,7 @@ def heuristic_special(s, env, params, prng):
         for i in range(n):
             if s[E.slot(i) + L.F_DAMAGE] > 0 and E.health_left(s, env, i) == 1:
                 return L.SP_POTION + pick_fighter(s, env, True)
-    if ev & (1 << E.EV_LIGHTNING) and m >= params[17]:
+    if ev & (1 << E.EV_LIGHTNING) and m > 0 and lightning_gain(s, env) >= params[17]:
         return L.SP_LIGHTNING
     if ev & (1 << E.EV_FIREBLAST) and n > 0:
         for j in range(m):
@@ -204,6 +238,8 @@ def heuristic_special(s, env, params, prng):
     for j in range(m):
         left += E.marauder_left(s, env, j)
     if beaten and left > n and L.deck_len(s, L.WB_HEAD) <= 1:
+        if ev & (1 << E.EV_FEAR):  # send the strongest away rather than lose the Frontline
+            return L.SP_FEAR + pick_marauder(s, env, True)
         has_succ, has_cleared = E.successor_flags(s, env)
         if has_cleared and s[L.KRONE] >= 10 * m and params[6] > 0:
             return best_destination(s, env, params, prng, L.SP_BRIBE, True)
@@ -378,6 +414,16 @@ def heuristic(s, env, legal, n, params, prng):
         return heuristic_market(s, env, params)
     if ph == L.PH_GRAVE:
         return heuristic_grave(s, env, params)
+    if ph == L.PH_BOON:
+        # Monstrous Roar sends the strongest Marauder away; a Magic Storm point goes where it defeats soonest
+        if s[L.BN_ROAR] > 0:
+            return pick_marauder(s, env, True)
+        best, best_v = 0, 1 << 30
+        for j in range(s[L.MAR_N]):
+            v = E.marauder_left(s, env, j)
+            if v < best_v:
+                best, best_v = j, v
+        return best
     if ph == L.PH_GAIN_BUFF:
         for k in range(3):
             t = type_at(params, k)

@@ -37,11 +37,16 @@ STRONG_ENUF = ("sum", "each", "strongest")
 SCOPES = ("location", "lonequest")
 GRAVE = ("own", "any")
 FIREBLAST = ("fighter_plus_3", "plus_3")
+ESCAPE = ("reachable", "arrow")
+SPENT_EVENTS = ("graveyard", "loot")
+RETREAT_EQUIPMENT = ("all", "equipped")
 
 
-def rules_vector(strong_enuf="sum", lone_one="loses", defender_deals_damage=True, warband_boons=False,
-                 played_faced_scope="location", grave_robber="own", fireblast="fighter_plus_3", step_cap=5000,
+def rules_vector(strong_enuf="sum", lone_one="loses", defender_deals_damage=True, warband_boons=True,
+                 played_faced_scope="location", grave_robber="own", fireblast="fighter_plus_3", escape="reachable",
+                 spent_events="graveyard", retreat_equipment="all", escape_reward=True, step_cap=5000,
                  krone=12, stamina=3, quests=18, random_fighters=12) -> np.ndarray:
+    """The engine's int64 rule vector; the defaults are the plain readings (docs/rules.md)."""
     r = np.zeros(E.N_RULES, np.int64)
     r[E.R_STRONG_ENUF] = STRONG_ENUF.index(strong_enuf)
     r[E.R_LONE_ONE_LOSES] = lone_one == "loses"
@@ -50,6 +55,10 @@ def rules_vector(strong_enuf="sum", lone_one="loses", defender_deals_damage=True
     r[E.R_SCOPE_GAME] = SCOPES.index(played_faced_scope)
     r[E.R_GRAVE_ANY] = GRAVE.index(grave_robber)
     r[E.R_FIREBLAST_OWN] = fireblast == "fighter_plus_3"
+    r[E.R_ESCAPE_ARROW] = ESCAPE.index(escape)
+    r[E.R_SPENT_LOOT] = SPENT_EVENTS.index(spent_events)
+    r[E.R_RETREAT_EQUIPPED] = RETREAT_EQUIPMENT.index(retreat_equipment)
+    r[E.R_ESCAPE_REWARD] = bool(escape_reward)
     r[E.R_STEP_CAP] = step_cap
     r[E.R_START_KRONE] = krone
     r[E.R_START_STAMINA] = stamina
@@ -308,10 +317,14 @@ def build_lonequest(fields) -> LonequestSim:
         "strong_enuf": r.get("strong_enuf", str, "sum", choices=STRONG_ENUF),
         "lone_one": r.get("lone_one", str, "loses", choices=("loses", "fails")),
         "defender_deals_damage": r.get("defender_deals_damage", bool, True),
-        "warband_boons": r.get("warband_boons", bool, False),
+        "warband_boons": r.get("warband_boons", bool, True),
         "played_faced_scope": r.get("played_faced_scope", str, "location", choices=SCOPES),
         "grave_robber": r.get("grave_robber", str, "own", choices=GRAVE),
         "fireblast": r.get("fireblast", str, "fighter_plus_3", choices=FIREBLAST),
+        "escape": r.get("escape", str, "reachable", choices=ESCAPE),
+        "spent_events": r.get("spent_events", str, "graveyard", choices=SPENT_EVENTS),
+        "retreat_equipment": r.get("retreat_equipment", str, "all", choices=RETREAT_EQUIPMENT),
+        "escape_reward": r.get("escape_reward", bool, True),
         "step_cap": r.get("step_cap", int, 5000, min=50, max=1_000_000),
     }
     r.finish()
