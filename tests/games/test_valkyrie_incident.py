@@ -406,7 +406,8 @@ def test_war_ends_when_a_player_cannot_take_two_different_actions():
     c = int(s[E.HAND + E.NC])
     take(s, c)
     put(s, E.PILE, E.N_PILE, 1, c)
-    cog = next(c for c in zone(s, E.IDECK, E.N_IDECK) if DATA[0][c, K.C_TYPE] == K.COGDRIVE)
+    cog = next(c for c in zone(s, E.IDECK, E.N_IDECK) if DATA[0][c, K.C_TYPE] == K.COGDRIVE
+               and DATA[0][c, K.C_CODE] != K.OP_DRAW)  # a Cogdrive whose ability draws would allow 2 actions
     take(s, cog)
     put(s, E.HAND, E.N_HAND, 1, cog)
     assert E.invariants(s, env) == 0 and not E.can_take_two(s, env, 1)
@@ -416,6 +417,78 @@ def test_war_ends_when_a_player_cannot_take_two_different_actions():
     # "Each player draws 2 cards from his deck, and each player receives 1 additional turn."
     assert s[E.ENDING] == 2 and s[E.TO_MOVE] == 0
     assert s[E.N_HAND] == hands[0] - 1 + min(2, decks[0]) and s[E.N_HAND + 1] == 1 + min(2, decks[1])
+
+
+def _set_hand(s, p, hand):
+    """Seat ``p``'s hand becomes exactly ``hand`` (the old hand goes to his Pile; the cards come from anywhere)."""
+    while s[E.N_HAND + p] > 0:
+        c = int(s[E.HAND + p * E.NC])
+        take(s, c)
+        put(s, E.PILE, E.N_PILE, p, c)
+    for c in hand:
+        take(s, c)
+        put(s, E.HAND, E.N_HAND, p, c)
+
+
+TIDE_EMBLEM = 3  # its War ability: "Draw 2 cards."
+
+
+def test_an_ability_that_draws_makes_two_different_actions_possible():
+    """"In the event that the player cannot perform 2 different actions during his War turn": a Cogdrive that
+    draws, or an Emblem that draws, followed by playing a drawn card, are 2 different actions."""
+    s, rng, env = _at_first_war(emb=(0, TIDE_EMBLEM))
+    assert s[E.N_DECK + 1] > 0
+    draw_cog = next(i for i, c in enumerate(CARDS.cards) if c.type == K.COGDRIVE and c.effects[0][0] == K.OP_DRAW)
+    plain_cog = find(K.COGDRIVE, THORN, strength=4)  # Seed Catapult: "move", draws nothing
+    _set_hand(s, 1, [draw_cog])
+    s[E.EMB_USED + 1] = 1
+    assert E.invariants(s, env) == 0 and E.can_take_two(s, env, 1)  # the Cogdrive draws 2, then play one
+    _set_hand(s, 1, [plain_cog])
+    assert not E.can_take_two(s, env, 1)
+    _set_hand(s, 1, [])
+    s[E.EMB_USED + 1] = 0
+    assert E.can_take_two(s, env, 1)  # the Tide Emblem draws 2, then play one
+    decks = s[E.N_DECK + 1]
+    s[E.N_DECK + 1] = 0
+    assert not E.can_take_two(s, env, 1)  # nothing to draw
+    s[E.N_DECK + 1] = decks
+    # Omega's turn begins with the Tide Emblem unused and an empty hand: the War goes on, his only action is the
+    # Emblem; then he must play a drawn card
+    a = next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL)
+    E.apply_action(s, rng, env, a)
+    assert s[E.TO_MOVE] == 1 and s[E.ENDING] == 0 and s[E.PHASE] == E.P_WAR
+    assert legal(s, env) == [E.A_EMBL]
+    E.apply_action(s, rng, env, E.A_EMBL)
+    assert s[E.TO_MOVE] == 1 and s[E.N_HAND + 1] == 2 and s[E.ACTS] == 1
+    assert any(E.A_PLAY <= x < E.A_ABIL for x in legal(s, env)) and E.A_EMBL not in legal(s, env)
+
+
+def test_must_perform_two_actions_if_possible():
+    """"A player must perform 2 actions during his War turn, if possible.": with one Valkyrie card, the Emblem
+    used and cards in his Deck he must discard it to draw first (playing it first would leave no second action);
+    with two Action/Valkyrie cards and an empty Deck he may not discard both."""
+    s, rng, env = _at_first_war(emb=(0, 1))
+    a = next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL)
+    E.apply_action(s, rng, env, a)  # Alpha's single first action; Omega to move with 2 actions
+    assert s[E.TO_MOVE] == 1 and s[E.ACTS] == 2
+    v = find(K.VALKYRIE, THORN)
+    _set_hand(s, 1, [v])
+    s[E.EMB_USED + 1] = 1
+    assert s[E.N_DECK + 1] > 0
+    assert legal(s, env) == [E.A_WDISC + v]
+    E.apply_action(s, rng, env, E.A_WDISC + v)  # the last card: the discard ends at once, he draws 1
+    assert s[E.N_HAND + 1] == 1 and s[E.PHASE] == E.P_WAR and s[E.TO_MOVE] == 1
+    # two Valkyrie cards, an empty Deck, the Emblem used
+    v2 = find(K.VALKYRIE, THORN, exclude=(v,))
+    _set_hand(s, 1, [v, v2])
+    s[E.KINDS], s[E.ACTS] = 0, 2
+    while s[E.N_DECK + 1] > 0:
+        put(s, E.PILE, E.N_PILE, 1, E._pop(s, E.DECK + E.NC, E.N_DECK + 1))
+    assert E.invariants(s, env) == 0
+    E.apply_action(s, rng, env, E.A_WDISC + v)
+    # discarding v2 too would leave no second action: the discard ends with one card; he then plays v2
+    assert s[E.PHASE] == E.P_WAR and s[E.N_HAND + 1] == 1 and s[E.TO_MOVE] == 1
+    assert all(E.A_PLAY <= x < E.A_ABIL for x in legal(s, env))
 
 
 def test_final_war_omega_starts_pile_shuffled_in_ten_cards_five_conflicts():
@@ -548,6 +621,53 @@ def test_blitz_location_needs_two_conflicts():
     play(s, 0, find(K.COGDRIVE, EMBER), 0)  # Alpha wins 1, the other 2 are tied at 0
     E._resolve_war(s, rng, env)
     assert s[E.LOC_STATE + loc] == 4 and s[E.LOCWON] == 0
+
+
+def test_blitz_player_with_an_empty_hand_may_still_use_his_emblem():
+    """Blitz: "At the end of a player's turn, if he has no cards remaining in his hand, the other player receives 1
+    turn": a player whose hand is empty when his turn begins still takes his turn (his one action may be the
+    Emblem's War Ability); the War ends only if his hand is still empty at its end."""
+    env = env_for("blitz", emb=(0, TIDE_EMBLEM))
+    s, rng = new(4, env)
+    advance(s, rng, env, lambda s: s[E.PHASE] == E.P_WAR and s[E.TO_MOVE] == 0)
+    _set_hand(s, 1, [])
+    for _ in range(3):  # three cards of his Pile back to his Deck, to draw
+        put(s, E.DECK, E.N_DECK, 1, E._pop(s, E.PILE + E.NC, E.N_PILE + 1))
+    assert s[E.N_HAND] >= 2 and s[E.EMB_USED + 1] == 0 and s[E.N_DECK + 1] == 3
+    a = next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL)
+    E.apply_action(s, rng, env, a)
+    assert s[E.TO_MOVE] == 1 and s[E.PHASE] == E.P_WAR and s[E.ENDING] == 0
+    assert legal(s, env) == [E.A_EMBL]
+    E.apply_action(s, rng, env, E.A_EMBL)  # the Tide Emblem: draw 2; his hand is not empty at the turn's end
+    assert s[E.TO_MOVE] == 0 and s[E.ENDING] == 0 and s[E.N_HAND + 1] == 2 and s[E.N_DECK + 1] == 1
+    # with the Emblem used and the hand empty again, his turn passes and the War ends after Alpha's one turn
+    _set_hand(s, 1, [])
+    E.apply_action(s, rng, env, next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL))
+    assert s[E.TO_MOVE] == 0 and s[E.ENDING] == 1
+    assert E.invariants(s, env) == 0
+
+
+def test_a_war_without_conflicts_still_has_a_legal_action_at_every_decision():
+    """Reading ``wreckage_conflicts = "none"``: with the Incident Deck empty a War has no Conflict, so no card can
+    be played and no Conflict-targeted ability used; the other actions remain and the game goes on to its end."""
+    env = env_for(emb=(0, 1), wreckage_conflicts="none")
+    for seed in range(20):
+        s, rng = new(seed, env)
+        advance(s, rng, env, lambda s: s[E.PHASE] == E.P_RECRUIT and s[E.DSTEP] == 1)
+        while s[E.N_IDECK] > 0:
+            E.wreck(s, E._pop(s, E.IDECK, E.N_IDECK))
+        E.apply_action(s, rng, env, E.A_PASS)
+        assert s[E.NCONF] == 0
+        buf = np.empty(E.MAX_ACTIONS, np.int64)
+        prng = np.empty(4, np.uint64)
+        seed_stream(prng, np.array([seed, 1], np.uint64), 0, 1)
+        while not E.is_over(s):
+            n = E.legal_actions(s, env, buf)
+            assert n >= 1
+            if s[E.PHASE] == E.P_WAR and s[E.NCONF] == 0:
+                assert not any(E.A_PLAY <= x < E.A_ABIL for x in buf[:n])
+            E.apply_action(s, rng, env, E.policy(RANDOM, s, env, buf, n, PARAMS, prng))
+            assert E.invariants(s, env) == 0
 
 
 # --- the invariant test over 10,000 random-policy games per ruleset --------------------------------------------

@@ -634,41 +634,91 @@ def _init_war_turns(s):
     s[TO_MOVE] = s[START]
 
 
+@njit(cache=True, inline="always")
+def _usable(env, code_target, nk):
+    """A War ability can be used unless it needs a Conflict and the War has none (``wreckage_conflicts = "none"``
+    with the Incident Deck empty)."""
+    return code_target != TARGET_CONFLICT or nk > 0
+
+
 @njit(cache=True)
 def _has_kind(s, env, p, kinds):
-    """Which action kinds seat ``p`` could take now (mask), given the kinds already used this turn."""
+    """Which action kinds seat ``p`` could take now (mask), given the kinds already used this turn (the same
+    actions as ``legal_actions`` lists)."""
     cards = env[0]
+    nk = s[NCONF]
     m = 0
-    if s[N_HAND + p] > 0 and not kinds & K_PLAY:
+    if s[N_HAND + p] > 0 and nk > 0 and not kinds & K_PLAY:
         m |= K_PLAY
     for i in range(s[N_HAND + p]):
         c = s[HAND + p * NC + i]
         t = cards[c, C_TYPE]
-        if t == COGDRIVE and not kinds & K_COG:
-            m |= K_COG
-        elif t == ASSAULT and not kinds & K_ASSAULT:
-            m |= K_ASSAULT
+        if t == COGDRIVE:
+            if not kinds & K_COG and _usable(env, cards[c, C_TARGET], nk):
+                m |= K_COG
+        elif t == ASSAULT:
+            if not kinds & K_ASSAULT and _usable(env, cards[c, C_TARGET], nk):
+                m |= K_ASSAULT
         elif _discardable(env, c) and not kinds & K_DISC:
             m |= K_DISC
-    if not s[EMB_USED + p] and not kinds & K_EMB:
+    if not s[EMB_USED + p] and not kinds & K_EMB and _usable(env, env[1][s[EMB + p], E_TARGET], nk):
         m |= K_EMB
     return m
 
 
+@njit(cache=True, inline="always")
+def _code_draws(code):
+    """How many cards a War ability's effects draw."""
+    d = 0
+    for j in range(MAX_EFFECTS):
+        if code[2 * j] == OP_DRAW:
+            d += code[2 * j + 1]
+    return d
+
+
+@njit(cache=True)
+def _refills(s, env, p, c):
+    """Does using hand card ``c``'s own kind of action (discarding it to draw, or its War ability) put a card
+    back in p's hand? Then a lone card allows 2 different actions: that one, then playing the drawn card."""
+    if s[N_DECK + p] == 0:
+        return False
+    cards = env[0]
+    t = cards[c, C_TYPE]
+    if t == COGDRIVE or t == ASSAULT:
+        return _usable(env, cards[c, C_TARGET], s[NCONF]) and _code_draws(cards[c, C_CODE:]) > 0
+    return _discardable(env, c)
+
+
 @njit(cache=True)
 def can_take_two(s, env, p):
-    """Can seat ``p`` take 2 different actions this turn? Two hand cards always can (play one, then use or
-    play… any other kind for the other; with two cards the second action is a play or a card's own kind); one
-    card with the Emblem unused can (Emblem, then play); one Action/Valkyrie card alone can when the Deck is not
-    empty (discard it to draw, then play)."""
+    """Can seat ``p`` take 2 different actions this turn ("In the event that the player cannot perform 2 different
+    actions during his War turn")? With Conflicts in play: two hand cards always can (play one, then the other's
+    own kind: every card has one); one card with the Emblem unused can (Emblem, then play); one card whose own
+    action draws (discarding an Action/Valkyrie card, a Cogdrive or Assault ability that draws) can when the Deck
+    is not empty (that action, then play the drawn card); no card, with an unused Emblem whose ability draws and a
+    Deck that is not empty, can (Emblem, then play). Without Conflicts (no plays) the hand's kinds are
+    independent: two different kinds available now."""
     h = s[N_HAND + p]
+    if s[NCONF] == 0:
+        m = _has_kind(s, env, p, 0)
+        return m != 0 and (m & (m - 1)) != 0
     if h >= 2:
         return True
+    emblem = not s[EMB_USED + p]
     if h == 1:
-        if not s[EMB_USED + p]:
-            return True
-        return _discardable(env, s[HAND + p * NC]) and s[N_DECK + p] > 0
-    return False
+        return emblem or _refills(s, env, p, s[HAND + p * NC])
+    return emblem and s[N_DECK + p] > 0 and _code_draws(env[1][s[EMB + p], E_CODE:]) > 0 and \
+        _usable(env, env[1][s[EMB + p], E_TARGET], s[NCONF])
+
+
+@njit(cache=True)
+def _lone_play_barred(s, env, p):
+    """"A player must perform 2 actions during his War turn, if possible.": at the first action of a 2-action turn
+    with one card in hand, the Emblem used and a Deck to draw from, playing a card whose own action draws would
+    leave no second action, while that action first, then a play, makes two. Then the play is not legal."""
+    return s[ACTS] == 2 and s[KINDS] == 0 and s[N_HAND + p] == 1 and s[NCONF] > 0 and \
+        not (not s[EMB_USED + p] and _usable(env, env[1][s[EMB + p], E_TARGET], s[NCONF])) and \
+        _refills(s, env, p, s[HAND + p * NC])
 
 
 @njit(cache=True)
@@ -708,12 +758,6 @@ def _war_loop(s, rng, env, ev):
                     s[TO_MOVE] = 1 - p
                     continue
                 s[TRIGGER] = 1  # reading "act_then_end": he first takes the actions he can
-            if blitz and s[ENDING] == 0 and s[N_HAND + p] == 0:
-                # a Blitz player whose hand is already empty: the other player receives 1 turn, then the War ends
-                s[ENDING] = 1
-                s[WAR_TURNS_THIS] += 1
-                s[TO_MOVE] = 1 - p
-                continue
             if _has_kind(s, env, p, 0) == 0:
                 ev = EV_END
                 continue
@@ -1064,9 +1108,10 @@ def legal_actions(s, env, out):
         kinds = s[KINDS]
         nk = s[NCONF]
         h = s[N_HAND + p]
+        may_play = not kinds & K_PLAY and not _lone_play_barred(s, env, p)
         for i in range(h):
             c = s[HAND + p * NC + i]
-            if not kinds & K_PLAY:
+            if may_play:
                 for k in range(nk):
                     out[n] = A_PLAY + c * 5 + k
                     n += 1
@@ -1091,7 +1136,12 @@ def legal_actions(s, env, out):
                 out[n] = A_EMBL
                 n += 1
     elif ph == P_DISCARD:
-        if rules[R_BLITZ] or s[DISC_N] < 2:  # "discard up to 2 Action and/or Valkyrie Cards"
+        # "discard up to 2 Action and/or Valkyrie Cards"; "A player must perform 2 actions during his War turn, if
+        # possible": as the turn's first action, not the last card when nothing could be drawn for it and the
+        # Emblem is used (playing that card is the second action)
+        last_barred = s[ACTS] == 2 and s[KINDS] == 0 and s[N_HAND + p] == 1 and s[N_DECK + p] == 0 and \
+            s[NCONF] > 0 and not (not s[EMB_USED + p] and _usable(env, emblems[s[EMB + p], E_TARGET], s[NCONF]))
+        if (rules[R_BLITZ] or s[DISC_N] < 2) and not last_barred:
             for i in range(s[N_HAND + p]):
                 c = s[HAND + p * NC + i]
                 if _discardable(env, c):
