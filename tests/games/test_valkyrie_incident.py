@@ -670,6 +670,121 @@ def test_a_war_without_conflicts_still_has_a_legal_action_at_every_decision():
             assert E.invariants(s, env) == 0
 
 
+# --- exact checks of degenerate positions (outcomes computed by hand) -------------------------------------------
+
+def _no_location(s):
+    if s[E.CUR_LOC] >= 0:
+        s[E.LOC_STATE + s[E.CUR_LOC]] = 0
+        s[E.CUR_LOC] = -1
+
+
+@pytest.mark.parametrize("tie_tokens, winner", [("keep", 1), ("drop", 0)])
+def test_tie_with_ability_strength_exact(tie_tokens, winner):
+    """Alpha: Valkyrie 3 + Action 1 = 4; Omega: Valkyrie 2 + 2 Strength from an ability = 4: a tie. Without the
+    Action card: Alpha 3; Omega 2 + 2 = 4 when ability Strength stays ("keep"), 2 when it goes ("drop")."""
+    s, rng, env = _at_first_war(emb=(0, 1), tie_tokens=tie_tokens)
+    _clear_conflicts(s)
+    _no_location(s)
+    play(s, 0, 12, 2)   # Ember Valkyrie, Strength 3 (no Emblem bonus: Alpha is Raven)
+    play(s, 0, 50, 2)   # Thorn Action, Strength 1
+    play(s, 1, 24, 2)   # Thorn Valkyrie, Strength 2 (Omega is Iron)
+    s[E.TOK + 1 * E.MAX_CONF + 2] = 2
+    assert E.side_strength(s, env, 0, 2, False) == E.side_strength(s, env, 1, 2, False) == 4
+    conflict = int(s[E.CONF + 2])
+    vict = s[E.N_VICT], s[E.N_VICT + 1]
+    E._resolve_war(s, rng, env)
+    assert conflict in zone(s, E.VICT, E.N_VICT, winner)
+    assert s[E.N_VICT + winner] == vict[winner] + 1 and s[E.N_VICT + 1 - winner] == vict[1 - winner]
+    # every card of the tied Conflict, the Action card too, goes to its owner's Pile
+    assert {12, 50} <= set(zone(s, E.PILE, E.N_PILE, 0)) and 24 in zone(s, E.PILE, E.N_PILE, 1)
+    assert E.invariants(s, env) == 0
+
+
+def test_blitz_war_ends_one_turn_after_a_hand_empties_exact():
+    """Blitz: the mover plays his last card (Strength 4) to Conflict 0; the other player receives exactly 1 turn
+    (he plays Strength 2 there); the War ends: Conflict 0 to the first, the two empty Conflicts (0 = 0) to the
+    Wreckage, the other's last card to his Pile, and the next Engagement's Draft Phase begins with him."""
+    env = env_for("blitz", emb=(0, 1))
+    s, rng = new(4, env)
+    advance(s, rng, env, lambda s: s[E.PHASE] == E.P_WAR and s[E.ENG] == 0)
+    _clear_conflicts(s)
+    _no_location(s)
+    p = int(s[E.TO_MOVE])
+    o = 1 - p
+    _set_hand(s, p, [66])       # Ember Cogdrive, Strength 4
+    _set_hand(s, o, [71, 24])   # Thorn Cogdrive 2, Thorn Valkyrie 2
+    s[E.EMB_USED + p] = 1
+    assert E.invariants(s, env) == 0
+    conf = [int(c) for c in s[E.CONF:E.CONF + 3]]
+    vict, wreck = (s[E.N_VICT], s[E.N_VICT + 1]), s[E.N_WRECK]
+    turns = s[E.WAR_TURNS]
+    E.apply_action(s, rng, env, E.A_PLAY + 66 * 5 + 0)
+    assert s[E.TO_MOVE] == o and s[E.ENDING] == 1 and s[E.PHASE] == E.P_WAR
+    E.apply_action(s, rng, env, E.A_PLAY + 71 * 5 + 0)
+    assert s[E.WAR_TURNS] == turns + 2 and s[E.ENG] == 1 and s[E.NCONF] == 0
+    assert zone(s, E.VICT, E.N_VICT, p)[-1] == conf[0] and s[E.N_VICT + p] == vict[p] + 1
+    assert s[E.N_VICT + o] == vict[o]
+    assert zone(s, E.WRECK, E.N_WRECK)[wreck:] == conf[1:]
+    assert 66 in zone(s, E.PILE, E.N_PILE, p) and {71, 24} <= set(zone(s, E.PILE, E.N_PILE, o))
+    assert s[E.N_HAND] == s[E.N_HAND + 1] == 0
+    assert s[E.START] == 1 and s[E.PHASE] == E.P_DRAWCHOICE and s[E.TO_MOVE] == 1
+    assert E.invariants(s, env) == 0
+
+
+def test_conflicts_take_the_incident_deck_first_then_the_wreckage():
+    """Two cards left in the Incident Deck: the first two Conflicts are its top two cards, the other two come
+    from the Wreckage (which the Barracks joined first), two different cards."""
+    env = env_for(emb=(0, 1))
+    s, rng = new(8, env)
+    advance(s, rng, env, lambda s: s[E.PHASE] == E.P_RECRUIT and s[E.DSTEP] == 1)
+    while s[E.N_IDECK] > 2:
+        E.wreck(s, E._pop(s, E.IDECK, E.N_IDECK))
+    top2 = [int(s[E.IDECK + 1]), int(s[E.IDECK])]
+    pool = set(zone(s, E.WRECK, E.N_WRECK)) | {int(c) for c in s[E.BARR:E.BARR + 5] if c >= 0}
+    n_pool = len(pool)
+    E.apply_action(s, rng, env, E.A_PASS)
+    conf = [int(c) for c in s[E.CONF:E.CONF + s[E.NCONF]]]
+    assert len(conf) == 4 and conf[:2] == top2 and s[E.N_IDECK] == 0
+    assert set(conf[2:]) <= pool and conf[2] != conf[3] and s[E.N_WRECK] == n_pool - 2
+    assert E.invariants(s, env) == 0
+
+
+def test_no_morale_check_when_the_incident_deck_is_empty():
+    s, rng, env = _at_first_draft_turn(emb=(0, 1))
+    for c in [i for i, c in enumerate(CARDS.cards) if c.type == K.VALKYRIE][:5]:
+        take(s, c)
+        put(s, E.DECK, E.N_DECK, 0, c)
+    while s[E.N_IDECK] > 0:
+        E.wreck(s, E._pop(s, E.IDECK, E.N_IDECK))
+    E.apply_action(s, rng, env, E.A_DRAW5)
+    assert E.morale_count(s, env, 0) == 5 and s[E.PHASE] == E.P_RECRUIT and s[E.N_VICT] == 0
+    assert all(s[E.BARR + i] == -1 for i in range(5))  # nothing to fill the Barracks with
+
+
+def test_standard_war_end_each_player_one_more_turn_then_resolution():
+    """"the player's turn ends. Each player draws 2 cards from his deck, and each player receives 1 additional
+    turn. After each player receives 1 additional turn, the War Phase ends": after Omega cannot act, Alpha then
+    Omega take one turn each, then the Conflicts are resolved."""
+    s, rng, env = _at_first_war()
+    a = next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL)
+    _set_hand(s, 1, [74])  # Thorn Cogdrive "move": no draw
+    s[E.EMB_USED + 1] = 1
+    assert not E.can_take_two(s, env, 1)
+    turns = s[E.WAR_TURNS]
+    E.apply_action(s, rng, env, a)  # Alpha's single first action; Omega cannot take 2 different actions
+    assert s[E.TO_MOVE] == 0 and s[E.ENDING] == 2 and s[E.ENG] == 0
+    seq = []
+    buf = np.empty(E.MAX_ACTIONS, np.int64)
+    prng = np.empty(4, np.uint64)
+    seed_stream(prng, np.array([1, 1], np.uint64), 0, 1)
+    while s[E.ENG] == 0:
+        if not seq or seq[-1][1] != s[E.WAR_TURNS]:
+            seq.append((int(s[E.TO_MOVE]), int(s[E.WAR_TURNS])))
+        n = E.legal_actions(s, env, buf)
+        E.apply_action(s, rng, env, E.policy(HEURISTIC, s, env, buf, n, PARAMS, prng))
+    assert [q for q, _ in seq] == [0, 1] and s[E.WAR_TURNS] == turns + 3  # Alpha's first turn, then two more
+
+
 # --- the invariant test over 10,000 random-policy games per ruleset --------------------------------------------
 
 @njit
