@@ -711,21 +711,25 @@ def test_blitz_war_ends_one_turn_after_a_hand_empties_exact():
     _no_location(s)
     p = int(s[E.TO_MOVE])
     o = 1 - p
-    _set_hand(s, p, [66])       # Ember Cogdrive, Strength 4
-    _set_hand(s, o, [71, 24])   # Thorn Cogdrive 2, Thorn Valkyrie 2
+    conflicts = set(s[E.CONF:E.CONF + 3])
+    strong = next(c for c in (66, 70) if c not in conflicts)      # Ember / Tide Cogdrive, Strength 4
+    weak = next(c for c in (71, 67) if c not in conflicts)        # Thorn / Tide Cogdrive, Strength 2
+    other = next(c for c in (24, 18) if c not in conflicts)       # Thorn / Tide Valkyrie, Strength 2
+    _set_hand(s, p, [strong])
+    _set_hand(s, o, [weak, other])
     s[E.EMB_USED + p] = 1
     assert E.invariants(s, env) == 0
     conf = [int(c) for c in s[E.CONF:E.CONF + 3]]
     vict, wreck = (s[E.N_VICT], s[E.N_VICT + 1]), s[E.N_WRECK]
     turns = s[E.WAR_TURNS]
-    E.apply_action(s, rng, env, E.A_PLAY + 66 * 5 + 0)
+    E.apply_action(s, rng, env, E.A_PLAY + strong * 5 + 0)
     assert s[E.TO_MOVE] == o and s[E.ENDING] == 1 and s[E.PHASE] == E.P_WAR
-    E.apply_action(s, rng, env, E.A_PLAY + 71 * 5 + 0)
+    E.apply_action(s, rng, env, E.A_PLAY + weak * 5 + 0)
     assert s[E.WAR_TURNS] == turns + 2 and s[E.ENG] == 1 and s[E.NCONF] == 0
     assert zone(s, E.VICT, E.N_VICT, p)[-1] == conf[0] and s[E.N_VICT + p] == vict[p] + 1
     assert s[E.N_VICT + o] == vict[o]
     assert zone(s, E.WRECK, E.N_WRECK)[wreck:] == conf[1:]
-    assert 66 in zone(s, E.PILE, E.N_PILE, p) and {71, 24} <= set(zone(s, E.PILE, E.N_PILE, o))
+    assert strong in zone(s, E.PILE, E.N_PILE, p) and {weak, other} <= set(zone(s, E.PILE, E.N_PILE, o))
     assert s[E.N_HAND] == s[E.N_HAND + 1] == 0
     assert s[E.START] == 1 and s[E.PHASE] == E.P_DRAWCHOICE and s[E.TO_MOVE] == 1
     assert E.invariants(s, env) == 0

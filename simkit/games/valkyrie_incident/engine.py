@@ -116,13 +116,17 @@ PARAMS = {
     "shuffle_at": (5, 6.0, "shuffle the Pile in (draw 4) once the Pile holds this many cards", 0.0, 30.0),
     "margin": (6, 2.0, "a Conflict led by more than this counts as safe", 0.0, 8.0),
     "focus": (7, 0.0, "preference for Conflicts already being contested (0 spreads evenly)", -1.0, 2.0),
-    "hold_strong": (8, 0.05, "cost of spending a point of Strength on a play (keeps strong cards back)", 0.0, 0.5),
+    "hold_strong": (8, 0.05, "cost of spending a point of Strength on a play (keeps strong cards back; standard "
+                             "game only: a Blitz War ends when a hand is empty, so a card held back may never be "
+                             "played)", 0.0, 0.5),
     "use_draft_abilities": (9, 3.0, "use a Valkyrie or Action ability when the card's Strength is at most this",
                             0.0, 9.0),
     "wreck_below": (10, 2.0, "the second player wrecks Barracks cards valued below this", -1.0, 9.0),
     "discard_draw_at": (11, 1.0, "discard Action/Valkyrie cards of Strength at most this to draw", 0.0, 9.0),
     "concentrate": (12, 0.0, "how much to neglect the Conflicts outside the cheapest majority (0 none, 1 all)",
                     0.0, 1.0),
+    "blitz_keep": (13, 4.0, "Blitz: value of keeping a hand card for the War (it draws 5, not up to 7); replaces "
+                            "keep_for_war there, also for spending a Draft ability's card", 0.0, 10.0),
 }
 N_PARAMS = len(PARAMS)
 PRESETS = {
@@ -1470,6 +1474,13 @@ def policy(kind, s, env, legal, n, params, prng):
         return A_PASS
     if ph == P_RECRUIT or ph == P_DTARGET:
         best, best_v = A_PASS, 0.0
+        # a hand card paid or spent: in the standard game the War's draw up to 7 replaces it; in Blitz the War
+        # draws 5 whatever the hand holds, so it is a card less for the War (and a drafted card dilutes the
+        # 10-card clan deck: three quarters of a card more)
+        blitz = env[3][R_BLITZ] == 1
+        keep = params[13] if blitz else params[3]
+        dilute = 0.75 * params[13] if blitz else 0.0
+        spend = params[13] + dilute if blitz else params[3] * 0.5
         for i in range(n):
             a = legal[i]
             if a == A_PASS:
@@ -1479,7 +1490,7 @@ def policy(kind, s, env, legal, n, params, prng):
                 if ph == P_DTARGET:
                     v = card_value(s, env, c, p, params) + 1.0
                 else:
-                    v = card_value(s, env, c, p, params) - params[3] * cards[c, C_COST] - params[4]
+                    v = card_value(s, env, c, p, params) - keep * cards[c, C_COST] - params[4] - dilute
             else:
                 c = a - A_CARD
                 if cards[c, C_STR] > params[9]:
@@ -1501,7 +1512,7 @@ def policy(kind, s, env, legal, n, params, prng):
                                 v = max(v, card_value(s, env, s[BARR + b], p, params) - 0.5)
                 if tgt and v == 0.0:
                     v = -1.0
-                v -= params[3] * 0.5
+                v -= spend
             if v > best_v:
                 best, best_v = a, v
         if ph == P_DTARGET and best == A_PASS:
@@ -1527,7 +1538,8 @@ def policy(kind, s, env, legal, n, params, prng):
         return best
     if ph == P_DISCARD:
         for i in range(n):
-            if legal[i] != A_PASS and cards[legal[i] - A_CARD, C_STR] <= params[11] and s[N_DECK + p] > s[DISC_N]:
+            # a second card only while the Deck keeps 8 (digging deeper takes the next War's draw up to 7)
+            if legal[i] != A_PASS and cards[legal[i] - A_CARD, C_STR] <= params[11] and s[N_DECK + p] >= 8:
                 return legal[i]
         return A_PASS
     # P_WAR: leads on every Conflict in one pass over the played cards
@@ -1561,6 +1573,7 @@ def policy(kind, s, env, legal, n, params, prng):
         now[k] = _war_value(lead[k], margin)
         now[MAX_CONF + k] = params[7] * 0.05 * contested[k]
     last_c, last_st, last_base = -1, 0, 0.0
+    hold = 0.0 if env[3][R_BLITZ] else params[8]
     for i in range(n):
         a = legal[i]
         if a >= A_EMBL:
@@ -1580,7 +1593,7 @@ def policy(kind, s, env, legal, n, params, prng):
             if c != last_c:  # a card's plays are adjacent in the legal list: its terms once
                 last_c = c
                 last_st = card_strength(s, env, c, p)
-                last_base = -params[8] * last_st
+                last_base = -hold * last_st
                 t = cards[c, C_TYPE]
                 if t == COGDRIVE or t == ASSAULT:  # a card with a War ability is better kept for it
                     last_base -= 0.05 * params[2]
