@@ -612,6 +612,26 @@ def test_blitz_game_to_its_end():
     assert (s[E.SCORE], s[E.SCORE + 1]) == tuple(out)
 
 
+@pytest.mark.parametrize("option", ["keep", "pile"])
+def test_blitz_hand_after_the_initial_draft(option):
+    """Reading ``blitz_initial_hand``: the hand left after the Initial Draft stays ("keep": only the end of an
+    Engagement moves hands to the Piles) or goes to the Pile ("pile")."""
+    env = env_for("blitz", emb=(0, 1), blitz_initial_hand=option)
+    s, rng = new(3, env)
+    advance(s, rng, env, lambda s: s[E.INIT] == 1 and s[E.DSTEP] == 1 and s[E.PHASE] == E.P_RECRUIT)
+    hands = [zone(s, E.HAND, E.N_HAND, p) for p in range(2)]
+    piles = [zone(s, E.PILE, E.N_PILE, p) for p in range(2)]
+    assert hands[0] or hands[1]
+    E.apply_action(s, rng, env, E.A_PASS)  # Omega ends the Initial Draft: the first Engagement begins
+    assert s[E.INIT] == 0 and s[E.ENG] == 0 and s[E.PHASE] == E.P_DRAWCHOICE and s[E.TO_MOVE] == 0
+    for p in range(2):
+        if option == "keep":
+            assert zone(s, E.HAND, E.N_HAND, p) == hands[p] and zone(s, E.PILE, E.N_PILE, p) == piles[p]
+        else:
+            assert s[E.N_HAND + p] == 0 and sorted(zone(s, E.PILE, E.N_PILE, p)) == sorted(piles[p] + hands[p])
+    assert E.invariants(s, env) == 0
+
+
 def test_blitz_location_needs_two_conflicts():
     env = env_for("blitz", emb=(0, 1))
     s, rng = new(4, env)

@@ -87,6 +87,8 @@ GAME = Game(
                                "'action_valkyrie'",
         "rules.tie_tokens": "ability Strength on a tied Conflict when Assault/Action cards leave: 'keep' (default) "
                             "or 'drop'",
+        "rules.blitz_initial_hand": "Blitz: the hand left after the Initial Draft is 'keep' (default) or goes to "
+                                    "the 'pile'",
         "rules.turn_cap": "a War still running after this many turns ends as stalled (a simulator guard; default 400)",
     },
 )

@@ -102,8 +102,8 @@ K_PLAY, K_COG, K_ASSAULT, K_DISC, K_EMB = 1, 2, 4, 8, 16
 
 # --- rule vector -----------------------------------------------------------------------------------------------
 (R_BLITZ, R_EMB0, R_EMB1, R_DECK_SCORING, R_EMBLEM_BONUS, R_WAR_END, R_WRECKAGE_CONFLICTS, R_VBONUS_TIE,
- R_BLITZ_DISCARD, R_TURN_CAP, R_TIE_TOKENS) = range(11)
-N_RULES = 11
+ R_BLITZ_DISCARD, R_TURN_CAP, R_TIE_TOKENS, R_BLITZ_INIT_HAND) = range(12)
+N_RULES = 12
 
 # --- parameters: name -> (index, default, description, low, high) ----------------------------------------------
 PARAMS = {
@@ -549,8 +549,14 @@ def _end_draft_turn(s, rng, env):
         _start_draft_turn(s, rng, env)
         return
     if s[INIT]:
-        # Blitz: "After the Initial Draft, the first Engagement begins."
+        # Blitz: "After the Initial Draft, the first Engagement begins." Default: the hands are kept (no rule moves
+        # them); reading "pile": they go to the Piles, as at the end of an Engagement
         s[INIT] = 0
+        if env[3][R_BLITZ_INIT_HAND] == 1:
+            for q in range(2):
+                while s[N_HAND + q] > 0:
+                    _push(s, PILE + q * NC, N_PILE + q, _pop(s, HAND + q * NC, N_HAND + q))
+                    s[HAND + q * NC + s[N_HAND + q]] = -1
         _start_engagement(s, rng, env)
         return
     if not _start_war(s, rng, env):

@@ -44,6 +44,7 @@ OPTIONS = {
     "victory_bonus_tie": (("none", "both"), "none"),
     "blitz_discard": (("action", "action_valkyrie"), "action"),
     "tie_tokens": (("keep", "drop"), "keep"),
+    "blitz_initial_hand": (("keep", "pile"), "keep"),
 }
 COLUMNS = ("alpha_score", "omega_score", "alpha_victory", "omega_victory", "alpha_locations", "omega_locations",
            "winner", "turns", "decisions", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo", "omega_cards_hi")
@@ -64,6 +65,7 @@ def rules_vector(ruleset: str = "standard", turn_cap: int = 400, **options) -> n
     r[E.R_VBONUS_TIE] = OPTIONS["victory_bonus_tie"][0].index(opts["victory_bonus_tie"])
     r[E.R_BLITZ_DISCARD] = OPTIONS["blitz_discard"][0].index(opts["blitz_discard"])
     r[E.R_TIE_TOKENS] = OPTIONS["tie_tokens"][0].index(opts["tie_tokens"])
+    r[E.R_BLITZ_INIT_HAND] = OPTIONS["blitz_initial_hand"][0].index(opts["blitz_initial_hand"])
     r[E.R_TURN_CAP] = turn_cap
     return r
 
