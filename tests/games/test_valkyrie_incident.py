@@ -406,7 +406,8 @@ def test_war_ends_when_a_player_cannot_take_two_different_actions():
     c = int(s[E.HAND + E.NC])
     take(s, c)
     put(s, E.PILE, E.N_PILE, 1, c)
-    cog = next(c for c in zone(s, E.IDECK, E.N_IDECK) if DATA[0][c, K.C_TYPE] == K.COGDRIVE)
+    cog = next(c for c in zone(s, E.IDECK, E.N_IDECK) if DATA[0][c, K.C_TYPE] == K.COGDRIVE
+               and DATA[0][c, K.C_CODE] != K.OP_DRAW)  # a Cogdrive whose ability draws would allow 2 actions
     take(s, cog)
     put(s, E.HAND, E.N_HAND, 1, cog)
     assert E.invariants(s, env) == 0 and not E.can_take_two(s, env, 1)
@@ -416,6 +417,78 @@ def test_war_ends_when_a_player_cannot_take_two_different_actions():
     # "Each player draws 2 cards from his deck, and each player receives 1 additional turn."
     assert s[E.ENDING] == 2 and s[E.TO_MOVE] == 0
     assert s[E.N_HAND] == hands[0] - 1 + min(2, decks[0]) and s[E.N_HAND + 1] == 1 + min(2, decks[1])
+
+
+def _set_hand(s, p, hand):
+    """Seat ``p``'s hand becomes exactly ``hand`` (the old hand goes to his Pile; the cards come from anywhere)."""
+    while s[E.N_HAND + p] > 0:
+        c = int(s[E.HAND + p * E.NC])
+        take(s, c)
+        put(s, E.PILE, E.N_PILE, p, c)
+    for c in hand:
+        take(s, c)
+        put(s, E.HAND, E.N_HAND, p, c)
+
+
+TIDE_EMBLEM = 3  # its War ability: "Draw 2 cards."
+
+
+def test_an_ability_that_draws_makes_two_different_actions_possible():
+    """"In the event that the player cannot perform 2 different actions during his War turn": a Cogdrive that
+    draws, or an Emblem that draws, followed by playing a drawn card, are 2 different actions."""
+    s, rng, env = _at_first_war(emb=(0, TIDE_EMBLEM))
+    assert s[E.N_DECK + 1] > 0
+    draw_cog = next(i for i, c in enumerate(CARDS.cards) if c.type == K.COGDRIVE and c.effects[0][0] == K.OP_DRAW)
+    plain_cog = find(K.COGDRIVE, THORN, strength=4)  # Seed Catapult: "move", draws nothing
+    _set_hand(s, 1, [draw_cog])
+    s[E.EMB_USED + 1] = 1
+    assert E.invariants(s, env) == 0 and E.can_take_two(s, env, 1)  # the Cogdrive draws 2, then play one
+    _set_hand(s, 1, [plain_cog])
+    assert not E.can_take_two(s, env, 1)
+    _set_hand(s, 1, [])
+    s[E.EMB_USED + 1] = 0
+    assert E.can_take_two(s, env, 1)  # the Tide Emblem draws 2, then play one
+    decks = s[E.N_DECK + 1]
+    s[E.N_DECK + 1] = 0
+    assert not E.can_take_two(s, env, 1)  # nothing to draw
+    s[E.N_DECK + 1] = decks
+    # Omega's turn begins with the Tide Emblem unused and an empty hand: the War goes on, his only action is the
+    # Emblem; then he must play a drawn card
+    a = next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL)
+    E.apply_action(s, rng, env, a)
+    assert s[E.TO_MOVE] == 1 and s[E.ENDING] == 0 and s[E.PHASE] == E.P_WAR
+    assert legal(s, env) == [E.A_EMBL]
+    E.apply_action(s, rng, env, E.A_EMBL)
+    assert s[E.TO_MOVE] == 1 and s[E.N_HAND + 1] == 2 and s[E.ACTS] == 1
+    assert any(E.A_PLAY <= x < E.A_ABIL for x in legal(s, env)) and E.A_EMBL not in legal(s, env)
+
+
+def test_must_perform_two_actions_if_possible():
+    """"A player must perform 2 actions during his War turn, if possible.": with one Valkyrie card, the Emblem
+    used and cards in his Deck he must discard it to draw first (playing it first would leave no second action);
+    with two Action/Valkyrie cards and an empty Deck he may not discard both."""
+    s, rng, env = _at_first_war(emb=(0, 1))
+    a = next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL)
+    E.apply_action(s, rng, env, a)  # Alpha's single first action; Omega to move with 2 actions
+    assert s[E.TO_MOVE] == 1 and s[E.ACTS] == 2
+    v = find(K.VALKYRIE, THORN)
+    _set_hand(s, 1, [v])
+    s[E.EMB_USED + 1] = 1
+    assert s[E.N_DECK + 1] > 0
+    assert legal(s, env) == [E.A_WDISC + v]
+    E.apply_action(s, rng, env, E.A_WDISC + v)  # the last card: the discard ends at once, he draws 1
+    assert s[E.N_HAND + 1] == 1 and s[E.PHASE] == E.P_WAR and s[E.TO_MOVE] == 1
+    # two Valkyrie cards, an empty Deck, the Emblem used
+    v2 = find(K.VALKYRIE, THORN, exclude=(v,))
+    _set_hand(s, 1, [v, v2])
+    s[E.KINDS], s[E.ACTS] = 0, 2
+    while s[E.N_DECK + 1] > 0:
+        put(s, E.PILE, E.N_PILE, 1, E._pop(s, E.DECK + E.NC, E.N_DECK + 1))
+    assert E.invariants(s, env) == 0
+    E.apply_action(s, rng, env, E.A_WDISC + v)
+    # discarding v2 too would leave no second action: the discard ends with one card; he then plays v2
+    assert s[E.PHASE] == E.P_WAR and s[E.N_HAND + 1] == 1 and s[E.TO_MOVE] == 1
+    assert all(E.A_PLAY <= x < E.A_ABIL for x in legal(s, env))
 
 
 def test_final_war_omega_starts_pile_shuffled_in_ten_cards_five_conflicts():
@@ -539,6 +612,26 @@ def test_blitz_game_to_its_end():
     assert (s[E.SCORE], s[E.SCORE + 1]) == tuple(out)
 
 
+@pytest.mark.parametrize("option", ["keep", "pile"])
+def test_blitz_hand_after_the_initial_draft(option):
+    """Reading ``blitz_initial_hand``: the hand left after the Initial Draft stays ("keep": only the end of an
+    Engagement moves hands to the Piles) or goes to the Pile ("pile")."""
+    env = env_for("blitz", emb=(0, 1), blitz_initial_hand=option)
+    s, rng = new(3, env)
+    advance(s, rng, env, lambda s: s[E.INIT] == 1 and s[E.DSTEP] == 1 and s[E.PHASE] == E.P_RECRUIT)
+    hands = [zone(s, E.HAND, E.N_HAND, p) for p in range(2)]
+    piles = [zone(s, E.PILE, E.N_PILE, p) for p in range(2)]
+    assert hands[0] or hands[1]
+    E.apply_action(s, rng, env, E.A_PASS)  # Omega ends the Initial Draft: the first Engagement begins
+    assert s[E.INIT] == 0 and s[E.ENG] == 0 and s[E.PHASE] == E.P_DRAWCHOICE and s[E.TO_MOVE] == 0
+    for p in range(2):
+        if option == "keep":
+            assert zone(s, E.HAND, E.N_HAND, p) == hands[p] and zone(s, E.PILE, E.N_PILE, p) == piles[p]
+        else:
+            assert s[E.N_HAND + p] == 0 and sorted(zone(s, E.PILE, E.N_PILE, p)) == sorted(piles[p] + hands[p])
+    assert E.invariants(s, env) == 0
+
+
 def test_blitz_location_needs_two_conflicts():
     env = env_for("blitz", emb=(0, 1))
     s, rng = new(4, env)
@@ -548,6 +641,172 @@ def test_blitz_location_needs_two_conflicts():
     play(s, 0, find(K.COGDRIVE, EMBER), 0)  # Alpha wins 1, the other 2 are tied at 0
     E._resolve_war(s, rng, env)
     assert s[E.LOC_STATE + loc] == 4 and s[E.LOCWON] == 0
+
+
+def test_blitz_player_with_an_empty_hand_may_still_use_his_emblem():
+    """Blitz: "At the end of a player's turn, if he has no cards remaining in his hand, the other player receives 1
+    turn": a player whose hand is empty when his turn begins still takes his turn (his one action may be the
+    Emblem's War Ability); the War ends only if his hand is still empty at its end."""
+    env = env_for("blitz", emb=(0, TIDE_EMBLEM))
+    s, rng = new(4, env)
+    advance(s, rng, env, lambda s: s[E.PHASE] == E.P_WAR and s[E.TO_MOVE] == 0)
+    _set_hand(s, 1, [])
+    for _ in range(3):  # three cards of his Pile back to his Deck, to draw
+        put(s, E.DECK, E.N_DECK, 1, E._pop(s, E.PILE + E.NC, E.N_PILE + 1))
+    assert s[E.N_HAND] >= 2 and s[E.EMB_USED + 1] == 0 and s[E.N_DECK + 1] == 3
+    a = next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL)
+    E.apply_action(s, rng, env, a)
+    assert s[E.TO_MOVE] == 1 and s[E.PHASE] == E.P_WAR and s[E.ENDING] == 0
+    assert legal(s, env) == [E.A_EMBL]
+    E.apply_action(s, rng, env, E.A_EMBL)  # the Tide Emblem: draw 2; his hand is not empty at the turn's end
+    assert s[E.TO_MOVE] == 0 and s[E.ENDING] == 0 and s[E.N_HAND + 1] == 2 and s[E.N_DECK + 1] == 1
+    # with the Emblem used and the hand empty again, his turn passes and the War ends after Alpha's one turn
+    _set_hand(s, 1, [])
+    E.apply_action(s, rng, env, next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL))
+    assert s[E.TO_MOVE] == 0 and s[E.ENDING] == 1
+    assert E.invariants(s, env) == 0
+
+
+def test_a_war_without_conflicts_still_has_a_legal_action_at_every_decision():
+    """Reading ``wreckage_conflicts = "none"``: with the Incident Deck empty a War has no Conflict, so no card can
+    be played and no Conflict-targeted ability used; the other actions remain and the game goes on to its end."""
+    env = env_for(emb=(0, 1), wreckage_conflicts="none")
+    for seed in range(20):
+        s, rng = new(seed, env)
+        advance(s, rng, env, lambda s: s[E.PHASE] == E.P_RECRUIT and s[E.DSTEP] == 1)
+        while s[E.N_IDECK] > 0:
+            E.wreck(s, E._pop(s, E.IDECK, E.N_IDECK))
+        E.apply_action(s, rng, env, E.A_PASS)
+        assert s[E.NCONF] == 0
+        buf = np.empty(E.MAX_ACTIONS, np.int64)
+        prng = np.empty(4, np.uint64)
+        seed_stream(prng, np.array([seed, 1], np.uint64), 0, 1)
+        while not E.is_over(s):
+            n = E.legal_actions(s, env, buf)
+            assert n >= 1
+            if s[E.PHASE] == E.P_WAR and s[E.NCONF] == 0:
+                assert not any(E.A_PLAY <= x < E.A_ABIL for x in buf[:n])
+            E.apply_action(s, rng, env, E.policy(RANDOM, s, env, buf, n, PARAMS, prng))
+            assert E.invariants(s, env) == 0
+
+
+# --- exact checks of degenerate positions (outcomes computed by hand) -------------------------------------------
+
+def _no_location(s):
+    if s[E.CUR_LOC] >= 0:
+        s[E.LOC_STATE + s[E.CUR_LOC]] = 0
+        s[E.CUR_LOC] = -1
+
+
+@pytest.mark.parametrize("tie_tokens, winner", [("keep", 1), ("drop", 0)])
+def test_tie_with_ability_strength_exact(tie_tokens, winner):
+    """Alpha: Valkyrie 3 + Action 1 = 4; Omega: Valkyrie 2 + 2 Strength from an ability = 4: a tie. Without the
+    Action card: Alpha 3; Omega 2 + 2 = 4 when ability Strength stays ("keep"), 2 when it goes ("drop")."""
+    s, rng, env = _at_first_war(emb=(0, 1), tie_tokens=tie_tokens)
+    _clear_conflicts(s)
+    _no_location(s)
+    play(s, 0, 12, 2)   # Ember Valkyrie, Strength 3 (no Emblem bonus: Alpha is Raven)
+    play(s, 0, 50, 2)   # Thorn Action, Strength 1
+    play(s, 1, 24, 2)   # Thorn Valkyrie, Strength 2 (Omega is Iron)
+    s[E.TOK + 1 * E.MAX_CONF + 2] = 2
+    assert E.side_strength(s, env, 0, 2, False) == E.side_strength(s, env, 1, 2, False) == 4
+    conflict = int(s[E.CONF + 2])
+    vict = s[E.N_VICT], s[E.N_VICT + 1]
+    E._resolve_war(s, rng, env)
+    assert conflict in zone(s, E.VICT, E.N_VICT, winner)
+    assert s[E.N_VICT + winner] == vict[winner] + 1 and s[E.N_VICT + 1 - winner] == vict[1 - winner]
+    # every card of the tied Conflict, the Action card too, goes to its owner's Pile
+    assert {12, 50} <= set(zone(s, E.PILE, E.N_PILE, 0)) and 24 in zone(s, E.PILE, E.N_PILE, 1)
+    assert E.invariants(s, env) == 0
+
+
+def test_blitz_war_ends_one_turn_after_a_hand_empties_exact():
+    """Blitz: the mover plays his last card (Strength 4) to Conflict 0; the other player receives exactly 1 turn
+    (he plays Strength 2 there); the War ends: Conflict 0 to the first, the two empty Conflicts (0 = 0) to the
+    Wreckage, the other's last card to his Pile, and the next Engagement's Draft Phase begins with him."""
+    env = env_for("blitz", emb=(0, 1))
+    s, rng = new(4, env)
+    advance(s, rng, env, lambda s: s[E.PHASE] == E.P_WAR and s[E.ENG] == 0)
+    _clear_conflicts(s)
+    _no_location(s)
+    p = int(s[E.TO_MOVE])
+    o = 1 - p
+    conflicts = set(s[E.CONF:E.CONF + 3])
+    strong = next(c for c in (66, 70) if c not in conflicts)      # Ember / Tide Cogdrive, Strength 4
+    weak = next(c for c in (71, 67) if c not in conflicts)        # Thorn / Tide Cogdrive, Strength 2
+    other = next(c for c in (24, 18) if c not in conflicts)       # Thorn / Tide Valkyrie, Strength 2
+    _set_hand(s, p, [strong])
+    _set_hand(s, o, [weak, other])
+    s[E.EMB_USED + p] = 1
+    assert E.invariants(s, env) == 0
+    conf = [int(c) for c in s[E.CONF:E.CONF + 3]]
+    vict, wreck = (s[E.N_VICT], s[E.N_VICT + 1]), s[E.N_WRECK]
+    turns = s[E.WAR_TURNS]
+    E.apply_action(s, rng, env, E.A_PLAY + strong * 5 + 0)
+    assert s[E.TO_MOVE] == o and s[E.ENDING] == 1 and s[E.PHASE] == E.P_WAR
+    E.apply_action(s, rng, env, E.A_PLAY + weak * 5 + 0)
+    assert s[E.WAR_TURNS] == turns + 2 and s[E.ENG] == 1 and s[E.NCONF] == 0
+    assert zone(s, E.VICT, E.N_VICT, p)[-1] == conf[0] and s[E.N_VICT + p] == vict[p] + 1
+    assert s[E.N_VICT + o] == vict[o]
+    assert zone(s, E.WRECK, E.N_WRECK)[wreck:] == conf[1:]
+    assert strong in zone(s, E.PILE, E.N_PILE, p) and {weak, other} <= set(zone(s, E.PILE, E.N_PILE, o))
+    assert s[E.N_HAND] == s[E.N_HAND + 1] == 0
+    assert s[E.START] == 1 and s[E.PHASE] == E.P_DRAWCHOICE and s[E.TO_MOVE] == 1
+    assert E.invariants(s, env) == 0
+
+
+def test_conflicts_take_the_incident_deck_first_then_the_wreckage():
+    """Two cards left in the Incident Deck: the first two Conflicts are its top two cards, the other two come
+    from the Wreckage (which the Barracks joined first), two different cards."""
+    env = env_for(emb=(0, 1))
+    s, rng = new(8, env)
+    advance(s, rng, env, lambda s: s[E.PHASE] == E.P_RECRUIT and s[E.DSTEP] == 1)
+    while s[E.N_IDECK] > 2:
+        E.wreck(s, E._pop(s, E.IDECK, E.N_IDECK))
+    top2 = [int(s[E.IDECK + 1]), int(s[E.IDECK])]
+    pool = set(zone(s, E.WRECK, E.N_WRECK)) | {int(c) for c in s[E.BARR:E.BARR + 5] if c >= 0}
+    n_pool = len(pool)
+    E.apply_action(s, rng, env, E.A_PASS)
+    conf = [int(c) for c in s[E.CONF:E.CONF + s[E.NCONF]]]
+    assert len(conf) == 4 and conf[:2] == top2 and s[E.N_IDECK] == 0
+    assert set(conf[2:]) <= pool and conf[2] != conf[3] and s[E.N_WRECK] == n_pool - 2
+    assert E.invariants(s, env) == 0
+
+
+def test_no_morale_check_when_the_incident_deck_is_empty():
+    s, rng, env = _at_first_draft_turn(emb=(0, 1))
+    for c in [i for i, c in enumerate(CARDS.cards) if c.type == K.VALKYRIE][:5]:
+        take(s, c)
+        put(s, E.DECK, E.N_DECK, 0, c)
+    while s[E.N_IDECK] > 0:
+        E.wreck(s, E._pop(s, E.IDECK, E.N_IDECK))
+    E.apply_action(s, rng, env, E.A_DRAW5)
+    assert E.morale_count(s, env, 0) == 5 and s[E.PHASE] == E.P_RECRUIT and s[E.N_VICT] == 0
+    assert all(s[E.BARR + i] == -1 for i in range(5))  # nothing to fill the Barracks with
+
+
+def test_standard_war_end_each_player_one_more_turn_then_resolution():
+    """"the player's turn ends. Each player draws 2 cards from his deck, and each player receives 1 additional
+    turn. After each player receives 1 additional turn, the War Phase ends": after Omega cannot act, Alpha then
+    Omega take one turn each, then the Conflicts are resolved."""
+    s, rng, env = _at_first_war()
+    a = next(x for x in legal(s, env) if E.A_PLAY <= x < E.A_ABIL)
+    _set_hand(s, 1, [74])  # Thorn Cogdrive "move": no draw
+    s[E.EMB_USED + 1] = 1
+    assert not E.can_take_two(s, env, 1)
+    turns = s[E.WAR_TURNS]
+    E.apply_action(s, rng, env, a)  # Alpha's single first action; Omega cannot take 2 different actions
+    assert s[E.TO_MOVE] == 0 and s[E.ENDING] == 2 and s[E.ENG] == 0
+    seq = []
+    buf = np.empty(E.MAX_ACTIONS, np.int64)
+    prng = np.empty(4, np.uint64)
+    seed_stream(prng, np.array([1, 1], np.uint64), 0, 1)
+    while s[E.ENG] == 0:
+        if not seq or seq[-1][1] != s[E.WAR_TURNS]:
+            seq.append((int(s[E.TO_MOVE]), int(s[E.WAR_TURNS])))
+        n = E.legal_actions(s, env, buf)
+        E.apply_action(s, rng, env, E.policy(HEURISTIC, s, env, buf, n, PARAMS, prng))
+    assert [q for q, _ in seq] == [0, 1] and s[E.WAR_TURNS] == turns + 3  # Alpha's first turn, then two more
 
 
 # --- the invariant test over 10,000 random-policy games per ruleset --------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 
 import simkit
 from simkit.core.stats import wilson
+from simkit.games.valkyrie_incident import engine as E
 from simkit.games.valkyrie_incident.report import run_report
 
 CARDS = Path(__file__).resolve().parents[2] / "scenarios" / "valkyrie_incident" / "cards.toml"
@@ -98,6 +99,6 @@ def test_tune_and_ladder_run_on_the_heuristics(tmp_path):
         'seats = ["alpha", "omega"]\n[run]\nblock_size = 50\n'
     )
     r = tune(scenario, "focused", 600, seed=1, eval_games=100, jobs=1)
-    assert set(r.best) == set(r.default) and len(r.best) == 13 and r.games == 100
+    assert set(r.best) == set(r.default) and len(r.best) == len(E.PARAMS) == 14 and r.games == 100
     rungs = ladder(scenario, games=60, seed=1)
     assert [x.policy for x in rungs][-1] == "random"

@@ -74,7 +74,7 @@ GAME = Game(
         "focused": "heuristic: drafts more, smaller margins, piles onto contested Conflicts, discards to dig",
         "concentrated": "heuristic: fights for the cheapest majority of Conflicts and neglects the rest",
         "random": "baseline: a legal action at random",
-        "search": "search over balanced: 8 rollouts per action (opponent's hand and Conflict cards resampled)",
+        "search": "search over focused: 8 rollouts per action (opponent's hand and Conflict cards resampled)",
     },
     rule_options={
         "rules.deck_scoring": "which cards score 2/1: 'owned' (Deck, Pile and hand; default) or 'draw_pile'",
@@ -87,6 +87,8 @@ GAME = Game(
                                "'action_valkyrie'",
         "rules.tie_tokens": "ability Strength on a tied Conflict when Assault/Action cards leave: 'keep' (default) "
                             "or 'drop'",
+        "rules.blitz_initial_hand": "Blitz: the hand left after the Initial Draft is 'keep' (default) or goes to "
+                                    "the 'pile'",
         "rules.turn_cap": "a War still running after this many turns ends as stalled (a simulator guard; default 400)",
     },
 )

@@ -102,8 +102,8 @@ K_PLAY, K_COG, K_ASSAULT, K_DISC, K_EMB = 1, 2, 4, 8, 16
 
 # --- rule vector -----------------------------------------------------------------------------------------------
 (R_BLITZ, R_EMB0, R_EMB1, R_DECK_SCORING, R_EMBLEM_BONUS, R_WAR_END, R_WRECKAGE_CONFLICTS, R_VBONUS_TIE,
- R_BLITZ_DISCARD, R_TURN_CAP, R_TIE_TOKENS) = range(11)
-N_RULES = 11
+ R_BLITZ_DISCARD, R_TURN_CAP, R_TIE_TOKENS, R_BLITZ_INIT_HAND) = range(12)
+N_RULES = 12
 
 # --- parameters: name -> (index, default, description, low, high) ----------------------------------------------
 PARAMS = {
@@ -116,13 +116,17 @@ PARAMS = {
     "shuffle_at": (5, 6.0, "shuffle the Pile in (draw 4) once the Pile holds this many cards", 0.0, 30.0),
     "margin": (6, 2.0, "a Conflict led by more than this counts as safe", 0.0, 8.0),
     "focus": (7, 0.0, "preference for Conflicts already being contested (0 spreads evenly)", -1.0, 2.0),
-    "hold_strong": (8, 0.05, "cost of spending a point of Strength on a play (keeps strong cards back)", 0.0, 0.5),
+    "hold_strong": (8, 0.05, "cost of spending a point of Strength on a play (keeps strong cards back; standard "
+                             "game only: a Blitz War ends when a hand is empty, so a card held back may never be "
+                             "played)", 0.0, 0.5),
     "use_draft_abilities": (9, 3.0, "use a Valkyrie or Action ability when the card's Strength is at most this",
                             0.0, 9.0),
     "wreck_below": (10, 2.0, "the second player wrecks Barracks cards valued below this", -1.0, 9.0),
     "discard_draw_at": (11, 1.0, "discard Action/Valkyrie cards of Strength at most this to draw", 0.0, 9.0),
     "concentrate": (12, 0.0, "how much to neglect the Conflicts outside the cheapest majority (0 none, 1 all)",
                     0.0, 1.0),
+    "blitz_keep": (13, 4.0, "Blitz: value of keeping a hand card for the War (it draws 5, not up to 7); replaces "
+                            "keep_for_war there, also for spending a Draft ability's card", 0.0, 10.0),
 }
 N_PARAMS = len(PARAMS)
 PRESETS = {
@@ -545,8 +549,14 @@ def _end_draft_turn(s, rng, env):
         _start_draft_turn(s, rng, env)
         return
     if s[INIT]:
-        # Blitz: "After the Initial Draft, the first Engagement begins."
+        # Blitz: "After the Initial Draft, the first Engagement begins." Default: the hands are kept (no rule moves
+        # them); reading "pile": they go to the Piles, as at the end of an Engagement
         s[INIT] = 0
+        if env[3][R_BLITZ_INIT_HAND] == 1:
+            for q in range(2):
+                while s[N_HAND + q] > 0:
+                    _push(s, PILE + q * NC, N_PILE + q, _pop(s, HAND + q * NC, N_HAND + q))
+                    s[HAND + q * NC + s[N_HAND + q]] = -1
         _start_engagement(s, rng, env)
         return
     if not _start_war(s, rng, env):
@@ -634,41 +644,91 @@ def _init_war_turns(s):
     s[TO_MOVE] = s[START]
 
 
+@njit(cache=True, inline="always")
+def _usable(env, code_target, nk):
+    """A War ability can be used unless it needs a Conflict and the War has none (``wreckage_conflicts = "none"``
+    with the Incident Deck empty)."""
+    return code_target != TARGET_CONFLICT or nk > 0
+
+
 @njit(cache=True)
 def _has_kind(s, env, p, kinds):
-    """Which action kinds seat ``p`` could take now (mask), given the kinds already used this turn."""
+    """Which action kinds seat ``p`` could take now (mask), given the kinds already used this turn (the same
+    actions as ``legal_actions`` lists)."""
     cards = env[0]
+    nk = s[NCONF]
     m = 0
-    if s[N_HAND + p] > 0 and not kinds & K_PLAY:
+    if s[N_HAND + p] > 0 and nk > 0 and not kinds & K_PLAY:
         m |= K_PLAY
     for i in range(s[N_HAND + p]):
         c = s[HAND + p * NC + i]
         t = cards[c, C_TYPE]
-        if t == COGDRIVE and not kinds & K_COG:
-            m |= K_COG
-        elif t == ASSAULT and not kinds & K_ASSAULT:
-            m |= K_ASSAULT
+        if t == COGDRIVE:
+            if not kinds & K_COG and _usable(env, cards[c, C_TARGET], nk):
+                m |= K_COG
+        elif t == ASSAULT:
+            if not kinds & K_ASSAULT and _usable(env, cards[c, C_TARGET], nk):
+                m |= K_ASSAULT
         elif _discardable(env, c) and not kinds & K_DISC:
             m |= K_DISC
-    if not s[EMB_USED + p] and not kinds & K_EMB:
+    if not s[EMB_USED + p] and not kinds & K_EMB and _usable(env, env[1][s[EMB + p], E_TARGET], nk):
         m |= K_EMB
     return m
 
 
+@njit(cache=True, inline="always")
+def _code_draws(code):
+    """How many cards a War ability's effects draw."""
+    d = 0
+    for j in range(MAX_EFFECTS):
+        if code[2 * j] == OP_DRAW:
+            d += code[2 * j + 1]
+    return d
+
+
+@njit(cache=True)
+def _refills(s, env, p, c):
+    """Does using hand card ``c``'s own kind of action (discarding it to draw, or its War ability) put a card
+    back in p's hand? Then a lone card allows 2 different actions: that one, then playing the drawn card."""
+    if s[N_DECK + p] == 0:
+        return False
+    cards = env[0]
+    t = cards[c, C_TYPE]
+    if t == COGDRIVE or t == ASSAULT:
+        return _usable(env, cards[c, C_TARGET], s[NCONF]) and _code_draws(cards[c, C_CODE:]) > 0
+    return _discardable(env, c)
+
+
 @njit(cache=True)
 def can_take_two(s, env, p):
-    """Can seat ``p`` take 2 different actions this turn? Two hand cards always can (play one, then use or
-    play… any other kind for the other; with two cards the second action is a play or a card's own kind); one
-    card with the Emblem unused can (Emblem, then play); one Action/Valkyrie card alone can when the Deck is not
-    empty (discard it to draw, then play)."""
+    """Can seat ``p`` take 2 different actions this turn ("In the event that the player cannot perform 2 different
+    actions during his War turn")? With Conflicts in play: two hand cards always can (play one, then the other's
+    own kind: every card has one); one card with the Emblem unused can (Emblem, then play); one card whose own
+    action draws (discarding an Action/Valkyrie card, a Cogdrive or Assault ability that draws) can when the Deck
+    is not empty (that action, then play the drawn card); no card, with an unused Emblem whose ability draws and a
+    Deck that is not empty, can (Emblem, then play). Without Conflicts (no plays) the hand's kinds are
+    independent: two different kinds available now."""
     h = s[N_HAND + p]
+    if s[NCONF] == 0:
+        m = _has_kind(s, env, p, 0)
+        return m != 0 and (m & (m - 1)) != 0
     if h >= 2:
         return True
+    emblem = not s[EMB_USED + p]
     if h == 1:
-        if not s[EMB_USED + p]:
-            return True
-        return _discardable(env, s[HAND + p * NC]) and s[N_DECK + p] > 0
-    return False
+        return emblem or _refills(s, env, p, s[HAND + p * NC])
+    return emblem and s[N_DECK + p] > 0 and _code_draws(env[1][s[EMB + p], E_CODE:]) > 0 and \
+        _usable(env, env[1][s[EMB + p], E_TARGET], s[NCONF])
+
+
+@njit(cache=True)
+def _lone_play_barred(s, env, p):
+    """"A player must perform 2 actions during his War turn, if possible.": at the first action of a 2-action turn
+    with one card in hand, the Emblem used and a Deck to draw from, playing a card whose own action draws would
+    leave no second action, while that action first, then a play, makes two. Then the play is not legal."""
+    return s[ACTS] == 2 and s[KINDS] == 0 and s[N_HAND + p] == 1 and s[NCONF] > 0 and \
+        not (not s[EMB_USED + p] and _usable(env, env[1][s[EMB + p], E_TARGET], s[NCONF])) and \
+        _refills(s, env, p, s[HAND + p * NC])
 
 
 @njit(cache=True)
@@ -708,12 +768,6 @@ def _war_loop(s, rng, env, ev):
                     s[TO_MOVE] = 1 - p
                     continue
                 s[TRIGGER] = 1  # reading "act_then_end": he first takes the actions he can
-            if blitz and s[ENDING] == 0 and s[N_HAND + p] == 0:
-                # a Blitz player whose hand is already empty: the other player receives 1 turn, then the War ends
-                s[ENDING] = 1
-                s[WAR_TURNS_THIS] += 1
-                s[TO_MOVE] = 1 - p
-                continue
             if _has_kind(s, env, p, 0) == 0:
                 ev = EV_END
                 continue
@@ -1064,9 +1118,10 @@ def legal_actions(s, env, out):
         kinds = s[KINDS]
         nk = s[NCONF]
         h = s[N_HAND + p]
+        may_play = not kinds & K_PLAY and not _lone_play_barred(s, env, p)
         for i in range(h):
             c = s[HAND + p * NC + i]
-            if not kinds & K_PLAY:
+            if may_play:
                 for k in range(nk):
                     out[n] = A_PLAY + c * 5 + k
                     n += 1
@@ -1091,7 +1146,12 @@ def legal_actions(s, env, out):
                 out[n] = A_EMBL
                 n += 1
     elif ph == P_DISCARD:
-        if rules[R_BLITZ] or s[DISC_N] < 2:  # "discard up to 2 Action and/or Valkyrie Cards"
+        # "discard up to 2 Action and/or Valkyrie Cards"; "A player must perform 2 actions during his War turn, if
+        # possible": as the turn's first action, not the last card when nothing could be drawn for it and the
+        # Emblem is used (playing that card is the second action)
+        last_barred = s[ACTS] == 2 and s[KINDS] == 0 and s[N_HAND + p] == 1 and s[N_DECK + p] == 0 and \
+            s[NCONF] > 0 and not (not s[EMB_USED + p] and _usable(env, emblems[s[EMB + p], E_TARGET], s[NCONF]))
+        if (rules[R_BLITZ] or s[DISC_N] < 2) and not last_barred:
             for i in range(s[N_HAND + p]):
                 c = s[HAND + p * NC + i]
                 if _discardable(env, c):
@@ -1420,6 +1480,13 @@ def policy(kind, s, env, legal, n, params, prng):
         return A_PASS
     if ph == P_RECRUIT or ph == P_DTARGET:
         best, best_v = A_PASS, 0.0
+        # a hand card paid or spent: in the standard game the War's draw up to 7 replaces it; in Blitz the War
+        # draws 5 whatever the hand holds, so it is a card less for the War (and a drafted card dilutes the
+        # 10-card clan deck: three quarters of a card more)
+        blitz = env[3][R_BLITZ] == 1
+        keep = params[13] if blitz else params[3]
+        dilute = 0.75 * params[13] if blitz else 0.0
+        spend = params[13] + dilute if blitz else params[3] * 0.5
         for i in range(n):
             a = legal[i]
             if a == A_PASS:
@@ -1429,7 +1496,7 @@ def policy(kind, s, env, legal, n, params, prng):
                 if ph == P_DTARGET:
                     v = card_value(s, env, c, p, params) + 1.0
                 else:
-                    v = card_value(s, env, c, p, params) - params[3] * cards[c, C_COST] - params[4]
+                    v = card_value(s, env, c, p, params) - keep * cards[c, C_COST] - params[4] - dilute
             else:
                 c = a - A_CARD
                 if cards[c, C_STR] > params[9]:
@@ -1451,7 +1518,7 @@ def policy(kind, s, env, legal, n, params, prng):
                                 v = max(v, card_value(s, env, s[BARR + b], p, params) - 0.5)
                 if tgt and v == 0.0:
                     v = -1.0
-                v -= params[3] * 0.5
+                v -= spend
             if v > best_v:
                 best, best_v = a, v
         if ph == P_DTARGET and best == A_PASS:
@@ -1477,7 +1544,8 @@ def policy(kind, s, env, legal, n, params, prng):
         return best
     if ph == P_DISCARD:
         for i in range(n):
-            if legal[i] != A_PASS and cards[legal[i] - A_CARD, C_STR] <= params[11] and s[N_DECK + p] > s[DISC_N]:
+            # a second card only while the Deck keeps 8 (digging deeper takes the next War's draw up to 7)
+            if legal[i] != A_PASS and cards[legal[i] - A_CARD, C_STR] <= params[11] and s[N_DECK + p] >= 8:
                 return legal[i]
         return A_PASS
     # P_WAR: leads on every Conflict in one pass over the played cards
@@ -1511,6 +1579,7 @@ def policy(kind, s, env, legal, n, params, prng):
         now[k] = _war_value(lead[k], margin)
         now[MAX_CONF + k] = params[7] * 0.05 * contested[k]
     last_c, last_st, last_base = -1, 0, 0.0
+    hold = 0.0 if env[3][R_BLITZ] else params[8]
     for i in range(n):
         a = legal[i]
         if a >= A_EMBL:
@@ -1530,7 +1599,7 @@ def policy(kind, s, env, legal, n, params, prng):
             if c != last_c:  # a card's plays are adjacent in the legal list: its terms once
                 last_c = c
                 last_st = card_strength(s, env, c, p)
-                last_base = -params[8] * last_st
+                last_base = -hold * last_st
                 t = cards[c, C_TYPE]
                 if t == COGDRIVE or t == ASSAULT:  # a card with a War ability is better kept for it
                     last_base -= 0.05 * params[2]
