@@ -250,7 +250,7 @@ def search_action(s, rng, env, legal, n, cfg, base_params, srng):
             d_sum += d
             d_sq += d * d
             m += 1
-    if m == 0:
+    if m == 0 or (m < 2 and caution > 0.0):  # one sample is no evidence against the base action
         return legal[ib]
     mean = d_sum / m
     if mean <= 0.0:

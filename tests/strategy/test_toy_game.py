@@ -36,6 +36,30 @@ def test_simulated_rates_match_exact_odds():
         assert rates[name]["low"] <= exact <= rates[name]["high"], (name, exact, rates[name])
 
 
+def test_search_with_one_rollout_per_action_plays_as_its_base_policy():
+    """One shared sample per action is no evidence: with caution > 0, search keeps the base action."""
+    game = decision_game()
+    fns = game.fns
+    cfg = D.search_config(rollouts=1, base_kind=HEURISTIC, caution=1.0)
+    timid = np.array([6.0])
+    buf = np.empty(2, np.int64)
+    prng = np.empty(4, np.uint64)
+    srng = np.empty(4, np.uint64)
+    seed_stream(srng, np.array([5, 6], np.uint64), 0, 0)
+    seed_stream(prng, np.array([7, 8], np.uint64), 0, 0)
+    decisions = 0
+    for seed in range(200):
+        s, rng, env = game.new_game(seed)
+        while not fns.is_over(s):
+            n = fns.legal_actions(s, env, buf)
+            a = game.search.search_action(s, rng, env, buf, n, cfg, timid, srng)
+            if n > 1:
+                assert a == fns.policy(HEURISTIC, s, env, buf, n, timid, prng), int(s[E.TOTAL])
+                decisions += 1
+            fns.apply_action(s, rng, env, a)
+    assert decisions > 200
+
+
 def test_search_finds_best_play_from_a_bad_base_policy():
     """search over `timid` (stop from 6) plays like stop-at-8: in every state the right action is known."""
     game = decision_game()
