@@ -937,3 +937,84 @@ def test_lone_fighter_chance_duel_matches_the_exact_odds():
         won += E.reward(s, env, 0)
     se = (exact * (1 - exact) / n) ** 0.5
     assert abs(won / n - exact) < 4 * se, (won / n, exact)
+
+
+# --- review: play quality of the heuristics ---------------------------------------------------------------------
+
+def _heuristic_action(s, env, name):
+    params = compile_policy(*P.PRESETS[name], P.PARAMS)[1]
+    return int(P.heuristic(s, env, params, np.empty(4, np.uint64)))
+
+
+def test_heuristic_pushes_only_what_it_can_draw_back():
+    """Push Your Luck from an empty draw pile, or from a Duel's personal pile (every card of which comes to its
+    owner anyway), only throws cards away."""
+    retreat = EV["retreat"][0]
+    s, rng, env = basic()
+    give(s, 0, retreat)  # a weak card (below push_below)
+    s[L.H_PHASE] = L.PH_PUSH
+    assert _heuristic_action(s, env, "balanced") == L.B_DISCARD + L.HC_EVENT + L.EV_RETREAT  # a full pile
+    for c in list(s[L.DECKS + 1:L.DECKS + 1 + s[L.DECKS]]):
+        E.grave_add(s, c)
+    s[L.DECKS] = 0
+    assert _heuristic_action(s, env, "balanced") == L.A_DONE  # nothing to draw back
+    s, rng, env = table("duel", 2)
+    put(s, 0, 0, F["aurochs_rider"])
+    put(s, 1, 0, F["glacier_raider"])
+    give(s, 0, retreat)
+    d = L.DECKS + L.DECK_SIZE  # seat 0's personal pile: five cards
+    for c in (F["lancer"], F["crawler"], F["skald"], F["squire"], F["ghoul"]):
+        _from_deck(s, c)
+        s[d + 1 + s[d]] = c
+        s[d] += 1
+    s[L.H_PHASE] = L.PH_PUSH
+    assert _heuristic_action(s, env, "balanced") == L.A_DONE
+
+
+def test_heuristic_sets_no_trap_early_and_no_lightning_trap_at_a_table_of_two():
+    """A sprung Trap must resolve, at a moment its owner does not choose: the heuristics keep their Events in hand
+    until the Frontline is down to one Fighter, and never set a Lightning Bolt with one opponent (the bolt comes
+    round to their own Frontline)."""
+    s, rng, env = basic()
+    put(s, 0, 1, F["lancer"])
+    give(s, 0, EV["lightning_bolt"][0])
+    s[E.lb(0, 0) + L.L_ATK] = 1
+    s[E.lb(0, 1) + L.L_ATK] = 1
+    params = {**dict(P.PRESETS["cautious"][1]), "event_min": 99.0}  # holds its Events
+    pv = compile_policy("heuristic", params, P.PARAMS)[1]
+    a = int(P.heuristic(s, env, pv, np.empty(4, np.uint64)))
+    assert not L.B_TRAP <= a < L.B_EQUIP  # two Fighters up front: no Trap yet
+    E.clear_slot(s, 0, 1)
+    s[L.DECKS + 1 + s[L.DECKS]] = F["lancer"]
+    s[L.DECKS] += 1
+    a = int(P.heuristic(s, env, pv, np.empty(4, np.uint64)))
+    assert a == L.B_TRAP + L.EV_LIGHTNING  # down to one: the Trap is set
+    s, rng, env = table("duel", 2)
+    put(s, 0, 0, F["aurochs_rider"])
+    put(s, 1, 0, F["glacier_raider"])
+    s[E.lb(0, 0) + L.L_ATK] = 1
+    give(s, 0, EV["lightning_bolt"][0])
+    a = int(P.heuristic(s, env, pv, np.empty(4, np.uint64)))
+    assert not L.B_TRAP <= a < L.B_EQUIP
+
+
+def test_heuristics_do_not_lose_to_their_never_do_x_ablations():
+    """Paired Duels (the same deals and dice): balanced as the hero against balanced, then each "never do X"
+    version of it as the hero against the same opponent. No ablation may win more than balanced does (3
+    standard errors of the paired difference), and keeping Fighters back in hand (Backline of 2) loses."""
+    from simkit.games.valka.multiplayer.simulation import MultiplayerSim
+
+    base = {k: v[1] for k, v in P.PARAMS.items()}
+    abl = {"no_push": {"push_below": 0.0}, "no_traps": {"traps": 0.0}, "no_divine_aid": {"divine_aid": 2.0},
+           "no_reckless": {"reckless": 0.0}, "no_team": {"team": 0.0}, "no_events": {"event_min": 99.0},
+           "backline_of_2": {"back_size": 2.0}}
+    specs = [("balanced", "heuristic", base)] + [(k, "heuristic", {**base, **o}) for k, o in abl.items()]
+    n = 1500
+    sim = MultiplayerSim("duel", CARDS, [2], specs, ["balanced"], {})
+    cols = sim.run_block(np.array([31, 7], np.uint64), n)
+    won = cols["won"].astype(float).reshape(len(specs), n) / np.maximum(cols["winners"].reshape(len(specs), n), 1)
+    for k, name in enumerate(abl, start=1):
+        d = won[k] - won[0]
+        se = max(d.std(ddof=1) / np.sqrt(n), 1e-9)
+        assert d.mean() <= 3 * se, (name, d.mean(), se)
+    assert (won[-1] - won[0]).mean() < -0.05  # a Backline of 2 instead of a full one

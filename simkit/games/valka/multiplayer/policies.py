@@ -33,7 +33,7 @@ from simkit.games.valka.multiplayer.layout import (
 ROW = 4
 PARAMS = {
     "front_size": (0, 3.0, "Fighters set in the Frontline at set-up", 1.0, 4.0),
-    "back_size": (1, 2.0, "Fighters kept in the Backline (the rest are held in hand)", 0.0, 4.0),
+    "back_size": (1, 4.0, "Fighters kept in the Backline (the rest are held in hand)", 0.0, 4.0),
     "buff_hold": (2, 1.0, "Buffs held back in hand (all are equipped when the Frontline is down to one)", 0.0, 6.0),
     "push_below": (3, 2.5, "Push Your Luck: discard cards (up to 3) valued below this", 0.0, 8.0),
     "w_weak": (4, 1.5, "target weight: a Fighter this strike defeats", 0.0, 4.0),
@@ -52,16 +52,16 @@ P_FRONT, P_BACK, P_BUFF_HOLD, P_PUSH, P_WEAK, P_LEADER, P_LEFT, P_RECKLESS, P_TE
 
 PRESETS = {
     "balanced": ("heuristic", {}),
-    "aggressive": ("heuristic", {"front_size": 4.0, "back_size": 1.0, "buff_hold": 0.0, "w_weak": 2.5,
+    "aggressive": ("heuristic", {"front_size": 4.0, "buff_hold": 0.0, "w_weak": 2.5,
                                  "w_leader": 0.0, "reckless": 2.0, "traps": 0.0, "event_min": 0.5}),
-    "cautious": ("heuristic", {"front_size": 2.0, "back_size": 3.0, "buff_hold": 3.0, "push_below": 1.5,
+    "cautious": ("heuristic", {"front_size": 2.0, "buff_hold": 3.0, "push_below": 1.5,
                                "w_weak": 1.0, "w_leader": 0.0, "w_left": 1.5, "reckless": 0.0, "traps": 2.0,
                                "event_min": 2.0, "divine_aid": 0.0, "strong_first": 0.0}),
     "bully": ("heuristic", {"w_weak": 1.0, "w_leader": 2.5, "event_min": 1.0}),
     "random": ("random", {}),
 }
 POLICY_DESCRIPTIONS = {
-    "balanced": "heuristic: 3 Fighters up front, 2 behind, holds a Buff, targets Fighters it can defeat",
+    "balanced": "heuristic: 3 Fighters up front, a full Backline, holds a Buff, targets Fighters it can defeat",
     "aggressive": "heuristic: 4 Fighters up front, equips everything, Reckless Strikes, no Traps",
     "cautious": "heuristic: 2 Fighters up front and weakest first, holds Buffs, sets Traps, Divine Aid freely",
     "bully": "heuristic: targets the leader",
@@ -371,12 +371,15 @@ def trap_event(s, env, p):
 
 
 @njit(cache=True)
-def cards_to_draw(s, env, p):
-    """How many cards ``p`` can still draw (its draw pile, and the Graveyard when it is reshuffled)."""
-    n = s[DECKS + E.deck_of(s, env, p) * DECK_SIZE]
+def cards_to_push(s, env, p):
+    """How many cards Push Your Luck may usefully discard: no more than can be drawn back (the draw pile, and
+    the Graveyard when it is reshuffled), and none from a Duel's personal pile that is never refilled: every
+    card in it comes to its owner anyway, so a push only throws a card away."""
     if env[9][R_RESHUFFLE] == 1:
-        n += s[GRAVE]
-    return n
+        return s[DECKS + E.deck_of(s, env, p) * DECK_SIZE] + s[GRAVE]
+    if E.deck_of(s, env, p) != 0:
+        return 0
+    return s[DECKS]
 
 
 @njit(cache=True)
@@ -473,8 +476,8 @@ def heuristic(s, env, params, prng):
                 return a
         return A_DONE
     if ph == PH_PUSH:
-        # discard only what can be drawn back: with the draw pile empty, Push Your Luck only throws cards away
-        if s[H_COUNT] < 3 and s[H_COUNT] < cards_to_draw(s, env, p):
+        # discard only what can be drawn back (with the draw pile empty, Push Your Luck only throws cards away)
+        if s[H_COUNT] < 3 and s[H_COUNT] < cards_to_push(s, env, p):
             h = lowest_card(s, env, p, params[P_PUSH], True)
             if h >= 0:
                 return B_DISCARD + h
