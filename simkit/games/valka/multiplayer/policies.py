@@ -216,7 +216,9 @@ def best_attack(s, env, params, p):
                     best, best_a = v, B_ATTACK + base + ST_CHANCE
             if tonly[k]:
                 continue
-            if use_reckless and my_left == 1:
+            # a Reckless Strike where a True Strike lands does the same damage and loses the Fighter: only in
+            # Bounty Hunter is that worth it (the sacrifice goes to the Graveyard, not to an opponent's captures)
+            if use_reckless and my_left == 1 and (bounty or st <= sh):
                 v = 1.5 + kill1 + params[P_RECKLESS] - 1.5 + tb[k]
                 if v > best:
                     best, best_a = v, B_ATTACK + base + ST_RECKLESS
