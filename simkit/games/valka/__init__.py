@@ -155,6 +155,8 @@ GAME = Game(
         "rules.thief (multiplayer)": "Thief takes a Backline Buff 'backline_buff' (default) or 2 random cards 'hand'",
         "rules.lightning (multiplayer)": "Lightning Bolt spill-over goes 'around' the table (default) or 'one_lap'",
         "rules.divine_aid (multiplayer)": "Divine Aid windows out of turn (default true)",
+        "rules.lightning_aid (multiplayer)": "Divine Aid against a Lightning Bolt at your Frontline: its damage "
+                                             "'absorbs' there (default) or 'passes' on to the next Frontline",
         "rules.warband_boons (multiplayer)": "Warband Boons (default true)",
         "rules.boon_entry (multiplayer)": "a Boon activates on a 'newcomer' (default) or needs 2 entering 'together'",
         "rules.bounty_score (bounty-hunter)": "'infamy' (default, trigger 10) or 'captures' (trigger 6)",

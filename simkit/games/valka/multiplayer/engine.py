@@ -26,13 +26,13 @@ from simkit.games.valka.multiplayer.layout import (
     A_DONE, B_ATTACK, B_BACK_DOWN, B_BACK_UP, B_CHOICE, B_DISCARD, B_EQUIP, B_EVENT, B_FLIP, B_FRONT, B_GRAVE,
     B_MARKET, B_RETURN, B_TARGET, B_TRAP, B_UNEQUIP, BUFF0, DECK_SIZE, DECKS, EV_CHANGELING, EV_DIVINE_AID, EV_FEAR,
     EV_FIREBLAST, EV_GRAVE_ROBBER, EV_LIGHTNING, EV_POTION, EV_REINFORCE, EV_RETREAT, EV_THIEF, EVENT0, G_CHANGE,
-    G_DAMAGE, G_FEAR, G_FIREBLAST, G_LAND, G_LIGHTNING, G_STEAL, G_THIEF, GRAVE, H_ACTIVE, H_COUNT, H_DRAFTED, H_EVENTS_PLAYED,
+    G_BLAST, G_BLAST_LAND, G_BOLT, G_DAMAGE, G_FEAR, G_FIREBLAST, G_LAND, G_LIGHTNING, G_STEAL, G_THIEF, GRAVE, H_ACTIVE, H_AT_ONCE, H_COUNT, H_DRAFTED, H_EVENTS_PLAYED, H_FALLING,
     H_FIRST, H_NP, H_OVER, H_PHASE, H_PLAYS, H_QN, H_RET, H_STALLED, H_SUB, H_TOMOVE, H_TRAPS_SPRUNG, H_TRIGGER,
     H_TURN, H_WINMASK, HC_BUFF, HC_EVENT, JOKER, L_ATK, L_BHP, L_BSHD, L_BSTR, L_CARD, L_DMG, L_FACE, MARKET,
     MARKET_SIZE, MODE_BOUNTY, MODE_DUEL, N_CARDS, N_FIGHTERS, N_HC, PH_DRAFT, PH_END, PH_EQUIP, PH_MAIN, PH_MULL,
     PH_PEND, PH_PUSH, PH_SETUP, Q_CHANGE, Q_GUARD, Q_ITEM, Q_MAX, Q_ROAR, Q_STORM, Q_TRAP, Q_WARP, QUEUE,
     R_BOON_TOGETHER, R_BOONS, R_CAPTURE_COUNT, R_CHANCE_ANY, R_DEF_DAMAGE, R_DIVINE_AID, R_DUEL_DECK,
-    R_FIREBLAST_POWER, R_LIGHTNING_LAPS, R_LONE_ONE_LOSES, R_MODE, R_NP, R_PLAY_CAP, R_RESHUFFLE, R_THIEF_HAND,
+    R_FIREBLAST_POWER, R_LIGHTNING_AID_PASSES, R_LIGHTNING_LAPS, R_LONE_ONE_LOSES, R_MODE, R_NP, R_PLAY_CAP, R_RESHUFFLE, R_THIEF_HAND,
     R_TRIGGER, R_TURN_CAP, S_BOON, S_CAP, S_CAPN, S_ELIM, S_ELIM_TURN, S_HAND, S_HANDN, S_INFAMY, S_LINE, S_OPEN,
     S_PLAYED, S_TURNS, SEAT, SEAT_SIZE, SLOT_SIZE, ST_CHANCE, ST_RECKLESS, ST_TEAM, ST_TRUE, STATE_SIZE,
     WB_BARBARIANS, WB_BROTHERHOOD, WB_GOBLINS, WB_KNIGHTS, WB_MONSTERS, WB_REPTILIOS, WB_TREE_BEASTS, WB_WIZARDS,
@@ -444,23 +444,35 @@ def check_line(s, env, p):
         s[b + L_DMG] = 0
         newmask |= 1 << j
     if newmask == 0:
-        eliminate(s, env, p)
+        # only Traps moved up: they "immediately resolve" (queued, decisions of this player), then, with no
+        # Frontline or Backline left, it is eliminated (``settle``, once the queue is empty)
+        s[H_FALLING] |= 1 << p
         return
     enter_boons(s, env, p, newmask)
 
 
 @njit(cache=True)
 def alive_count(s):
+    """Players still in, not counting those whose last cards (Traps) are resolving."""
     n = 0
     for p in range(s[H_NP]):
-        if alive(s, p):
+        if alive(s, p) and (s[H_FALLING] >> p) & 1 == 0:
             n += 1
     return n
 
 
 @njit(cache=True)
 def eliminate(s, env, p):
+    retire(s, env, p)
+    if alive_count(s) <= 1 and s[H_AT_ONCE] == 0:
+        finish(s, env)
+
+
+@njit(cache=True)
+def retire(s, env, p):
+    """"If you have no Frontline or Backline you've lost VÁLKA and are eliminated from the game.\""""
     b = sb(p)
+    s[H_FALLING] &= ~(1 << p)
     s[b + S_ELIM] = 1
     s[b + S_ELIM_TURN] = s[H_TURN]
     for i in range(s[b + S_HANDN]):
@@ -472,8 +484,6 @@ def eliminate(s, env, p):
             defeat(s, env, p, j, -1)
     for w in range(8):
         s[b + S_BOON + w] = 0
-    if alive_count(s) <= 1:
-        finish(s, env)
 
 
 @njit(cache=True)
@@ -506,6 +516,10 @@ def finish(s, env):
     if s[H_OVER] == 1:
         return
     s[H_OVER] = 1
+    for p in range(s[H_NP]):  # players whose Traps were still resolving are out as well
+        if (s[H_FALLING] >> p) & 1 and alive(s, p):
+            retire(s, env, p)
+    s[H_FALLING] = 0
     s[H_PHASE] = PH_END
     s[H_QN] = 0
     np_ = s[H_NP]
@@ -806,25 +820,43 @@ def damage(s, env, actor, q, j, dmg, killer):
 @njit(cache=True)
 def do_fireblast(s, rng, env, p, q, j, card):
     """"Declare any Frontline Fighter and make a Chance Strike or True Strike against them with +3. If you strike
-    the enemy, deal 2 damage to it and 1 damage to any other Frontline enemies on either side of it.\""""
+    the enemy, deal 2 damage to it and 1 damage to any other Frontline enemies on either side of it.\"" A failed
+    roll may be landed with the caster's Divine Aid ("In the case of a failed ... Event roll outcome, reveal Divine
+    Aid to ... resolve that Event")."""
     if s[lb(q, j) + L_CARD] != card or not alive(s, q):
         return
     power = env[9][R_FIREBLAST_POWER]
     shield = shield_total(s, env, q, j)
-    landed = False
     if power > shield and not chance_only(s, env, q):
-        landed = True
-    else:
-        a = roll(rng, 10)
-        d = roll(rng, 10)
-        o = resolve(a, d, power, shield, env[9][R_LONE_ONE_LOSES] == 1, env[9][R_DEF_DAMAGE] == 1)
-        chance_log(env, power, shield, a, d, o)
-        if o == ATTACKER_HITS:
-            landed = True
-        elif o == BOTH_HURT:
-            hit(s, env, q, j, 1, -1)
-    if not landed:
+        fireblast_lands(s, env, p, q, j, card)
         return
+    a = roll(rng, 10)
+    d = roll(rng, 10)
+    o = resolve(a, d, power, shield, env[9][R_LONE_ONE_LOSES] == 1, env[9][R_DEF_DAMAGE] == 1)
+    chance_log(env, power, shield, a, d, o)
+    if o == ATTACKER_HITS:
+        fireblast_lands(s, env, p, q, j, card)
+    elif holds_divine_aid(s, env, p):
+        q_push(s, Q_GUARD, p, G_BLAST_LAND, q * 8 + j, o, 0, card, True)
+    elif o == BOTH_HURT:
+        hit(s, env, q, j, 1, -1)
+
+
+@njit(cache=True)
+def fireblast_lands(s, env, p, q, j, card):
+    """A Fireblast that struck: the target's player may still answer with Divine Aid ("negate the damage",
+    "ignore all effects targeting you, your Fighters, Frontlines"), which ignores all of its damage."""
+    if s[lb(q, j) + L_CARD] != card or not alive(s, q):
+        return
+    if q != p and holds_divine_aid(s, env, q):
+        q_push(s, Q_GUARD, q, G_BLAST, j, 0, p, card, True)
+        return
+    fireblast_damage(s, env, p, q, j)
+
+
+@njit(cache=True)
+def fireblast_damage(s, env, p, q, j):
+    """2 damage to the target and 1 to the occupied Frontline slots beside it."""
     left = s[lb(q, j - 1) + L_CARD] if j > 0 else -1
     right = s[lb(q, j + 1) + L_CARD] if j < ROW - 1 else -1
     hit(s, env, q, j, 2, p)
@@ -841,27 +873,41 @@ def do_lightning(s, rng, env, p, q):
     Should the order arrive at your Frontline, you must assign damage to your own Frontline. All Fighters
     defeated this way go to the Graveyard." Rule ``lightning_laps``: keep going round (default) or stop after one
     lap. The player to the left is the next clockwise."""
-    x = roll(rng, 10)
+    bolt(s, env, p, q, roll(rng, 10), 0, 0, 0)
+
+
+@njit(cache=True)
+def bolt(s, env, p, r, x, visited, idle_lap, mode):
+    """The bolt from Frontline ``r`` on with ``x`` damage left. At each opponent's Frontline it reaches, a player
+    holding Divine Aid may reveal it ("ignore all effects targeting you, your Fighters, Frontlines"): ``mode`` 0
+    asks (a ``G_BOLT`` window, the bolt waits), 1 deals (the window was declined), 2 protects that Frontline: the
+    damage assigned to it is spent there (rule ``lightning_aid`` "absorbs", default) or passes on ("passes")."""
     np_ = s[H_NP]
-    r = q
-    idle_lap = 0
-    visited = 0
     cards = np.empty(ROW, np.int64)
     while x > 0 and s[H_OVER] == 0:
         if alive(s, r):
             dealt = 0
-            for j in range(ROW):
-                cards[j] = s[lb(r, j) + L_CARD]
-            for j in range(ROW):
-                if x == 0 or s[H_OVER] == 1:
-                    break
-                if cards[j] >= 0 and s[lb(r, j) + L_CARD] == cards[j]:
-                    hit(s, env, r, j, 1, -1)
-                    x -= 1
-                    dealt += 1
+            if mode == 0 and r != p and front_count(s, r) > 0 and holds_divine_aid(s, env, r):
+                q_push(s, Q_GUARD, r, G_BOLT, x, visited, p, idle_lap, True)
+                return
+            if mode == 2:
+                if env[9][R_LIGHTNING_AID_PASSES] == 0:
+                    dealt = min(x, front_count(s, r))
+                    x -= dealt
+            else:
+                for j in range(ROW):
+                    cards[j] = s[lb(r, j) + L_CARD]
+                for j in range(ROW):
+                    if x == 0 or s[H_OVER] == 1:
+                        break
+                    if cards[j] >= 0 and s[lb(r, j) + L_CARD] == cards[j]:
+                        hit(s, env, r, j, 1, -1)
+                        x -= 1
+                        dealt += 1
             idle_lap = 0 if dealt > 0 else idle_lap + 1
         else:
             idle_lap += 1
+        mode = 0
         visited += 1
         if idle_lap >= np_:
             break
@@ -1034,14 +1080,19 @@ def team_members(s, env, p, i, sh, pool, n):
 
 @njit(cache=True)
 def apply_chance(s, env, p, i, q, j, o):
+    """A Chance Strike's outcome. Double 1s: "they both deal 1 damage to themselves" at once, so two players
+    put out by it are out together (the game's end waits for both)."""
     if o == DEFENDER_HITS:
         hit(s, env, p, i, 1, q)
-    elif o == BOTH_HURT:
-        hit(s, env, p, i, 1, -1)
-    if o == ATTACKER_HITS:
+    elif o == ATTACKER_HITS:
         damage(s, env, p, q, j, 1, p)
     elif o == BOTH_HURT:
+        s[H_AT_ONCE] = 1
+        hit(s, env, p, i, 1, -1)
         damage(s, env, p, q, j, 1, -1)
+        s[H_AT_ONCE] = 0
+        if alive_count(s) <= 1:
+            finish(s, env)
 
 
 @njit(cache=True)
@@ -1123,6 +1174,20 @@ def resolve_guard(s, rng, env, use):
     elif kind == G_LIGHTNING:
         if not use:
             do_lightning(s, rng, env, x3, g)
+    elif kind == G_BLAST:
+        if not use and s[lb(g, x1) + L_CARD] == x4 and alive(s, g):
+            fireblast_damage(s, env, x3, g, x1)
+    elif kind == G_BLAST_LAND:
+        q = x1 // 8
+        j = x1 % 8
+        if s[lb(q, j) + L_CARD] != x4 or not alive(s, q):
+            return
+        if use:
+            fireblast_lands(s, env, g, q, j, x4)
+        elif x2 == BOTH_HURT:
+            hit(s, env, q, j, 1, -1)
+    elif kind == G_BOLT:
+        bolt(s, env, x3, g, x1, x2, x4, 2 if use else 1)
     elif kind == G_LAND:
         q = x2 // 8
         j = x2 % 8
@@ -1486,6 +1551,15 @@ def settle(s, rng, env):
                 s[H_PHASE] = PH_PEND
             s[H_TOMOVE] = g
             return
+        if s[H_FALLING] != 0:  # their Traps have resolved: out now
+            for p in range(s[H_NP]):
+                if (s[H_FALLING] >> p) & 1:
+                    s[H_FALLING] &= ~(1 << p)
+                    if alive(s, p):
+                        check_line(s, env, p)
+                        if alive(s, p) and front_count(s, p) == 0:
+                            eliminate(s, env, p)
+            continue
         if s[H_PHASE] == PH_PEND:
             s[H_PHASE] = s[H_RET]
         ph = s[H_PHASE]

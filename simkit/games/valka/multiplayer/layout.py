@@ -27,7 +27,9 @@ JOKER = 8
 
 # header
 (H_OVER, H_PHASE, H_ACTIVE, H_TOMOVE, H_NP, H_TURN, H_FIRST, H_TRIGGER, H_WINMASK, H_STALLED, H_SUB, H_COUNT,
- H_RET, H_QN, H_PLAYS, H_DRAFTED, H_ROUNDS, H_TRAPS_SPRUNG, H_EVENTS_PLAYED) = range(19)
+ H_RET, H_QN, H_PLAYS, H_DRAFTED, H_ROUNDS, H_TRAPS_SPRUNG, H_EVENTS_PLAYED, H_FALLING, H_AT_ONCE) = range(21)
+# H_FALLING: bit set of the seats whose Backline moved up holding only Traps: those resolve, then the seat is out
+# H_AT_ONCE: 1 while simultaneous damage is dealt (a double 1): eliminations wait before the game can end
 HEADER = 24
 
 # phases
@@ -63,7 +65,9 @@ STATE_SIZE = QUEUE + Q_MAX * Q_ITEM
 # queue item types
 Q_TRAP, Q_WARP, Q_ROAR, Q_STORM, Q_GUARD, Q_CHANGE = range(6)
 # guard kinds (Divine Aid windows): x0 of a Q_GUARD item
-G_DAMAGE, G_FEAR, G_CHANGE, G_THIEF, G_FIREBLAST, G_STEAL, G_LAND, G_LIGHTNING = range(8)
+G_DAMAGE, G_FEAR, G_CHANGE, G_THIEF, G_FIREBLAST, G_STEAL, G_LAND, G_LIGHTNING, G_BLAST, G_BLAST_LAND, G_BOLT = range(11)
+# G_BLAST: a landed Fireblast's damage (target and neighbours); G_BLAST_LAND: the caster's failed Fireblast roll;
+# G_BOLT: a Lightning Bolt arriving at a Frontline (x1 damage left, x2 Frontlines visited, x3 caster, x4 idle count)
 
 # actions
 A_DONE = 0
@@ -95,7 +99,7 @@ WB_BARBARIANS, WB_BROTHERHOOD, WB_GOBLINS, WB_KNIGHTS, WB_MONSTERS, WB_REPTILIOS
 # rule vector (int64)
 (R_MODE, R_NP, R_TRIGGER, R_CAPTURE_COUNT, R_TURN_CAP, R_LONE_ONE_LOSES, R_DEF_DAMAGE, R_CHANCE_ANY, R_THIEF_HAND,
  R_LIGHTNING_LAPS, R_DIVINE_AID, R_BOONS, R_PLAY_CAP, R_RESHUFFLE, R_JOKERS_ALONE, R_BOON_TOGETHER,
- R_DUEL_DECK, R_FIREBLAST_POWER) = range(18)
-N_RULES = 18
+ R_DUEL_DECK, R_FIREBLAST_POWER, R_LIGHTNING_AID_PASSES) = range(19)
+N_RULES = 19
 MODE_BOUNTY, MODE_ANNIHILATION, MODE_DUEL = 0, 1, 2
 MODE_NAMES = ("bounty_hunter", "annihilation", "duel")

@@ -21,17 +21,19 @@ from simkit.games.valka.multiplayer import engine as E
 from simkit.games.valka.multiplayer.layout import (
     A_DONE, B_ATTACK, B_BACK_DOWN, B_BACK_UP, B_CHOICE, B_DISCARD, B_EQUIP, B_EVENT, B_FLIP, B_FRONT, B_GRAVE,
     B_MARKET, B_TARGET, B_TRAP, BUFF0, EV_CHANGELING, EV_DIVINE_AID, EV_FEAR, EV_FIREBLAST, EV_GRAVE_ROBBER,
-    EV_LIGHTNING, EV_POTION, EV_REINFORCE, EV_RETREAT, EV_THIEF, EVENT0, G_CHANGE, G_DAMAGE, G_FEAR, G_FIREBLAST,
+    EV_LIGHTNING, EV_POTION, EV_REINFORCE, EV_RETREAT, EV_THIEF, EVENT0, G_BLAST, G_BLAST_LAND, G_BOLT, G_CHANGE, G_DAMAGE,
+    G_FEAR, G_FIREBLAST,
     G_LAND, G_LIGHTNING, GRAVE, H_COUNT, H_NP, H_PHASE, H_PLAYS, H_TOMOVE, HC_BUFF, HC_EVENT, L_ATK, L_BSTR, L_CARD, L_DMG,
     L_FACE, MARKET, MARKET_SIZE, MODE_BOUNTY, N_FIGHTERS, N_HC, PH_DRAFT, PH_EQUIP, PH_MAIN, PH_MULL, PH_PEND,
-    PH_PUSH, PH_SETUP, Q_CHANGE, Q_GUARD, Q_ROAR, Q_STORM, Q_TRAP, Q_WARP, QUEUE, R_CHANCE_ANY, R_MODE, R_PLAY_CAP, R_THIEF_HAND,
+    PH_PUSH, PH_SETUP, Q_CHANGE, Q_GUARD, Q_ROAR, Q_STORM, Q_TRAP, Q_WARP, QUEUE, R_CHANCE_ANY, R_MODE, R_PLAY_CAP, R_RESHUFFLE,
+    R_THIEF_HAND,
     S_HAND, S_HANDN, S_INFAMY, ST_CHANCE, ST_RECKLESS, ST_TEAM, ST_TRUE, DECKS, DECK_SIZE,
 )
 
 ROW = 4
 PARAMS = {
     "front_size": (0, 3.0, "Fighters set in the Frontline at set-up", 1.0, 4.0),
-    "back_size": (1, 2.0, "Fighters kept in the Backline (the rest are held in hand)", 0.0, 4.0),
+    "back_size": (1, 4.0, "Fighters kept in the Backline (the rest are held in hand)", 0.0, 4.0),
     "buff_hold": (2, 1.0, "Buffs held back in hand (all are equipped when the Frontline is down to one)", 0.0, 6.0),
     "push_below": (3, 2.5, "Push Your Luck: discard cards (up to 3) valued below this", 0.0, 8.0),
     "w_weak": (4, 1.5, "target weight: a Fighter this strike defeats", 0.0, 4.0),
@@ -40,7 +42,7 @@ PARAMS = {
     "reckless": (7, 1.0, "value of a Reckless Strike against keeping a 1-Health Fighter (0: never)", 0.0, 3.0),
     "team": (8, 1.0, "make Team Strikes when no True Strike is possible (0: never)", 0.0, 1.0),
     "event_min": (9, 1.0, "play an Event when its estimated gain is at least this", 0.0, 5.0),
-    "traps": (10, 1.0, "Events to keep set as Backline Traps", 0.0, 3.0),
+    "traps": (10, 1.0, "Events to keep set as Backline Traps (set when the Frontline is down to one)", 0.0, 3.0),
     "divine_aid": (11, 1.0, "Divine Aid: 0 against any harm, 1 only to save a Fighter or its Buffs, 2 never", 0.0, 2.0),
     "mull_fighters": (12, 3.0, "mulligan weak non-Fighters when the hand has fewer Fighters than this", 0.0, 7.0),
     "strong_first": (13, 1.0, "set the strongest Fighters first (1) or the weakest (0)", 0.0, 1.0),
@@ -50,16 +52,16 @@ P_FRONT, P_BACK, P_BUFF_HOLD, P_PUSH, P_WEAK, P_LEADER, P_LEFT, P_RECKLESS, P_TE
 
 PRESETS = {
     "balanced": ("heuristic", {}),
-    "aggressive": ("heuristic", {"front_size": 4.0, "back_size": 1.0, "buff_hold": 0.0, "w_weak": 2.5,
+    "aggressive": ("heuristic", {"front_size": 4.0, "buff_hold": 0.0, "w_weak": 2.5,
                                  "w_leader": 0.0, "reckless": 2.0, "traps": 0.0, "event_min": 0.5}),
-    "cautious": ("heuristic", {"front_size": 2.0, "back_size": 3.0, "buff_hold": 3.0, "push_below": 1.5,
+    "cautious": ("heuristic", {"front_size": 2.0, "buff_hold": 3.0, "push_below": 1.5,
                                "w_weak": 1.0, "w_leader": 0.0, "w_left": 1.5, "reckless": 0.0, "traps": 2.0,
                                "event_min": 2.0, "divine_aid": 0.0, "strong_first": 0.0}),
     "bully": ("heuristic", {"w_weak": 1.0, "w_leader": 2.5, "event_min": 1.0}),
     "random": ("random", {}),
 }
 POLICY_DESCRIPTIONS = {
-    "balanced": "heuristic: 3 Fighters up front, 2 behind, holds a Buff, targets Fighters it can defeat",
+    "balanced": "heuristic: 3 Fighters up front, a full Backline, holds a Buff, targets Fighters it can defeat",
     "aggressive": "heuristic: 4 Fighters up front, equips everything, Reckless Strikes, no Traps",
     "cautious": "heuristic: 2 Fighters up front and weakest first, holds Buffs, sets Traps, Divine Aid freely",
     "bully": "heuristic: targets the leader",
@@ -214,7 +216,9 @@ def best_attack(s, env, params, p):
                     best, best_a = v, B_ATTACK + base + ST_CHANCE
             if tonly[k]:
                 continue
-            if use_reckless and my_left == 1:
+            # a Reckless Strike where a True Strike lands does the same damage and loses the Fighter: only in
+            # Bounty Hunter is that worth it (the sacrifice goes to the Graveyard, not to an opponent's captures)
+            if use_reckless and my_left == 1 and (bounty or st <= sh):
                 v = 1.5 + kill1 + params[P_RECKLESS] - 1.5 + tb[k]
                 if v > best:
                     best, best_a = v, B_ATTACK + base + ST_RECKLESS
@@ -358,11 +362,26 @@ def pick_fighter(s, env, p, strongest):
 
 @njit(cache=True)
 def trap_event(s, env, p):
-    """A held Event worth setting as a Trap (Lightning, Fireblast, Fear), as an event kind, or -1."""
+    """A held Event worth setting as a Trap (Lightning, Fireblast, Fear), as an event kind, or -1. Not a Lightning
+    Bolt at a table of two: a sprung Trap must resolve, and there the bolt comes round to your own fresh Frontline."""
     for e in (EV_LIGHTNING, EV_FIREBLAST, EV_FEAR):
+        if e == EV_LIGHTNING and s[H_NP] < 3:
+            continue
         if E.holds(s, env, p, HC_EVENT + e):
             return e
     return -1
+
+
+@njit(cache=True)
+def cards_to_push(s, env, p):
+    """How many cards Push Your Luck may usefully discard: no more than can be drawn back (the draw pile, and
+    the Graveyard when it is reshuffled), and none from a Duel's personal pile that is never refilled: every
+    card in it comes to its owner anyway, so a push only throws a card away."""
+    if env[9][R_RESHUFFLE] == 1:
+        return s[DECKS + E.deck_of(s, env, p) * DECK_SIZE] + s[GRAVE]
+    if E.deck_of(s, env, p) != 0:
+        return 0
+    return s[DECKS]
 
 
 @njit(cache=True)
@@ -451,9 +470,6 @@ def heuristic(s, env, params, prng):
         bc = E.back_count(s, p)
         if f >= 0 and count_back(s, p, True, False) < params[P_BACK] and bc < ROW:
             return B_BACK_DOWN + f
-        e = trap_event(s, env, p)
-        if e >= 0 and count_back(s, p, False, True) < params[P_TRAPS] and bc < ROW:
-            return B_TRAP + e
         return A_DONE
     if ph == PH_EQUIP:
         if count_buffs(s, p) > params[P_BUFF_HOLD]:
@@ -462,7 +478,8 @@ def heuristic(s, env, params, prng):
                 return a
         return A_DONE
     if ph == PH_PUSH:
-        if s[H_COUNT] < 3:
+        # discard only what can be drawn back (with the draw pile empty, Push Your Luck only throws cards away)
+        if s[H_COUNT] < 3 and s[H_COUNT] < cards_to_push(s, env, p):
             h = lowest_card(s, env, p, params[P_PUSH], True)
             if h >= 0:
                 return B_DISCARD + h
@@ -504,7 +521,9 @@ def heuristic(s, env, params, prng):
                 bj = E.lb(p, j)
                 if 0 <= s[bj + L_CARD] < N_FIGHTERS and s[bj + L_FACE] == 0:
                     return B_FLIP + j - ROW
-        if bc < ROW and count_back(s, p, False, True) < params[P_TRAPS]:
+        # a Trap only when the Backline is about to move up (it then springs within the round); earlier, the Event
+        # is worth more in hand, where it can be played at the best moment
+        if bc < ROW and count_back(s, p, False, True) < params[P_TRAPS] and E.front_count(s, p) <= 1:
             e = trap_event(s, env, p)
             if e >= 0:
                 return B_TRAP + e
@@ -547,21 +566,37 @@ def pending_choice(s, env, params, p):
             return A_DONE
         kind = s[QUEUE + 2]
         x1, x2 = s[QUEUE + 3], s[QUEUE + 4]
+        if kind == G_FIREBLAST or kind == G_LIGHTNING:
+            return A_DONE  # wait: a later window (the blast landed, the bolt arrived) shows what is at stake
         if mode < 0.5:
             return B_CHOICE
         if kind == G_DAMAGE:
             return B_CHOICE if x2 >= E.health_left(s, env, p, x1) else A_DONE
-        if kind == G_FEAR or kind == G_CHANGE or kind == G_FIREBLAST:
+        if kind == G_FEAR or kind == G_CHANGE:
             return B_CHOICE if fighter_worth(s, env, p, x1) >= 8.0 else A_DONE
-        if kind == G_LIGHTNING:
-            for j in range(ROW):
-                if s[E.lb(p, j) + L_CARD] >= 0 and E.health_left(s, env, p, j) <= 1:
+        if kind == G_BLAST:
+            if E.health_left(s, env, p, x1) <= 2:
+                return B_CHOICE
+            for j in (x1 - 1, x1 + 1):
+                if 0 <= j < ROW and s[E.lb(p, j) + L_CARD] >= 0 and E.health_left(s, env, p, j) <= 1:
                     return B_CHOICE
+            return A_DONE
+        if kind == G_BOLT:
+            left = x1
+            for j in range(ROW):
+                if left > 0 and s[E.lb(p, j) + L_CARD] >= 0:
+                    if E.health_left(s, env, p, j) <= 1:
+                        return B_CHOICE
+                    left -= 1
             return A_DONE
         if kind == G_LAND:
             q = x2 // 8
             j = x2 % 8
             return B_CHOICE if E.health_left(s, env, q, j) <= 1 else A_DONE
+        if kind == G_BLAST_LAND:
+            q = x1 // 8
+            j = x1 % 8
+            return B_CHOICE if E.health_left(s, env, q, j) <= 2 else A_DONE
         return A_DONE
     if t == Q_CHANGE:
         f = pick_fighter(s, env, p, False)

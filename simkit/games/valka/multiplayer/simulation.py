@@ -53,7 +53,7 @@ MAX_STEPS = 200_000
 def rules_vector(variant="bounty-hunter", players=4, trigger=None, bounty_score="infamy", turn_cap=400,
                  lone_one="loses", defender_deals_damage=True, chance_strike="fallback", thief="backline_buff",
                  lightning="around", divine_aid=True, warband_boons=True, boon_entry="newcomer", play_cap=12,
-                 reshuffle_graveyard=False, fireblast_power=3) -> np.ndarray:
+                 reshuffle_graveyard=False, fireblast_power=3, lightning_aid="absorbs") -> np.ndarray:
     """The int64 rule vector (``layout.R_*``) from the scenario's rule options (defaults: the plain readings)."""
     r = np.zeros(L.N_RULES, np.int64)
     r[L.R_MODE] = VARIANTS[variant]
@@ -73,6 +73,7 @@ def rules_vector(variant="bounty-hunter", players=4, trigger=None, bounty_score=
     r[L.R_RESHUFFLE] = bool(reshuffle_graveyard)
     r[L.R_DUEL_DECK] = 1
     r[L.R_FIREBLAST_POWER] = fireblast_power
+    r[L.R_LIGHTNING_AID_PASSES] = lightning_aid == "passes"
     return r
 
 
@@ -336,6 +337,7 @@ class MultiplayerSim(Simulation):
 CHANCE = ("fallback", "any")
 THIEF = ("backline_buff", "hand")
 LIGHTNING = ("around", "one_lap")
+LIGHTNING_AID = ("absorbs", "passes")
 BOON_ENTRY = ("newcomer", "together")
 BOUNTY_SCORE = ("infamy", "captures")
 
@@ -348,6 +350,7 @@ def read_options(fields, variant: str) -> dict:
         "chance_strike": r.get("chance_strike", str, "fallback", choices=CHANCE),
         "thief": r.get("thief", str, "backline_buff", choices=THIEF),
         "lightning": r.get("lightning", str, "around", choices=LIGHTNING),
+        "lightning_aid": r.get("lightning_aid", str, "absorbs", choices=LIGHTNING_AID),
         "divine_aid": r.get("divine_aid", bool, True),
         "warband_boons": r.get("warband_boons", bool, True),
         "boon_entry": r.get("boon_entry", str, "newcomer", choices=BOON_ENTRY),
