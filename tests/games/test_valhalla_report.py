@@ -50,7 +50,7 @@ def _table(text: str, heading: str) -> list[dict]:
 
 def test_files_written(report):
     _, files, _ = report
-    assert sorted(f.name for f in files) == ["jarls.png", "report.md", "win-by-level.png"]
+    assert sorted(f.name for f in files) == ["jarls.png", "report.md", "skill-ladder.png", "win-by-level.png"]
     for f in files:
         assert f.exists() and f.stat().st_size > 0
         if f.suffix == ".png":
@@ -122,3 +122,61 @@ def test_jarl_table_sorted(report):
     assert sorted(r["Jarl"] for r in rows) == ["egil", "sigurd"]
     pooled = [float(RATE.match(r["pooled"]).group(1)) for r in rows]
     assert pooled == sorted(pooled, reverse=True)
+
+
+@pytest.fixture(scope="module")
+def level_report(tmp_path_factory, report):
+    """The report with a level run: one Jarl, one policy, every level, many games."""
+    main_run, _, _ = report
+    tmp_path = tmp_path_factory.mktemp("valhalla-levels")
+    scenario = tmp_path / "levels.toml"
+    scenario.write_text(
+        'game = "valhalla"\nmode = "solo"\n'
+        f'cards = "{(SCEN / "cards.toml").as_posix()}"\n'
+        f'deck = "{(SCEN / "deck.toml").as_posix()}"\n'
+        'monsters = ["troll"]\nvariants = ["base", "plus40"]\nlevels = [1, 2, 3]\n'
+        'jarls = ["sigurd"]\nplay = ["builder"]\n'
+    )
+    run_dir = tmp_path / "run"
+    simkit.run(scenario, games=1500, seed=5, jobs=1, out=run_dir)
+    files = solo_report(main_run, tmp_path / "report", levels_run=run_dir)
+    return run_dir, files, files[0].read_text()
+
+
+def test_level_section_leads_and_explains(level_report):
+    _, files, text = level_report
+    assert "endings-by-level.png" in {f.name for f in files}
+    body = text.split("\n\n", 2)[2]  # after the title and the stand-in notice: the headline comes first
+    assert body.startswith("Under the strongest practical policy, **`builder`**, P(win) is")
+    assert text.index("## Why the levels barely matter") < text.index("## Skill ladder") < text.index(
+        "## What was simulated")
+    assert "Levels change one thing only" in text and "cards left at the end falls from" in text
+
+
+def test_level_endings_match_the_rows(level_report):
+    run_dir, _, text = level_report
+    df = simkit.results.load(run_dir)
+    rows = _table(text, "### How games end, per level")
+    assert [r["level"] for r in rows] == ["I", "II", "III"]
+    for lv, r in zip((1, 2, 3), rows):
+        d = df[df["level"] == lv]
+        n = len(d)
+        assert int(r["rows"]) == n == 3000
+        won = d["won"].astype(bool)
+        final = d["final_attack"]
+        expect = {
+            "won (attacking)": (won & (final == 0)).mean(),
+            "won by the final attack": (won & (final == 1)).mean(),
+            "lost: fourth shield": (d["cause"] == "shields").mean(),
+            "lost: deck ran out, monster cards left": ((d["cause"] == "deck") & (final == 0)).mean(),
+            "lost the final attack": ((d["cause"] == "deck") & (final == 2)).mean(),
+        }
+        shares = {k: float(r[k].split(" ")[0]) for k in expect}
+        for k, v in expect.items():
+            assert shares[k] == pytest.approx(v, abs=6e-4), (lv, k)
+        assert sum(shares.values()) == pytest.approx(1.0, abs=3e-3)  # every game ends one of these ways
+        assert float(r["P(win)"].split(" ")[0]) == pytest.approx(won.mean(), abs=6e-4)
+        assert float(r["cards left (mean)"].split(" ")[0]) == pytest.approx(d["cards_left"].mean(), abs=0.051)
+    # Level III discards three times the cards of Level I after each lost battle: fewer cards are left
+    left = [float(r["cards left (mean)"].split(" ")[0]) for r in rows]
+    assert left[0] > left[2]
