@@ -139,7 +139,7 @@ def plot(path: Path, rungs: list[Rung], *, title: str = "Skill ladder", label: s
 
     from simkit.core.plotting import _save
 
-    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.45 * len(rungs)), dpi=110)
+    fig, ax = plt.subplots(figsize=(7, max(2.4, 0.9 + 0.45 * len(rungs))), dpi=110)
     names = [r.policy for r in rungs][::-1]
     vals = np.array([r.value for r in rungs][::-1])
     err = np.array([[r.value - r.low for r in rungs][::-1], [r.high - r.value for r in rungs][::-1]])
