@@ -139,7 +139,8 @@ def test_skill_ladder_matches_the_rows(report):
     df = simkit.results.load(run_dir)
     for p in POLICIES:
         # a game's value is its mean over the Warbands; the ladder's rate is the mean over games
-        want = df[df["policy"] == p].groupby(["block", "game"])["won"].mean().mean()
+        want = (df.filter(pl.col("policy") == p).group_by("block", "game")
+                .agg(pl.col("won").cast(pl.Float64).mean())["won"].mean())
         row = next(ln for ln in text.split("## Skill ladder", 1)[1].splitlines() if ln.startswith(f"| ") and
                    f"| {p} |" in ln)
         assert float(row.split("|")[4]) == pytest.approx(want, abs=6e-5)

@@ -159,24 +159,27 @@ def test_level_endings_match_the_rows(level_report):
     rows = _table(text, "### How games end, per level")
     assert [r["level"] for r in rows] == ["I", "II", "III"]
     for lv, r in zip((1, 2, 3), rows):
-        d = df[df["level"] == lv]
-        n = len(d)
+        d = df.filter(pl.col("level") == lv)
+        n = d.height
         assert int(r["rows"]) == n == 3000
-        won = d["won"].astype(bool)
-        final = d["final_attack"]
+
+        def share(expr):
+            return d.select(expr.cast(pl.Float64).mean()).item()
+
+        won, final, cause = pl.col("won").cast(pl.Boolean), pl.col("final_attack"), pl.col("cause")
         expect = {
-            "won (attacking)": (won & (final == 0)).mean(),
-            "won by the final attack": (won & (final == 1)).mean(),
-            "lost: fourth shield": (d["cause"] == "shields").mean(),
-            "lost: deck ran out, monster cards left": ((d["cause"] == "deck") & (final == 0)).mean(),
-            "lost the final attack": ((d["cause"] == "deck") & (final == 2)).mean(),
+            "won (attacking)": share(won & (final == 0)),
+            "won by the final attack": share(won & (final == 1)),
+            "lost: fourth shield": share(cause == "shields"),
+            "lost: deck ran out, monster cards left": share((cause == "deck") & (final == 0)),
+            "lost the final attack": share((cause == "deck") & (final == 2)),
         }
         shares = {k: float(r[k].split(" ")[0]) for k in expect}
         for k, v in expect.items():
             assert shares[k] == pytest.approx(v, abs=6e-4), (lv, k)
         assert sum(shares.values()) == pytest.approx(1.0, abs=3e-3)  # every game ends one of these ways
-        assert float(r["P(win)"].split(" ")[0]) == pytest.approx(won.mean(), abs=6e-4)
-        assert float(r["cards left (mean)"].split(" ")[0]) == pytest.approx(d["cards_left"].mean(), abs=0.051)
+        assert float(r["P(win)"].split(" ")[0]) == pytest.approx(share(won), abs=6e-4)
+        assert float(r["cards left (mean)"].split(" ")[0]) == pytest.approx(share(pl.col("cards_left")), abs=0.051)
     # Level III discards three times the cards of Level I after each lost battle: fewer cards are left
     left = [float(r["cards left (mean)"].split(" ")[0]) for r in rows]
     assert left[0] > left[2]
