@@ -1,5 +1,5 @@
 """`simkit bench`: a mode's `search` policy is timed in one cell of its default scenario on a fixed small number
-of games (it costs about a CPU-second a game; the Valhalla default scenario has 918 cells)."""
+of games (it costs about a CPU-second a game; the Valhalla default scenario has 1,224 cells)."""
 
 from __future__ import annotations
 

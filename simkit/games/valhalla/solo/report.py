@@ -657,10 +657,22 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
     w = {L_: cell[L_]["won_all"][0] for L_ in levels}
     lost_b = c_lo["lost_battles"][0]
     trend = " → ".join(f"{w[L_]:.3f}" for L_ in levels)
-    order_text = ("The ordering is resolved: every step up in level lowers P(win) (paired intervals above 0)."
-                  if resolved else
-                  "The ordering is not fully resolved: at least one step's paired interval includes 0 (see the "
-                  "table).")
+    steps = []  # one verdict per step up in level, from its paired interval
+    for a, b in ((x, y) for x, y in pairs if y == x + 1):
+        e = diffs[(a, b)]
+        if e.low > 0:
+            steps.append(f"Level {_lv(b)} is harder than Level {_lv(a)} ({_siv(e.estimate, e.low, e.high)})")
+        elif e.high < 0:
+            steps.append(f"Level {_lv(b)} is *easier* than Level {_lv(a)} ({_siv(e.estimate, e.low, e.high)})")
+        else:
+            half = (e.high - e.low) / 2
+            more = (half / abs(e.estimate)) ** 2 if e.estimate else math.inf
+            steps.append(f"Levels {_lv(a)} and {_lv(b)} cannot be told apart: their paired difference is "
+                         f"{_siv(e.estimate, e.low, e.high)}, so any true difference is below "
+                         f"{max(abs(e.low), abs(e.high)):.4f}"
+                         + (f" (resolving a difference this small would take about {more:.0f} times as many "
+                            "games)" if math.isfinite(more) and more > 1 else ""))
+    order_text = (("The ordering is resolved: " if resolved else "") + "; ".join(steps) + ".") if steps else ""
     words = (
         f"Levels change one thing only: how many cards a lost battle discards from the deck (2, 4 or 6). Under "
         f"`{policy}` a game loses {lost_b:.2f} battles on average at Level {_lv(lo)}, so Level {_lv(hi)} burns "
@@ -676,8 +688,9 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
         + ", ".join(f"**{w[L_]:.3f}** at Level {_lv(L_)}" for L_ in levels)
         + f" (Jarl {', '.join(jarls) or 'all'}, {mvs} monster / deck sets pooled, {n_games:,} paired games per "
         f"level); Level {_lv(lo)} − {_lv(hi)} = {_siv(diffs[(lo, hi)].estimate, diffs[(lo, hi)].low, diffs[(lo, hi)].high)}"
-        f" (95%). Levels only change the discards after a lost battle, so they bite when a game reaches the end "
-        f"of the deck: deck losses {deck[lo]:.3f} → {deck[hi]:.3f}." if (lo, hi) in diffs else "")
+        f" (95%). {steps[0] if steps else ''}{'; ' + steps[1] if len(steps) > 1 else ''}. Levels only change the "
+        f"discards after a lost battle, so they bite when a game reaches the end of the deck: deck losses "
+        f"{deck[lo]:.3f} → {deck[hi]:.3f}." if (lo, hi) in diffs else "")
     section = (
         "## Why the levels barely matter\n\n"
         f"![How games end by level]({png.name})\n\n"
