@@ -213,7 +213,7 @@ def page_title(page: str | Path) -> str:
 _NOTICE_P = re.compile(r"<blockquote>.*?</blockquote>", re.S)
 
 
-def page_headline(page: str | Path, limit: int = 480) -> tuple[str, str | None, bool]:
+def page_headline(page: str | Path, limit: int = 320) -> tuple[str, str | None, bool]:
     """``(headline, thumbnail data URI, has stand-in notice)`` of a report page: its first paragraph (the
     report's answer, before any detail) and its first plot."""
     text = Path(page).read_text(encoding="utf-8")
