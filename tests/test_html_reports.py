@@ -211,7 +211,7 @@ def test_screenshot_shows_the_page_with_its_plot(site):
     assert px.std() > 20, "the screenshot is (nearly) blank"
     assert (px.min(axis=2) < 128).mean() > 0.01, "no dark pixels: no text rendered"
 
-    box = next(b for b in image_boxes(rendered_dom(site, page)) if b["file"] == "win-odds.png")
+    box = next(b for b in image_boxes(rendered_dom(site, page)) if b["file"] == "skill-ladder.png")
     assert 0 <= box["y"] and box["y"] + box["h"] <= HEIGHT, f"the first plot is not in the screenshot: {box}"
     region = px[box["y"]:box["y"] + box["h"], box["x"]:box["x"] + box["w"]]
     nonwhite = (region.min(axis=2) < 235).mean()
