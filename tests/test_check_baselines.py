@@ -39,7 +39,8 @@ def test_committed_baselines_are_small_and_sized():
 def test_check_fails_on_old_gob_health_3_to_4(tmp_path, monkeypatch):
     """The issue's acceptance case: The Old Gob's Health 3→4 against the committed lonequest baseline."""
     monkeypatch.chdir(ROOT)
-    d = _copy(tmp_path, "lonequest", overrides=["fighters.old_gob.health=4"])
+    recorded = json.loads((BASE / "lonequest.json").read_text())["overrides"]  # the recorded play list
+    d = _copy(tmp_path, "lonequest", overrides=[*recorded, "fighters.old_gob.health=4"])
     res = CliRunner().invoke(cli, ["check", "--baselines", str(d), "--jobs", "1", "--format", "csv"])
     assert res.exit_code == 1, res.output
     lines = res.stdout.strip().splitlines()

@@ -25,6 +25,13 @@ CASES = [
     ["run", str(ROOT / "scenarios/valka/lonequest.toml"), "--games", "x"],
     ["run", str(ROOT / "scenarios/valka/lonequest.toml"), "--set", "play=3"],
     ["run", str(ROOT / "scenarios/valka/lonequest.toml"), "--out", ""],
+    # errors found by a game's own validation (its build), before any kernel is imported
+    ["run", str(ROOT / "scenarios/valka/lonequest.toml"), "--set", 'warbands=["nope"]'],
+    ["run", str(ROOT / "scenarios/valka/lonequest.toml"), "--set", "rules.strong_enuf=most"],
+    ["run", str(ROOT / "scenarios/valka/lonequest.toml"), "--set", "policies.cautious.krone_reserve=-1"],
+    ["run", str(ROOT / "scenarios/valhalla/solo.toml"), "--set", "levels=[4]"],
+    ["run", str(ROOT / "scenarios/valhalla/solo.toml"), "--set", "rules.turn_cap=1"],
+    ["run", str(ROOT / "scenarios/valhalla/solo.toml"), "--set", 'play=["builder", "nope"]'],
     ["odds", "chance-strike", "--strike", "9:1"],
     ["odds", "test-fate", "--tests", "0"],
     ["odds", "valeria", "--citizens", "7/7"],

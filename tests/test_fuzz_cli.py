@@ -164,7 +164,7 @@ CORPUS = [
     ("report --out ''", ["report", RUN_DIR, "--out", ""], ["--out", "empty"], None),
     # scenario lists with wrong shapes
     ("play nested list", ["run", "s.toml", *GAMES], ["s.toml", "play[0]"], scenario(LQ, 'play = [', 'play = [["cautious"], ')),
-    ("play duplicated", ["run", "s.toml", *GAMES], ["s.toml", "play[1]", "twice"], scenario(LQ, 'play = ["cautious", "aggressive"', 'play = ["cautious", "cautious"')),
+    ("play duplicated", ["run", "s.toml", *GAMES], ["s.toml", "play[1]", "twice"], scenario(LQ, 'play = ["greedy_trader_tuned", "cautious"', 'play = ["cautious", "cautious"')),
     ("empty levels", ["run", "s.toml", *GAMES], ["s.toml"], scenario(VH, "levels = [1, 2, 3]", "levels = []")),
     ("empty monsters", ["run", "s.toml", *GAMES], ["s.toml"], scenario(VH, 'monsters = ["troll", "dragon", "serpent"]', "monsters = []")),
     ("empty warbands", ["run", "s.toml", *GAMES], ["s.toml", "warbands"], scenario(LQ, "warbands = [", "warbands = [] #")),

@@ -96,7 +96,7 @@ def test_page_is_self_contained(site):
     assert NOTICE in doc.plain and re.search(r"<blockquote>\s*<p><strong>Stand-in card data\.</strong>", text)
     # plots embedded, nothing fetched from anywhere
     imgs = doc.all("img")
-    assert len(imgs) == 2
+    assert len(imgs) == 3  # the skill ladder, win odds, Locations cleared
     for img in imgs:
         assert img["src"].startswith("data:image/png;base64,")
         png = base64.b64decode(img["src"].split(",", 1)[1])
@@ -192,10 +192,10 @@ def test_browser_renders_tables_and_plots(site):
     assert NOTICE in doc.plain
     assert len(doc.all("table")) >= 5 and len(doc.all("td")) > 50
     imgs = doc.all("img")
-    assert len(imgs) == 2 and all(img.get("data-loaded") == "1" for img in imgs), \
+    assert len(imgs) == 3 and all(img.get("data-loaded") == "1" for img in imgs), \
         "every plot must have been decoded by the browser (onload sets data-loaded)"
     boxes = image_boxes(rendered_dom(site, page))
-    assert len(boxes) == 2
+    assert len(boxes) == 3
     for box in boxes:
         assert box["complete"] and box["nw"] > 100 and box["nh"] > 100 and box["w"] > 100 and box["h"] > 100
         assert box["w"] <= WIDTH  # scaled to the page, not overflowing it
@@ -211,7 +211,7 @@ def test_screenshot_shows_the_page_with_its_plot(site):
     assert px.std() > 20, "the screenshot is (nearly) blank"
     assert (px.min(axis=2) < 128).mean() > 0.01, "no dark pixels: no text rendered"
 
-    box = next(b for b in image_boxes(rendered_dom(site, page)) if b["file"] == "win-odds.png")
+    box = next(b for b in image_boxes(rendered_dom(site, page)) if b["file"] == "skill-ladder.png")
     assert 0 <= box["y"] and box["y"] + box["h"] <= HEIGHT, f"the first plot is not in the screenshot: {box}"
     region = px[box["y"]:box["y"] + box["h"], box["x"]:box["x"] + box["w"]]
     nonwhite = (region.min(axis=2) < 235).mean()

@@ -10,9 +10,13 @@ from simkit.core.runner import run_simulation
 from simkit.errors import InputError
 
 
-def _split(path):
+SEARCH_GAMES = 4  # games a `search` policy plays in its one cell: about a CPU-second each
+
+
+def _split(path, one_cell: dict | None = None):
     """The default scenario's simulation with its heuristic and random policies only, and one playing just its
-    `search` policy (None when the mode has none): the two are timed apart."""
+    `search` policy in one cell (``one_cell``: the mode's scenario values for that; None when the mode has no
+    `search`): the two are timed apart."""
     from simkit.core.scenario import read_toml
 
     sc = loader.load(path)
@@ -25,7 +29,7 @@ def _split(path):
     search = None
     try:
         data, _ = read_toml(path)
-        search = loader.build(path, {**data, "play": ["search"]})
+        search = loader.build(path, {**data, **(one_cell or {}), "play": ["search"]})
     except InputError:
         pass
     return sim, search
@@ -39,11 +43,12 @@ def _targets(name: str | None, games: int | None):
             path = registry.scenarios_dir() / mode.default_scenario
             if not path.exists():
                 raise InputError(f"bench: default scenario {path} of {game.name}/{mode.name} not found")
-            sim, search = _split(path)
+            sim, search = _split(path, mode.one_cell)
             yield game, mode.name, sim, games or mode.bench_games
             if search is not None:
-                n = max(1, (games or mode.bench_games) // 500)
-                yield game, f"{mode.name} (search)", search, n
+                cells = search.cells
+                yield game, f"{mode.name} (search, {SEARCH_GAMES} games × {cells} cell{'s' if cells != 1 else ''})", \
+                    search, SEARCH_GAMES
     for game in registry.games().values():
         for check, factory in game.dice_checks.items():
             if wanted in (None, game.name, check, f"{game.name}/{check}"):
@@ -52,6 +57,9 @@ def _targets(name: str | None, games: int | None):
 
 def bench(name: str | None = None, games: int | None = None, jobs: int | None = None, progress=None) -> list[dict]:
     """Time each matching mode (on its default scenario) and dice check after a warm-up run.
+
+    A mode's `search` policy is timed apart, in one cell of the default scenario (the mode's ``one_cell``
+    values) on ``SEARCH_GAMES`` games, whatever ``games`` says: it costs about a CPU-second a game.
 
     ``progress``, when given, is called with one line of text before each simulator is timed."""
     rows = []
@@ -64,20 +72,28 @@ def bench(name: str | None = None, games: int | None = None, jobs: int | None = 
     for i, (game, label, sim, n) in enumerate(targets, 1):
         if progress is not None:
             progress(f"[{i}/{len(targets)}] {game.name} {label}: warming up and timing …")
-        bs = max(1, min(sim.default_block_size, n // max(2 * all_jobs, 1) or 1))
+        slow = "(search" in label  # a few games in one cell: timed on one core only
+        bs = 1 if slow else max(1, min(sim.default_block_size, n // max(2 * all_jobs, 1) or 1))
         run_simulation(sim, min(n, bs), seed=0, jobs=1, block_size=bs)  # warm-up: compile / load cache
-        if all_jobs > 1:  # warm-up the worker processes too (imports, numba cache)
+        if all_jobs > 1 and not slow:  # warm-up the worker processes too (imports, numba cache)
             run_simulation(sim, min(n, bs) * all_jobs, seed=0, jobs=all_jobs, block_size=bs)
         t0 = time.perf_counter()
         run_simulation(sim, n, seed=1, jobs=1, block_size=bs)
         t1 = time.perf_counter() - t0
         row = {"game": game.name, "simulator": label, "games": n * sim.cells,
-               "games/s per core": round(n * sim.cells / t1)}
+               "games/s per core": _rate(n * sim.cells / t1)}
         if all_jobs > 1:
-            t0 = time.perf_counter()
-            run_simulation(sim, n, seed=1, jobs=all_jobs, block_size=bs)
-            tn = time.perf_counter() - t0
-            row[f"games/s, {all_jobs} jobs"] = round(n * sim.cells / tn)
-            row["speed-up"] = round(t1 / tn, 2)
+            row[f"games/s, {all_jobs} jobs"] = row["speed-up"] = "–"
+            if not slow:
+                t0 = time.perf_counter()
+                run_simulation(sim, n, seed=1, jobs=all_jobs, block_size=bs)
+                tn = time.perf_counter() - t0
+                row[f"games/s, {all_jobs} jobs"] = round(n * sim.cells / tn)
+                row["speed-up"] = round(t1 / tn, 2)
         rows.append(row)
     return rows
+
+
+def _rate(x: float):
+    """Games per second: whole numbers, two significant digits below 100 (a `search` plays about one a second)."""
+    return round(x) if x >= 100 else float(f"{x:.2g}")

@@ -81,9 +81,27 @@ def rungs_from(means: dict[str, np.ndarray], kinds: dict[str, str]) -> list[Rung
     return rows
 
 
+def rungs_from_rows(frame, kinds: dict[str, str], metric: str = "won") -> list[Rung]:
+    """The ladder from a run's per-game rows (a polars frame with ``policy``, ``block``, ``game`` and ``metric``):
+    each game's value for a policy is its mean over that policy's cells, which replay the game's streams."""
+    import polars as pl
+
+    per = frame.group_by("policy", "block", "game").agg(pl.col(metric).cast(pl.Float64).mean().alias("v"))
+    per = per.collect() if hasattr(per, "collect") else per
+    means = {}
+    for name in sorted(set(per["policy"].to_list())):
+        means[name] = per.filter(pl.col("policy") == name).sort("block", "game")["v"].to_numpy()
+    sizes = {len(v) for v in means.values()}
+    if len(sizes) > 1:
+        raise ValueError(f"policies played different games ({sorted(sizes)}): not a ladder")
+    return rungs_from(means, kinds)
+
+
 def ladder(scenario: str | Path, policies: list[str] | None = None, *, games: int = 2000, seed: int = 1,
-           metric: str = "won", jobs: int = 1, overrides=()) -> list[Rung]:
-    """Play ``policies`` (default: the scenario's ``play`` list) on the same games; strongest first."""
+           metric: str = "won", jobs: int = 1, overrides=(), block_size: int | None = None) -> list[Rung]:
+    """Play ``policies`` (default: the scenario's ``play`` list) on the same games; strongest first.
+
+    ``block_size`` (default: the simulation's) spreads a slow ladder (one with `search`) over ``jobs``."""
     from simkit.core.overrides import Override, apply_overrides, parse_set
     from simkit.core.scenario import read_toml
     from simkit.core.tune import _build_play, per_game_means
@@ -92,6 +110,8 @@ def ladder(scenario: str | Path, policies: list[str] | None = None, *, games: in
     data, _ = read_toml(scenario)
     data, _ = apply_overrides(scenario, data, [o if isinstance(o, Override) else parse_set(o) for o in overrides])
     sim = _build_play(scenario, data, policies)
+    if block_size:
+        sim.default_block_size = int(block_size)
     kinds = {k: v.get("kind", "") for k, v in sim.describe().get("policies", {}).items()}
     means = per_game_means(sim, seed, (0,), games, metric, jobs)
     return rungs_from(means, kinds)
@@ -119,7 +139,7 @@ def plot(path: Path, rungs: list[Rung], *, title: str = "Skill ladder", label: s
 
     from simkit.core.plotting import _save
 
-    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.45 * len(rungs)), dpi=110)
+    fig, ax = plt.subplots(figsize=(7, max(2.4, 0.9 + 0.45 * len(rungs))), dpi=110)
     names = [r.policy for r in rungs][::-1]
     vals = np.array([r.value for r in rungs][::-1])
     err = np.array([[r.value - r.low for r in rungs][::-1], [r.high - r.value for r in rungs][::-1]])

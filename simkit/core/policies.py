@@ -10,9 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
-
-from simkit.core.rng import randbelow
 
 # the policy kinds every game shares: rules of thumb steered by parameters, the random legal baseline, and the
 # generic `search` (simkit.core.decision), which a game offers once its engine has the decision-point interface
@@ -46,14 +43,6 @@ def param_vector(spec: dict, overrides: dict | None = None) -> np.ndarray:
     for name, value in (overrides or {}).items():
         v[spec[name][0]] = float(value)
     return v
-
-
-@njit(cache=True)
-def coin(kind, prng, heuristic_answer):
-    """A yes/no decision: the heuristic's fixed answer, or a fair coin for the random policy."""
-    if kind == RANDOM:
-        return randbelow(prng, 2) == 1
-    return heuristic_answer
 
 
 def read_policies(fields, presets: dict, kinds, params, default_play: list[str]) -> list[tuple[str, str, dict]]:

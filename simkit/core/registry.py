@@ -36,6 +36,9 @@ class Mode:
     bench_games: int = 100_000
     engine: Callable[..., Any] | None = None  # () -> simkit.core.decision.DecisionGame (decision-point engines)
     params: Callable[..., dict] | None = None  # () -> the policy parameter spec (name -> index, default, …, low, high)
+    # scenario values that shrink the default scenario to one cell (e.g. one Warband): `simkit bench` times the
+    # mode's slow `search` policy there, on a fixed small number of games
+    one_cell: dict | None = None
 
 
 @dataclass

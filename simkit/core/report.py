@@ -16,9 +16,10 @@ STAND_IN_NOTICE = (
 
 
 def manifest_section(man: dict) -> str:
-    keys = ["game", "mode", "rules_version", "scenario", "scenario_sha256", "root_seed", "block_size",
+    keys = ["game", "mode", "rules_version", "scenario", "overrides", "scenario_sha256", "root_seed", "block_size",
             "games", "blocks", "simkit_version"]  # no wall time: reports stay byte-identical for a seed
-    rows = [{"field": k, "value": man.get(k)} for k in keys if k in man]
+    rows = [{"field": k, "value": " ".join(f"--set '{o}'" for o in man[k]) if k == "overrides" else man.get(k)}
+            for k in keys if k in man and (k != "overrides" or man[k])]
     return "## Run\n\n" + render(rows, "md")
 
 
@@ -104,15 +105,16 @@ def toml_value(v) -> str:
     return str(v)
 
 
-def run_bundled(scenario: str, run_folder: Path, games: int, seed: int = 2026, jobs=None) -> Path:
-    """Run a bundled scenario (path under ``scenarios/``) into ``run_folder``, replacing an earlier run."""
+def run_bundled(scenario: str, run_folder: Path, games: int, seed: int = 2026, jobs=None, overrides=()) -> Path:
+    """Run a bundled scenario (path under ``scenarios/``) into ``run_folder``, replacing an earlier run;
+    ``overrides``: ``--set`` values (``"path=value"``), recorded in the manifest."""
     import shutil
 
     from simkit.core import loader
     from simkit.core.runner import run_simulation
 
     path = registry.scenarios_dir() / scenario
-    sc = loader.load(path)
+    sc = loader.load(path, list(overrides))
     run_folder = Path(run_folder)
     if run_folder.exists():
         shutil.rmtree(run_folder)
@@ -120,5 +122,6 @@ def run_bundled(scenario: str, run_folder: Path, games: int, seed: int = 2026, j
 
     run_simulation(sc.simulation, games, seed=seed, jobs=jobs, block_size=sc.run.block_size, out=run_folder,
                    progress=sys.stderr.isatty(),
-                   manifest_extra={"scenario": shown_path(str(path)), "scenario_sha256": sc.sha256})
+                   manifest_extra={"scenario": shown_path(str(path)), "scenario_sha256": sc.sha256,
+                                   **({"overrides": sc.overrides} if sc.overrides else {})})
     return run_folder

@@ -53,7 +53,7 @@ def _win_table(text: str) -> tuple[list[str], dict[str, list[str]]]:
 def test_files_written(report):
     _, files = report
     names = sorted(f.name for f in files)
-    assert names == ["locations-cleared.png", "report.md", "win-odds.png"]
+    assert names == ["locations-cleared.png", "report.md", "skill-ladder.png", "win-odds.png"]
     for f in files:
         assert f.exists() and f.stat().st_size > 0
     for f in files:
@@ -119,3 +119,28 @@ def test_pooled_rows_use_the_game_as_the_unit(report):
         games_only = wilson(counts[p] / len(WARBANDS), games)
         assert high - low >= rows_iid.high - rows_iid.low - 2e-3
         assert high - low <= games_only.high - games_only.low + 2e-3
+
+
+def test_headline_leads_with_the_strongest_policy(report):
+    """The index card shows a report's first paragraph: here the key numbers, not the run's description."""
+    from simkit.core.html import markdown_to_html, page_headline
+
+    _, files = report
+    head, thumb, notice = page_headline(markdown_to_html(next(f for f in files if f.name == "report.md")))
+    assert head.startswith("Played by the strongest practical policy, cautious (heuristic), a Warband conquers")
+    assert re.search(r"in \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] of games", head)
+    assert "Random legal play wins" in head and "cells" not in head
+    assert thumb and notice
+
+
+def test_skill_ladder_matches_the_rows(report):
+    run_dir, files = report
+    text = next(f for f in files if f.name == "report.md").read_text()
+    df = simkit.results.load(run_dir)
+    for p in POLICIES:
+        # a game's value is its mean over the Warbands; the ladder's rate is the mean over games
+        want = (df.filter(pl.col("policy") == p).group_by("block", "game")
+                .agg(pl.col("won").cast(pl.Float64).mean())["won"].mean())
+        row = next(ln for ln in text.split("## Skill ladder", 1)[1].splitlines() if ln.startswith(f"| ") and
+                   f"| {p} |" in ln)
+        assert float(row.split("|")[4]) == pytest.approx(want, abs=6e-5)

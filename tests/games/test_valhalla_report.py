@@ -50,7 +50,7 @@ def _table(text: str, heading: str) -> list[dict]:
 
 def test_files_written(report):
     _, files, _ = report
-    assert sorted(f.name for f in files) == ["jarls.png", "report.md", "win-by-level.png"]
+    assert sorted(f.name for f in files) == ["jarls.png", "report.md", "skill-ladder.png", "win-by-level.png"]
     for f in files:
         assert f.exists() and f.stat().st_size > 0
         if f.suffix == ".png":
@@ -122,3 +122,64 @@ def test_jarl_table_sorted(report):
     assert sorted(r["Jarl"] for r in rows) == ["egil", "sigurd"]
     pooled = [float(RATE.match(r["pooled"]).group(1)) for r in rows]
     assert pooled == sorted(pooled, reverse=True)
+
+
+@pytest.fixture(scope="module")
+def level_report(tmp_path_factory, report):
+    """The report with a level run: one Jarl, one policy, every level, many games."""
+    main_run, _, _ = report
+    tmp_path = tmp_path_factory.mktemp("valhalla-levels")
+    scenario = tmp_path / "levels.toml"
+    scenario.write_text(
+        'game = "valhalla"\nmode = "solo"\n'
+        f'cards = "{(SCEN / "cards.toml").as_posix()}"\n'
+        f'deck = "{(SCEN / "deck.toml").as_posix()}"\n'
+        'monsters = ["troll"]\nvariants = ["base", "plus40"]\nlevels = [1, 2, 3]\n'
+        'jarls = ["sigurd"]\nplay = ["builder"]\n'
+    )
+    run_dir = tmp_path / "run"
+    simkit.run(scenario, games=1500, seed=5, jobs=1, out=run_dir)
+    files = solo_report(main_run, tmp_path / "report", levels_run=run_dir)
+    return run_dir, files, files[0].read_text()
+
+
+def test_level_section_leads_and_explains(level_report):
+    _, files, text = level_report
+    assert "endings-by-level.png" in {f.name for f in files}
+    body = text.split("\n\n", 2)[2]  # after the title and the stand-in notice: the headline comes first
+    assert body.startswith("Under the strongest practical policy, **`builder`**, P(win) is")
+    assert text.index("## Why the levels barely matter") < text.index("## Skill ladder") < text.index(
+        "## What was simulated")
+    assert "Levels change one thing only" in text and "cards left at the end falls from" in text
+
+
+def test_level_endings_match_the_rows(level_report):
+    run_dir, _, text = level_report
+    df = simkit.results.load(run_dir)
+    rows = _table(text, "### How games end, per level")
+    assert [r["level"] for r in rows] == ["I", "II", "III"]
+    for lv, r in zip((1, 2, 3), rows):
+        d = df.filter(pl.col("level") == lv)
+        n = d.height
+        assert int(r["rows"]) == n == 3000
+
+        def share(expr):
+            return d.select(expr.cast(pl.Float64).mean()).item()
+
+        won, final, cause = pl.col("won").cast(pl.Boolean), pl.col("final_attack"), pl.col("cause")
+        expect = {
+            "won (attacking)": share(won & (final == 0)),
+            "won by the final attack": share(won & (final == 1)),
+            "lost: fourth shield": share(cause == "shields"),
+            "lost: deck ran out, monster cards left": share((cause == "deck") & (final == 0)),
+            "lost the final attack": share((cause == "deck") & (final == 2)),
+        }
+        shares = {k: float(r[k].split(" ")[0]) for k in expect}
+        for k, v in expect.items():
+            assert shares[k] == pytest.approx(v, abs=6e-4), (lv, k)
+        assert sum(shares.values()) == pytest.approx(1.0, abs=3e-3)  # every game ends one of these ways
+        assert float(r["P(win)"].split(" ")[0]) == pytest.approx(share(won), abs=6e-4)
+        assert float(r["cards left (mean)"].split(" ")[0]) == pytest.approx(share(pl.col("cards_left")), abs=0.051)
+    # Level III discards three times the cards of Level I after each lost battle: fewer cards are left
+    left = [float(r["cards left (mean)"].split(" ")[0]) for r in rows]
+    assert left[0] > left[2]

@@ -21,7 +21,7 @@ play = ["builder"]
 
 def test_bundled_solo_scenario():
     sim = loader.load(ROOT / "solo.toml").simulation
-    assert sim.cells == 3 * 2 * 3 * 17 * 3
+    assert sim.cells == 3 * 2 * 3 * 17 * 4  # builder_tuned, builder, aggressive, random
 
 
 @pytest.mark.parametrize("old, new, needles", [

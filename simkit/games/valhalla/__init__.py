@@ -57,9 +57,12 @@ def _solo_engine():
 
 
 def _build_solo(fields):
-    from simkit.games.valhalla.solo.simulation import build_solo
+    from simkit.games.valhalla.solo.scenario import read_solo
 
-    return build_solo(fields)
+    args = read_solo(fields)  # every field checked before the kernels (numba) are imported
+    from simkit.games.valhalla.solo.simulation import SoloSim
+
+    return SoloSim(**args)
 
 
 GAME = Game(
@@ -69,7 +72,8 @@ GAME = Game(
     rules_version=RULES_VERSION,
     modes=[Mode("solo", "Valhalla Solo Mode (Levels I–III, +40 deck, Valkyries)", _build_solo,
                 default_scenario="valhalla/solo.toml", report=_solo_report, bench_games=100,
-                engine=_solo_engine, params=_solo_params)],
+                engine=_solo_engine, params=_solo_params,
+                one_cell={"monsters": ["troll"], "variants": ["base"], "levels": [1], "jarls": ["sigurd"]})],
     policies=_policies,
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,

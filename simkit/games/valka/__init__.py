@@ -16,9 +16,12 @@ def _build_chance_strike(fields):
 
 
 def _build_lonequest(fields):
-    from simkit.games.valka.lonequest.simulation import build_lonequest
+    from simkit.games.valka.lonequest.scenario import read_lonequest
 
-    return build_lonequest(fields)
+    args = read_lonequest(fields)  # every field checked before the kernels (numba) are imported
+    from simkit.games.valka.lonequest.simulation import LonequestSim
+
+    return LonequestSim(**args)
 
 
 def _lonequest_report(run_dir, out_dir):
@@ -123,13 +126,13 @@ GAME = Game(
              default_scenario="valka/chance_strike.toml", report=_report, bench_games=200_000),
         Mode("lonequest", "VÁLKA Lonequest (solo)", _build_lonequest,
              default_scenario="valka/lonequest.toml", report=_lonequest_report, bench_games=20_000,
-             engine=_lonequest_engine, params=_lonequest_params),
+             engine=_lonequest_engine, params=_lonequest_params, one_cell={"warbands": ["knights"]}),
         Mode("bounty-hunter", "VÁLKA Bounty Hunter (3-5 players)", _build_multiplayer("bounty-hunter"),
              default_scenario="valka/bounty_hunter.toml", report=_multiplayer_report, bench_games=8_000,
              engine=_multiplayer_engine("bounty-hunter", 4), params=_multiplayer_params),
         Mode("annihilation", "VÁLKA Annihilation (3-5 players)", _build_multiplayer("annihilation"),
              default_scenario="valka/annihilation.toml", report=_multiplayer_report, bench_games=4_000,
-             engine=_multiplayer_engine("annihilation", 3), params=_multiplayer_params),
+             engine=_multiplayer_engine("annihilation", 3), params=_multiplayer_params, one_cell={"players": [4]}),
         Mode("duel", "VÁLKA Duel (2 players, drafted decks)", _build_multiplayer("duel"),
              default_scenario="valka/duel.toml", report=_multiplayer_report, bench_games=8_000,
              engine=_multiplayer_engine("duel", 2), params=_multiplayer_params),

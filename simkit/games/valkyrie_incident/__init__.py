@@ -63,10 +63,10 @@ GAME = Game(
     modes=[
         Mode("standard", "The Valkyrie Incident, standard rules", _build_standard,
              default_scenario="valkyrie_incident/standard.toml", report=_report, bench_games=500,
-             engine=_engine_standard, params=_params),
+             engine=_engine_standard, params=_params, one_cell={"emblems": [["raven", "iron"]]}),
         Mode("blitz", "The Valkyrie Incident, Blitz rules", _build_blitz,
              default_scenario="valkyrie_incident/blitz.toml", report=_report, bench_games=500,
-             engine=_engine_blitz, params=_params),
+             engine=_engine_blitz, params=_params, one_cell={"emblems": [["raven", "iron"]]}),
     ],
     bundled_reports=_bundled,
     policies={

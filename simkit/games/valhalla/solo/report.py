@@ -33,6 +33,8 @@ from simkit.core.stats import Estimate, holm, paired_rate, wilson, z_value
 from simkit.core.tables import render
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
+# "Difficulty Level I … the player discards 2 cards from the deck", Level II 4, Level III 6
+DISCARDS = {1: 2, 2: 4, 3: 6}
 CAUSES = ("shields", "deck", "cap")
 END_TEXT = {
     "won": "won (every monster card defeated)",
@@ -207,11 +209,21 @@ def _verdict(pd, p_holm: float) -> str:
 # ---------------------------------------------------------------- the report
 
 
-def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
-    """Write ``out_dir/report.md`` with ``win-by-level.png`` and ``jarls.png``; return the files."""
+def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path | None = None,
+                search_ladder: dict | None = None) -> list[Path]:
+    """Write ``out_dir/report.md`` with ``win-by-level.png``, ``jarls.png`` and ``skill-ladder.png``; return the
+    files.
+
+    ``levels_run`` (optional): a run of the strongest policy with one Jarl and many games, which answers the level
+    question (``levels_section``) and leads the report. ``search_ladder`` (optional): ``{"rungs", "games",
+    "cells", "seed", "search", "where"}``, a ladder on fewer games that includes the slow `search` policy."""
+    from simkit.core import ladder
+
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     man = results.manifest(run_dir)
     frame = results.scan(run_dir)
+    lkinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
+    rungs = ladder.rungs_from_rows(frame, lkinds)
 
     won = pl.col("won")
     ends = {"won": won, **{c: (pl.col("cause") == c) for c in CAUSES}}
@@ -380,6 +392,37 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
                                     "n": c["n"]})
     other_ends = sum(c["n"] - round(sum(c[k][2] for k in ends)) for c in cells.values())
 
+    # --- the skill ladder: every policy on the same games, all cells pooled (the game as the unit) ---
+    png_ladder = ladder.plot(out_dir / "skill-ladder.png", rungs,
+                             title="Valhalla Solo skill ladder: P(win), all cells pooled", label="P(win)")
+    n_cells_p = len(cells) // max(1, len(policies)) * max(1, len(man.get("jarls") or [1]))
+    ladder_text = (
+        "## Skill ladder\n\n"
+        f"![Skill ladder]({png_ladder.name})\n\n"
+        "How much does skill matter? Every policy on the same games of the main run, every monster, deck, level "
+        "and Jarl pooled (a game's value is its mean over the cells, which replay its shuffle and dice); the tuned "
+        "heuristic comes from `simkit tune` (its parameters are in the scenario file).\n\n"
+        + ladder.markdown(rungs, games=int(man.get("games", 0)), cells=n_cells_p, label="P(win)") + "\n")
+    if search_ladder:
+        sr = search_ladder["rungs"]
+        ladder_text += (
+            "### With `search` (a smaller sample)\n\n"
+            f"`search` ({search_ladder.get('search', 'determinized rollouts of a heuristic')}) costs seconds a "
+            f"game, so it plays a smaller sample: every policy again on the same {search_ladder['games']:,} games "
+            f"in {search_ladder['cells']} cell{'s' if search_ladder['cells'] != 1 else ''} "
+            f"({search_ladder.get('where', '')}; root seed {search_ladder.get('seed', '?')}). Strongest here: "
+            f"**`{sr[0].policy}`**. `search` is too slow for the level comparison's hundreds of thousands of "
+            "games, so the level question is answered under the strongest heuristic.\n\n"
+            + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)")
+            + "\n")
+    if levels_run is not None:
+        headline, level_text, level_files = levels_section(levels_run, out_dir)
+    else:
+        best = rungs[0].policy
+        headline = (f"The strongest policy on the skill ladder is **`{best}`** (P(win) {rungs[0].value:.3f}, all "
+                    "cells pooled); see the difficulty tables for the levels.")
+        level_text, level_files = "", []
+
     # --- text ---
     opts = man.get("rule_options", {})
     opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
@@ -396,6 +439,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         f"{STAND_IN_NOTICE}\n\n"
         # the stand-in notice once: the card files' own notice only when it says something else
         + (f"Card data notice: {notice}\n\n" if notice and "stand-in" not in notice.lower() else "")
+        + f"{headline}\n\n"
+        + level_text
+        + ladder_text
         + "## What was simulated\n\n"
         f"{len(monsters)} monsters ({', '.join(monsters)}) × {len(variants)} deck variants ({', '.join(variants)}) "
         f"× {len(levels)} levels ({', '.join(_lv(lv) for lv in levels)}) × {len(jarl_list)} Jarls × "
@@ -454,11 +500,219 @@ def solo_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         + render(end_rows_lv, "md") + "\n"
         + manifest_section(man)
     )
-    return [write_markdown(out_dir / "report.md", text), png_levels, png_jarls]
+    return [write_markdown(out_dir / "report.md", text), *level_files, png_ladder, png_levels, png_jarls]
+
+
+LEVEL_JARL = "sigurd"  # the level run's Jarl: one representative Jarl, the games spent on the level question
+LEVEL_GAMES = 30_000  # games per level (and monster / deck set) of the level run
+# the ladder with `search` (seconds a game): one cell, the one the README measures search on
+SEARCH_CELL = {"monsters": ["dragon"], "variants": ["base"], "levels": [1], "jarls": [LEVEL_JARL]}
+SEARCH_GAMES = 30
 
 
 def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
-    """Run the bundled Solo scenario (seed 2026) into ``out_dir/valhalla/run`` and write its report."""
+    """Run the bundled Solo scenario (seed 2026) into ``out_dir/valhalla/run``, the level run (the strongest
+    heuristic, one Jarl, seed 2027) into ``out_dir/valhalla/levels-run`` and a small ladder with `search` in one
+    cell (seed 2028), and write the report."""
+    import json
+    import os
+
+    from simkit.core import loader, registry
+    from simkit.core.ladder import ladder, rungs_from_rows
+    from simkit.core.scenario import read_toml
+
     base = Path(out_dir) / "valhalla"
+    path = registry.scenarios_dir() / "valhalla" / "solo.toml"
     run = run_bundled("valhalla/solo.toml", base / "run", 60 if quick else 300, seed=2026, jobs=jobs)
-    return solo_report(run, base)
+    man = results.manifest(run)
+    kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
+    rungs = rungs_from_rows(results.scan(run), kinds)
+    best = next(r.policy for r in rungs if r.kind == "heuristic")
+    levels = run_bundled("valhalla/solo.toml", base / "levels-run", 1_000 if quick else LEVEL_GAMES, seed=2027,
+                         jobs=jobs, overrides=[f'jarls=["{LEVEL_JARL}"]', f'play=["{best}"]'])
+    n = 2 if quick else SEARCH_GAMES
+    cores = jobs or os.cpu_count() or 1
+    where = [f"{k}={json.dumps(v)}" for k, v in SEARCH_CELL.items()]
+    play = list(man.get("policies", {}))
+    srungs = ladder(path, [*play, "search"], games=n, seed=2028, jobs=cores, overrides=where,
+                    block_size=max(1, -(-n // cores)))
+    spec = loader.build(path, {**read_toml(path)[0], "play": ["search"]}).policy_specs[0][2]
+    what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
+    cell = ", ".join(f"{k[:-1] if k.endswith('s') else k} {', '.join(map(str, v))}" for k, v in SEARCH_CELL.items())
+    return solo_report(run, base, levels, {"rungs": srungs, "games": n, "cells": 1, "seed": 2028, "search": what,
+                                            "where": cell})
+
+
+# ---------------------------------------------------------------- why levels barely matter (the level run)
+
+ENDINGS = (
+    ("won", "won (attacking)", (pl.col("won")) & (pl.col("final_attack") == 0)),
+    ("won_final", "won by the final attack", (pl.col("won")) & (pl.col("final_attack") == 1)),
+    ("shields", "lost: fourth shield", pl.col("cause") == "shields"),
+    ("deck_early", "lost: deck ran out, monster cards left", (pl.col("cause") == "deck") & (pl.col("final_attack") == 0)),
+    ("final_lost", "lost the final attack", (pl.col("cause") == "deck") & (pl.col("final_attack") == 2)),
+    ("cap", "turn cap", pl.col("cause") == "cap"),
+)
+
+
+def _paired_levels(frame: pl.LazyFrame, a: int, b: int) -> Estimate:
+    """won(level a) − won(level b), paired on (block, game, monster, variant, jarl, policy); each game's mean over
+    its paired rows is one observation (normal interval)."""
+    wa = frame.filter(pl.col("level") == a).select(*PAIR_KEYS, pl.col("won").cast(pl.Int64).alias("wa"))
+    wb = frame.filter(pl.col("level") == b).select(*PAIR_KEYS, pl.col("won").cast(pl.Int64).alias("wb"))
+    per = (wa.join(wb, on=PAIR_KEYS, how="inner").group_by("block", "game")
+           .agg(pl.len().alias("m"), (pl.col("wa") - pl.col("wb")).sum().alias("d")).collect())
+    m = per["m"].to_numpy().astype(float)
+    d = per["d"].to_numpy().astype(float) / m
+    from simkit.core.stats import mean_interval
+
+    return mean_interval(len(d), float(d.sum()), float((d * d).sum()))
+
+
+def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, list[Path]]:
+    """``(headline, section, files)`` of the level run: one policy (the strongest practical one), one Jarl, every
+    monster, deck variant and level on the same games. Per level: P(win), paired differences, how games end,
+    cards left in the deck and lost battles, and the words that explain them."""
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    man = results.manifest(run_dir)
+    frame = results.scan(run_dir)
+    policies = list(man.get("policies", {}))
+    policy = policies[0] if policies else "?"
+    jarls = man.get("jarls") or []
+    ends = {k: e for k, _, e in ENDINGS}
+    values = {"won_all": pl.col("won"), **ends, "cards_left": pl.col("cards_left"),
+              "lost_battles": pl.col("attacks_lost") + pl.col("defences_lost"),
+              "deck_out": pl.col("cards_left") == 0}
+    lv = _clustered(frame, ["level"], values)
+    levels = sorted(int(k[0]) for k in lv)
+    cell = {L_: lv[(L_,)] for L_ in levels}
+    n_games = cell[levels[0]]["games"]
+    mvs = len(man.get("monsters") or []) * len(man.get("variants") or [])
+
+    rows = []
+    for L_ in levels:
+        c = cell[L_]
+        row = {"level": _lv(L_), "discards after a lost battle": DISCARDS.get(L_, "?"),
+               "P(win)": _iv(_rate(c, "won_all"))}
+        for k, label, _ in ENDINGS:
+            if k == "cap" and not any(cell[x]["cap"][2] for x in levels):
+                continue
+            row[label] = _iv(_rate(c, k))
+        row["deck empty at the end"] = _iv(_rate(c, "deck_out"))
+        row["cards left (mean)"] = _iv(_mean(c, "cards_left"), 1)
+        row["lost battles (mean)"] = _iv(_mean(c, "lost_battles"), 2)
+        row["rows"] = c["n"]
+        rows.append(row)
+
+    # paired differences between levels, pooled over the monster / deck sets (the game is the unit), Holm
+    pairs = [(a, b) for a, b in ((1, 2), (2, 3), (1, 3)) if a in levels and b in levels]
+    diffs = {ab: _paired_levels(frame, *ab) for ab in pairs}
+    z = z_value()
+    from scipy.stats import norm
+
+    pvals = []
+    for ab in pairs:
+        e = diffs[ab]
+        se = (e.high - e.estimate) / z if e.high > e.estimate else 0.0
+        pvals.append(float(2 * norm.sf(abs(e.estimate) / se)) if se > 0 else (0.0 if e.estimate else 1.0))
+    padj = holm(pvals)
+    drows = []
+    for ab, p, ph in zip(pairs, pvals, padj):
+        e = diffs[ab]
+        drows.append({"levels": f"{_lv(ab[0])} − {_lv(ab[1])}", "P(win) difference [95%]": _siv(e.estimate, e.low, e.high),
+                      "p-value": _p(p), "p (Holm)": _p(ph), "verdict": _verdict(e, ph)})
+    resolved = all(diffs[ab].low > 0 for ab in pairs if ab[1] == ab[0] + 1) and len(pairs) >= 2
+
+    # per monster and deck variant
+    mv = _clustered(frame, ["monster", "variant", "level"], values)
+    mvrows = []
+    for m in _order(man.get("monsters"), {k[0] for k in mv}):
+        for v in _order(man.get("variants"), {k[1] for k in mv}):
+            if (m, v, levels[0]) not in mv:
+                continue
+            row = {"monster": m, "variant": v}
+            for L_ in levels:
+                c = mv[(m, v, L_)]
+                row[f"P(win) {_lv(L_)}"] = _iv(_rate(c, "won_all"))
+            for L_ in levels:
+                c = mv[(m, v, L_)]
+                row[f"deck losses {_lv(L_)}"] = f"{c['deck_early'][0] + c['final_lost'][0]:.3f}"
+            row["games"] = mv[(m, v, levels[0])]["n"]
+            mvrows.append(row)
+
+    png = lines(
+        out_dir / "endings-by-level.png", levels,
+        {label: [_rate(cell[L_], k).estimate for L_ in levels] for k, label, _ in ENDINGS
+         if any(cell[L_][k][2] for L_ in levels)},
+        title=f"How games end by level ({policy}, {', '.join(jarls) or 'all Jarls'})",
+        xlabel="difficulty level (1 = I, 2 = II, 3 = III)", ylabel="share of games",
+        bands={label: ([_rate(cell[L_], k).low for L_ in levels], [_rate(cell[L_], k).high for L_ in levels])
+               for k, label, _ in ENDINGS if any(cell[L_][k][2] for L_ in levels)})
+
+    # the words: what drives the difference
+    lo, hi = levels[0], levels[-1]
+    c_lo, c_hi = cell[lo], cell[hi]
+    deck = {L_: cell[L_]["deck_early"][0] + cell[L_]["final_lost"][0] for L_ in levels}
+    shields = {L_: cell[L_]["shields"][0] for L_ in levels}
+    w = {L_: cell[L_]["won_all"][0] for L_ in levels}
+    lost_b = c_lo["lost_battles"][0]
+    trend = " → ".join(f"{w[L_]:.3f}" for L_ in levels)
+    steps = []  # one verdict per step up in level, from its paired interval
+    for a, b in ((x, y) for x, y in pairs if y == x + 1):
+        e = diffs[(a, b)]
+        if e.low > 0:
+            steps.append(f"Level {_lv(b)} is harder than Level {_lv(a)} ({_siv(e.estimate, e.low, e.high)})")
+        elif e.high < 0:
+            steps.append(f"Level {_lv(b)} is *easier* than Level {_lv(a)} ({_siv(e.estimate, e.low, e.high)})")
+        else:
+            half = (e.high - e.low) / 2
+            more = (half / abs(e.estimate)) ** 2 if e.estimate else math.inf
+            steps.append(f"Levels {_lv(a)} and {_lv(b)} cannot be told apart: their paired difference is "
+                         f"{_siv(e.estimate, e.low, e.high)}, so any true difference is below "
+                         f"{max(abs(e.low), abs(e.high)):.4f}"
+                         + (f" (resolving a difference this small would take about {more:.0f} times as many "
+                            "games)" if math.isfinite(more) and more > 1 else ""))
+    order_text = (("The ordering is resolved: " if resolved else "") + "; ".join(steps) + ".") if steps else ""
+    words = (
+        f"Levels change one thing only: how many cards a lost battle discards from the deck (2, 4 or 6). Under "
+        f"`{policy}` a game loses {lost_b:.2f} battles on average at Level {_lv(lo)}, so Level {_lv(hi)} burns "
+        f"about {(DISCARDS.get(hi, 0) - DISCARDS.get(lo, 0)) * lost_b:.0f} more cards a game: the mean number of "
+        f"cards left at the end falls from {c_lo['cards_left'][0]:.1f} to {c_hi['cards_left'][0]:.1f}. That costs "
+        f"games only when they reach the end of the deck: losses to the deck (ran out, or lost the final attack) "
+        f"rise from {deck[lo]:.3f} to {deck[hi]:.3f}, while losses on shields "
+        f"{'fall' if shields[hi] < shields[lo] else 'rise'} from {shields[lo]:.3f} to {shields[hi]:.3f} (some games "
+        f"that would have lost their fourth shield now end by the deck first). Most games are decided by battles "
+        f"long before the deck runs out, so P(win) moves only {trend} from Level {_lv(lo)} to {_lv(hi)}. {order_text}")
+    headline = (
+        f"Under the strongest practical policy, **`{policy}`**, P(win) is "
+        + ", ".join(f"**{w[L_]:.3f}** at Level {_lv(L_)}" for L_ in levels)
+        + f" (Jarl {', '.join(jarls) or 'all'}, {mvs} monster / deck sets pooled, {n_games:,} paired games per "
+        f"level); Level {_lv(lo)} − {_lv(hi)} = {_siv(diffs[(lo, hi)].estimate, diffs[(lo, hi)].low, diffs[(lo, hi)].high)}"
+        f" (95%). {steps[0] if steps else ''}{'; ' + steps[1] if len(steps) > 1 else ''}. Levels only change the "
+        f"discards after a lost battle, so they bite when a game reaches the end of the deck: deck losses "
+        f"{deck[lo]:.3f} → {deck[hi]:.3f}." if (lo, hi) in diffs else "")
+    section = (
+        "## Why the levels barely matter\n\n"
+        f"![How games end by level]({png.name})\n\n"
+        f"The level comparison is made under the strongest practical policy, `{policy}` (the top of the skill ladder "
+        f"below without the slow `search`), with one Jarl ({', '.join(jarls) or 'all'}) and every monster and deck "
+        f"variant: {n_games:,} games per level, each played at every level on the same shuffle and dice (root seed "
+        f"{man.get('root_seed')}). Rows pool the {mvs} monster / deck sets, with the game as the unit of every "
+        "interval.\n\n"
+        + words + "\n\n"
+        "### How games end, per level\n\n"
+        "`won (attacking)`: the last monster card fell to an ordinary attack; `won by the final attack`: to the "
+        "attack the rules allow when the last card leaves the deck; `lost: deck ran out, monster cards left`: the "
+        "deck ran out while more than one monster card was left (an immediate loss); `lost the final attack`. "
+        "`cards left` is the deck at the end of the game; `lost battles` counts lost attacks and defences.\n\n"
+        + render(rows, "md") + "\n"
+        "### Paired differences between levels\n\n"
+        "P(win at the lower level) − P(win at the higher level) over the same games (normal interval of the "
+        "per-game differences), Holm-corrected over the three rows.\n\n"
+        + render(drows, "md") + "\n"
+        "### Per monster and deck variant\n\n"
+        "P(win) per level, and the share of games lost to the deck (ran out or lost the final attack).\n\n"
+        + render(mvrows, "md") + "\n"
+        "### The level run\n\n" + manifest_section(man).replace("## Run\n\n", "") + "\n"
+    )
+    return headline, section, [png]

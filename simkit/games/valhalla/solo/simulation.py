@@ -23,21 +23,20 @@ from __future__ import annotations
 
 import itertools
 from math import factorial
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from simkit.core.decision import DecisionGame, Fns, specialize
-from simkit.core.policies import SEARCH, SEARCH_KINDS, compile_policy, read_policies
+from simkit.core.policies import SEARCH, SEARCH_KINDS, compile_policy
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
-from simkit.errors import InputError
 from simkit.games.valhalla import RULES_VERSION
 from simkit.games.valhalla.monster_dice import _compositions
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo import policies as pol
+from simkit.games.valhalla.solo.scenario import DISCARDS, PATH, VARIANTS, read_solo  # noqa: F401  (re-exported)
 
 COLUMNS = ("won", "cause", "cards_defeated", "shields_left", "turns", "attacks_won", "attacks_lost", "defences_won",
            "defences_lost", "glory", "monster_attacks", "missions", "cards_left", "final_attack")
@@ -45,9 +44,6 @@ FNS = Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.res
 SEARCHER = specialize(FNS, __name__)  # the generic search, compiled (and cached) for Valhalla Solo
 play_to_end = SEARCHER.play_to_end
 MAX_STEPS = 100_000
-VARIANTS = ("base", "plus40")
-DISCARDS = {1: 2, 2: 4, 3: 6}  # "Difficulty Level I … discards 2 cards", II 4, III 6
-PATH = ("unplayable", "own")
 
 
 def rules_vector(level=1, variant="base", wild_warriors=True, wild_monster=False, monster_powers=True,
@@ -318,66 +314,9 @@ class SoloSim(Simulation):
 
 
 def build_solo(fields) -> SoloSim:
-    """Scenario ``mode = "solo"`` (see scenarios/valhalla/solo.toml)."""
-    from simkit.games.valhalla.deck import load_deck
-
-    base = Path(fields.file).parent
-
-    def path_of(name, default):
-        rel = fields.get(name, str, default)
-        p = Path(rel) if Path(rel).is_absolute() else base / rel
-        if not p.exists():
-            raise fields.error(name, f"names a file that does not exist: {p}")
-        return p
-
-    cards_path, deck_path = path_of("cards", "cards.toml"), path_of("deck", "deck.toml")
-    deck = load_deck(deck_path, cards_path)  # reads and checks cards.toml too
-    monsters = deck.monsters
-    # the simulator's fixed-size state: at most 12 cards a monster side, 8 weapon symbols, 5 extra Phase B cards
-    for key, m in monsters.items():
-        for side, cards in (("base", m.cards_base), ("plus40", m.cards_plus40)):
-            if len(cards) > L.MAX_MON:
-                raise InputError(f"{cards_path}: monster {key!r} has {len(cards)} {side} cards; the simulator "
-                                 f"allows at most {L.MAX_MON}")
-    if len(deck.symbols) > L.MAX_SYM:
-        raise InputError(f"{cards_path}: field 'die.symbols' lists {len(deck.symbols)} weapon symbols; the "
-                         f"simulator allows at most {L.MAX_SYM}")
-    jt = deck.arrays()
-    for j, key in enumerate(deck.jarl_keys):
-        if jt["jarl_ability"][j] == L.J_EXTRA_DIE and jt["jarl_value"][j] > 3:
-            raise InputError(f"{deck_path}: field 'jarls[{j}].value' of {key!r} (extra_die) must be at most 3 "
-                             f"(got {jt['jarl_value'][j]}); the simulator holds at most {L.MAX_DICE} dice")
-        if jt["jarl_ability"][j] == L.J_DRAW and jt["jarl_value"][j] > 5:
-            raise InputError(f"{deck_path}: field 'jarls[{j}].value' of {key!r} (draw_more) must be at most 5 "
-                             f"(got {jt['jarl_value'][j]})")
-    mk = fields.get("monsters", list, sorted(monsters))
-    for i, m in enumerate(mk):
-        if m not in monsters:
-            raise fields.error(f"monsters[{i}]", f"must be one of {', '.join(map(repr, sorted(monsters)))} (got {m!r})")
-    variants = fields.get("variants", list, ["base"])
-    for i, v in enumerate(variants):
-        if v not in VARIANTS:
-            raise fields.error(f"variants[{i}]", f"must be one of 'base', 'plus40' (got {v!r})")
-    levels = fields.get("levels", list, [1, 2, 3])
-    for i, lv in enumerate(levels):
-        if lv not in DISCARDS:
-            raise fields.error(f"levels[{i}]", f"must be one of 1, 2, 3 (got {lv!r})")
-    jarls = fields.get("jarls", list, deck.jarl_keys[:1])
-    for i, j in enumerate(jarls):
-        if j not in deck.jarl_keys:
-            raise fields.error(f"jarls[{i}]", f"must be one of {', '.join(map(repr, deck.jarl_keys))} (got {j!r})")
-    policies = read_policies(fields, pol.PRESETS, SEARCH_KINDS, pol.PARAMS, ["builder", "aggressive"])
-    r = fields.table("rules", default={})
-    options = {
-        "wild_warriors": r.get("wild_warriors", bool, True),
-        "wild_monster": r.get("wild_monster", bool, False),
-        "monster_powers": r.get("monster_powers", bool, True),
-        "path_to_valhalla": r.get("path_to_valhalla", str, "unplayable", choices=PATH),
-        "turn_cap": r.get("turn_cap", int, 400, min=10, max=100_000),
-    }
-    r.finish()
-    return SoloSim(deck, monsters, mk, variants, levels, jarls, policies, options,
-                   {"cards": str(cards_path), "deck": str(deck_path)})
+    """Scenario ``mode = "solo"`` (see scenarios/valhalla/solo.toml; the fields are read and checked by
+    ``scenario.read_solo``)."""
+    return SoloSim(**read_solo(fields))
 
 
 def cell_env(sim: SoloSim, group: int = 0, cell: int = 0):

@@ -105,11 +105,21 @@ def _pooled_rate(r: dict, key: str) -> Estimate:
     return pooled_rate(int(r["n"]), r[f"{key}_s"], r[f"{key}_ss"], int(r["c"]))
 
 
-def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
-    """Write ``out_dir/report.md`` with ``win-odds.png`` and ``locations-cleared.png``; return the files."""
+def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: dict | None = None) -> list[Path]:
+    """Write ``out_dir/report.md`` with ``skill-ladder.png``, ``win-odds.png`` and ``locations-cleared.png``;
+    return the files.
+
+    The report leads with the strongest policy of the run's skill ladder (every policy on the same games).
+    ``search_ladder`` (optional): ``{"rungs": [Rung, …], "games": n, "warbands": k, "search": text}``, a second
+    ladder on fewer games that includes the slow `search` policy."""
+    from simkit.core import ladder
+
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     man = results.manifest(run_dir)
     frame = results.scan(run_dir)
+    kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
+    rungs = ladder.rungs_from_rows(frame, kinds)
+    best = rungs[0].policy
 
     # --- win odds and outcomes per Warband × policy (one pass over the rows) ---
     cell_counts = _outcome_counts(frame, ["warband", "policy"])
@@ -169,6 +179,40 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         row["games"] = int(r["n"])
         mean_rows.append(row)
 
+    # --- the skill ladder (all Warbands pooled, the game as the unit) ---
+    games_per_cell = int(pooled[best]["n"])
+    png_ladder = ladder.plot(out_dir / "skill-ladder.png", rungs,
+                             title="Lonequest skill ladder: P(win), all Warbands pooled", label="P(win)")
+    ladder_text = ladder.markdown(rungs, games=games_per_cell, cells=len(warbands), label="P(win)")
+    search_text = ""
+    if search_ladder:
+        sr = search_ladder["rungs"]
+        top = sr[0]
+        search_text = (
+            f"### With `search` (a smaller sample)\n\n"
+            f"`search` ({search_ladder.get('search', 'determinized rollouts of a heuristic')}) costs about half a "
+            f"CPU-second a game, so it plays a smaller sample: every policy again, on the same "
+            f"{search_ladder['games']:,} games in each of the {search_ladder['warbands']} Warbands (root seed "
+            f"{search_ladder.get('seed', '?')}, not the games above). Strongest here: **`{top.policy}`**.\n\n"
+            + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["warbands"], label="P(win)")
+            + "\n")
+
+    # --- headline: the strongest policy's answer ---
+    bw = {w: win[(w, best)] for w in warbands if (w, best) in win}
+    by_w = sorted(bw, key=lambda w: -bw[w].estimate)
+    rnd = next((r for r in rungs if r.kind == "random"), None)
+    headline = (
+        f"Played by the strongest practical policy, **`{best}`** ({kinds.get(best, '')}), a Warband conquers the "
+        f"Lonequest in **{_iv(pooled_win[best])}** of games (all {len(warbands)} Warbands pooled, 95% interval, "
+        f"{games_per_cell:,} games). Best Warband: **{by_w[0]}** {_iv(bw[by_w[0]])}; worst: **{by_w[-1]}** "
+        f"{_iv(bw[by_w[-1]])}."
+        + (f" Random legal play wins {rnd.value:.3f}, so skill is worth {rungs[0].value - rnd.value:+.3f}."
+           if rnd else "")
+        + (f" `search` wins {_rung(search_ladder['rungs'], 'search')} on a smaller sample "
+           f"({_gap(search_ladder['rungs'], 'search', best)})."
+           if search_ladder and any(r.policy == 'search' for r in search_ladder["rungs"]) else "")
+    )
+
     # --- text ---
     opts = man.get("rule_options", {})
     opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
@@ -177,7 +221,14 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     text = (
         "# VÁLKA Lonequest: win odds by Warband and policy\n\n"
         f"{STAND_IN_NOTICE}\n\n"
-        "## What was simulated\n\n"
+        f"{headline}\n\n"
+        "## Skill ladder\n\n"
+        f"![Skill ladder]({png_ladder.name})\n\n"
+        "How much does skill matter? Every policy on the same games, all Warbands pooled (a game's value is its "
+        "mean over the Warbands, which replay its dice); the tuned heuristic comes from `simkit tune` (its "
+        "parameters are in the scenario file).\n\n"
+        + ladder_text + "\n" + search_text
+        + "## What was simulated\n\n"
         f"{len(warbands)} Warbands × {len(policies)} policies = {n_cells} cells, "
         f"{int(man.get('games', 0)):,} solo Lonequest games per cell (root seed {man.get('root_seed')}). "
         "Every cell replays the same shuffles and dice (common random numbers), so differences between "
@@ -188,6 +239,7 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         "All intervals are 95%: Wilson intervals for shares, normal intervals for means.\n\n"
         "## Win odds\n\n"
         f"![Win odds]({png_win.name})\n\n"
+        f"The strongest practical policy is `{best}` (see the ladder above). "
         f"P(win) per Warband (rows) and policy (columns) with its 95% Wilson interval; "
         f"{_n_note(r['n'] for r in cells.values())}. The last row pools all Warbands with the game as the unit "
         "(the Warbands of one game share its dice): Wilson on the effective number of games.\n\n"
@@ -217,7 +269,27 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         + render(mean_rows, "md") + "\n"
         + manifest_section(man)
     )
-    return [write_markdown(out_dir / "report.md", text), png_win, png_loc]
+    return [write_markdown(out_dir / "report.md", text), png_ladder, png_win, png_loc]
+
+
+def _rung(rungs, name: str) -> str:
+    r = next(r for r in rungs if r.policy == name)
+    return f"{r.value:.3f} [{r.low:.3f}, {r.high:.3f}]"
+
+
+def _gap(rungs, name: str, other: str) -> str:
+    """``name`` − ``other`` on a ladder's games (paired), or the ladder's own gap to the best."""
+    a = next(r for r in rungs if r.policy == name)
+    b = next((r for r in rungs if r.policy == other), None)
+    if b is None:
+        return "no paired comparison"
+    if a is rungs[0]:
+        return (f"`{other}` {b.value:.3f} on the same games: {a.policy} − {other} = {-b.gap:+.3f} "
+                f"[{-b.gap_high:+.3f}, {-b.gap_low:+.3f}], Holm p = {b.p_holm:.2g}")
+    if b is rungs[0]:
+        return (f"`{other}` {b.value:.3f} on the same games: {a.policy} − {other} = {a.gap:+.3f} "
+                f"[{a.gap_low:+.3f}, {a.gap_high:+.3f}], Holm p = {a.p_holm:.2g}")
+    return f"`{other}` {b.value:.3f} on the same games"
 
 
 def _cleared_note(lost: int, n: int) -> str:
@@ -227,8 +299,27 @@ def _cleared_note(lost: int, n: int) -> str:
             "outcome tables), so the share at 6 is slightly above the win odds.")
 
 
+SEARCH_GAMES = 40  # games per Warband of the ladder with `search` (about half a CPU-second each)
+
+
 def bundled_lonequest(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
-    """Run the bundled Lonequest scenario (seed 2026) into ``out_dir/lonequest/run`` and write its report."""
+    """Run the bundled Lonequest scenario (seed 2026) into ``out_dir/lonequest/run``, a smaller skill ladder with
+    `search` (seed 2027), and write the report."""
+    import os
+
+    from simkit.core import loader, registry
+    from simkit.core.ladder import ladder
+    from simkit.core.scenario import read_toml
+
     base = Path(out_dir) / "lonequest"
     run = run_bundled("valka/lonequest.toml", base / "run", 2_000 if quick else 10_000, seed=2026, jobs=jobs)
-    return lonequest_report(run, base)
+    path = registry.scenarios_dir() / "valka" / "lonequest.toml"
+    sim = loader.load(path).simulation
+    play = [p for p, _, _ in sim.policy_specs]
+    n = 4 if quick else SEARCH_GAMES
+    cores = jobs or os.cpu_count() or 1
+    rungs = ladder(path, [*play, "search"], games=n, seed=2027, jobs=cores, block_size=max(1, -(-n // cores)))
+    spec = loader.build(path, {**read_toml(path)[0], "play": ["search"]}).policy_specs[0][2]
+    what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
+    return lonequest_report(run, base, {"rungs": rungs, "games": n, "warbands": len(sim.warband_names),
+                                        "seed": 2027, "search": what})

@@ -21,25 +21,21 @@ import numpy as np
 from numba import njit
 
 from simkit.core.decision import DecisionGame, Fns, specialize
-from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, read_policies
+from simkit.core.policies import HEURISTIC, SEARCH, compile_policy
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.games.valka import RULES_VERSION
-from simkit.games.valka.cards import WARBANDS, CardSet, load_cards
+from simkit.games.valka.cards import WARBANDS, CardSet
 from simkit.games.valka.lonequest import engine as E
 from simkit.games.valka.lonequest import layout as L
 from simkit.games.valka.lonequest import policies as pol
+from simkit.games.valka.lonequest.scenario import (  # noqa: F401  (re-exported)
+    ESCAPE, FIREBLAST, GRAVE, RETREAT_EQUIPMENT, SCOPES, SPENT_EVENTS, STRONG_ENUF, read_lonequest,
+)
 from simkit.games.valka.quests import compile_quests
 
 COLUMNS = ("won", "cause", "locations_cleared", "battles", "marauders_defeated", "krone", "stamina", "test_fates",
            "test_fates_won", "turns", "chance_strikes", "marches", "offering_used", "pickpocketed")
-STRONG_ENUF = ("sum", "each", "strongest")
-SCOPES = ("location", "lonequest")
-GRAVE = ("own", "any")
-FIREBLAST = ("fighter_plus_3", "plus_3")
-ESCAPE = ("reachable", "arrow")
-SPENT_EVENTS = ("graveyard", "loot")
-RETREAT_EQUIPMENT = ("all", "equipped")
 
 
 def rules_vector(strong_enuf="sum", lone_one="loses", defender_deals_damage=True, warband_boons=True,
@@ -297,48 +293,6 @@ def decision_game(scenario: str | Path | None = None) -> DecisionGame:
 
 
 def build_lonequest(fields) -> LonequestSim:
-    """Scenario ``mode = "lonequest"`` (see scenarios/valka/lonequest.toml for every field)."""
-    base = Path(fields.file).parent
-    cards_rel = fields.get("cards", str, "cards.toml")
-    cards_path = (base / cards_rel) if not Path(cards_rel).is_absolute() else Path(cards_rel)
-    if not cards_path.exists():
-        raise fields.error("cards", f"names a file that does not exist: {cards_path}")
-    cards = load_cards(cards_path)
-    warbands = fields.get("warbands", list, list(WARBANDS))
-    for i, w in enumerate(warbands):
-        if w not in WARBANDS:
-            raise fields.error(f"warbands[{i}]", f"must be one of {', '.join(map(repr, WARBANDS))} (got {w!r})")
-    if not warbands:
-        raise fields.error("warbands", "must name at least one Warband")
-    policies = read_policies(fields, pol.PRESETS, pol.KINDS, pol.PARAMS,
-                             ["cautious", "aggressive", "greedy_trader"])
-    r = fields.table("rules", default={})
-    opts = {
-        "strong_enuf": r.get("strong_enuf", str, "sum", choices=STRONG_ENUF),
-        "lone_one": r.get("lone_one", str, "loses", choices=("loses", "fails")),
-        "defender_deals_damage": r.get("defender_deals_damage", bool, True),
-        "warband_boons": r.get("warband_boons", bool, True),
-        "played_faced_scope": r.get("played_faced_scope", str, "location", choices=SCOPES),
-        "grave_robber": r.get("grave_robber", str, "own", choices=GRAVE),
-        "fireblast": r.get("fireblast", str, "fighter_plus_3", choices=FIREBLAST),
-        "escape": r.get("escape", str, "reachable", choices=ESCAPE),
-        "spent_events": r.get("spent_events", str, "graveyard", choices=SPENT_EVENTS),
-        "retreat_equipment": r.get("retreat_equipment", str, "all", choices=RETREAT_EQUIPMENT),
-        "escape_reward": r.get("escape_reward", bool, True),
-        "step_cap": r.get("step_cap", int, 5000, min=50, max=1_000_000),
-    }
-    r.finish()
-    su = fields.table("setup", default={})
-    opts.update(krone=su.get("krone", int, 12, min=0, max=99), stamina=su.get("stamina", int, 3, min=0, max=9),
-                quests=su.get("quests", int, 18, min=0, max=len(cards.quests)),
-                random_fighters=su.get("random_fighters", int, 12, min=0, max=L.N_FIGHTERS - 5))
-    if opts["quests"] + opts["random_fighters"] != L.N_LOC * L.LOC_SIZE:
-        raise su.error("quests", f"plus setup.random_fighters must fill the map's {L.N_LOC * L.LOC_SIZE} "
-                                 f"card spaces (got {opts['quests']} + {opts['random_fighters']})")
-    su.finish()
-    try:
-        rel = str(cards_path.relative_to(Path.cwd()))
-    except ValueError:
-        rel = str(cards_path)
-    return LonequestSim(cards, warbands, policies, opts, rel)
-
+    """Scenario ``mode = "lonequest"`` (see scenarios/valka/lonequest.toml; the fields are read and checked by
+    ``scenario.read_lonequest``)."""
+    return LonequestSim(**read_lonequest(fields))

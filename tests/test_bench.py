@@ -1,0 +1,29 @@
+"""`simkit bench`: a mode's `search` policy is timed in one cell of its default scenario on a fixed small number
+of games (it costs about a CPU-second a game; the Valhalla default scenario has 1,224 cells)."""
+
+from __future__ import annotations
+
+from simkit.core import bench, registry
+
+
+def test_search_is_timed_in_one_cell_of_every_mode_that_has_it():
+    searched = []
+    for game, mode in registry.all_modes():
+        if not mode.default_scenario:
+            continue
+        fast, search = bench._split(registry.scenarios_dir() / mode.default_scenario, mode.one_cell)
+        assert fast.cells >= 1
+        if search is not None:
+            searched.append(mode.name)
+            assert search.cells == 1, f"{game.name}/{mode.name}: search timed in {search.cells} cells"
+            # the one cell plays `search` (multiplayer scenarios also list their heuristic opponents)
+            assert "search" in {v.get("kind") for v in search.describe()["policies"].values()}
+    assert {"lonequest", "solo", "draw"} <= set(searched)
+
+
+def test_bench_rows_say_how_search_was_timed():
+    rows = bench.bench("draw", games=2000, jobs=1)
+    assert [r["simulator"] for r in rows] == ["draw", f"draw (search, {bench.SEARCH_GAMES} games × 1 cell)"]
+    assert rows[0]["games"] % 2000 == 0  # 2,000 games in each cell of the heuristic policies
+    assert rows[1]["games"] == bench.SEARCH_GAMES
+    assert rows[1]["games/s per core"] > 0
