@@ -38,9 +38,12 @@ def _lonequest_engine():
 
 def _build_multiplayer(variant):
     def build(fields):
-        from simkit.games.valka.multiplayer.simulation import build_multiplayer
+        from simkit.games.valka.multiplayer.scenario import read_multiplayer
 
-        return build_multiplayer(fields, variant)
+        args = read_multiplayer(fields, variant)  # every field checked before the kernels (numba) are imported
+        from simkit.games.valka.multiplayer.simulation import MultiplayerSim
+
+        return MultiplayerSim(**args)
 
     return build
 

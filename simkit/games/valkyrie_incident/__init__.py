@@ -14,15 +14,21 @@ from simkit.core.registry import Game, Mode  # noqa: E402
 
 
 def _build_standard(fields):
-    from simkit.games.valkyrie_incident.simulation import build
+    from simkit.games.valkyrie_incident.scenario import read_incident
 
-    return build(fields, "standard")
+    args = read_incident(fields, "standard")  # every field checked before the kernels (numba) are imported
+    from simkit.games.valkyrie_incident.simulation import IncidentSim
+
+    return IncidentSim(**args)
 
 
 def _build_blitz(fields):
-    from simkit.games.valkyrie_incident.simulation import build
+    from simkit.games.valkyrie_incident.scenario import read_incident
 
-    return build(fields, "blitz")
+    args = read_incident(fields, "blitz")  # every field checked before the kernels (numba) are imported
+    from simkit.games.valkyrie_incident.simulation import IncidentSim
+
+    return IncidentSim(**args)
 
 
 def _engine_standard():

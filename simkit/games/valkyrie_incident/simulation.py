@@ -17,35 +17,23 @@ Rows (one per game per cell)::
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
 from simkit.core import decision as D
-from simkit.core.policies import SEARCH, SEARCH_KINDS, compile_policy, read_policies
+from simkit.core.policies import SEARCH, compile_policy
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.games.valkyrie_incident import RULES_VERSION
 from simkit.games.valkyrie_incident import engine as E
 from simkit.games.valkyrie_incident.cards import CardSet, load_cards
+from simkit.games.valkyrie_incident.scenario import (  # noqa: F401  (re-exported)
+    OPTIONS, RULESETS, SEATS, presets, read_incident,
+)
 
 FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy)
 SEARCHER = D.specialize(FNS, __name__)  # the generic search, compiled (and cached) for The Valkyrie Incident
 play_to_end = SEARCHER.play_to_end
-RULESETS = ("standard", "blitz")
-SEATS = ("alpha", "omega")
-# rule options: name -> (allowed values, default); the first value is the plain reading (docs/rules.md)
-OPTIONS = {
-    "deck_scoring": (("owned", "draw_pile"), "owned"),
-    "emblem_bonus": (("own", "both"), "own"),
-    "war_end": (("at_once", "act_then_end"), "at_once"),
-    "wreckage_conflicts": (("random", "none"), "random"),
-    "victory_bonus_tie": (("none", "both"), "none"),
-    "blitz_discard": (("action", "action_valkyrie"), "action"),
-    "tie_tokens": (("keep", "drop"), "keep"),
-    "blitz_initial_hand": (("keep", "pile"), "keep"),
-}
 COLUMNS = ("alpha_score", "omega_score", "alpha_victory", "omega_victory", "alpha_locations", "omega_locations",
            "winner", "turns", "decisions", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo", "omega_cards_hi")
 NCOL = len(COLUMNS)
@@ -254,67 +242,10 @@ def _name(cards: CardSet, e: int) -> str:
     return cards.emblems[e].key if e >= 0 else "chosen"
 
 
-def presets() -> dict:
-    p = dict(E.PRESETS)
-    # over the strongest heuristic (focused beats balanced 0.66); caution 1 standard error: measured better than 2
-    # (paired, standard game: against focused 0.750 at caution 1, 0.675 at caution 2, 120 games each)
-    p["search"] = ("search", {"rollouts": 8, "base": "focused", "budget": "halving", "caution": 1.0})
-    return p
-
-
 def build(fields, ruleset: str) -> IncidentSim:
-    """Scenario ``mode = "standard"`` or ``"blitz"`` (see scenarios/valkyrie_incident/*.toml for every field)."""
-    base = Path(fields.file).parent
-    cards_rel = fields.get("cards", str, "cards.toml")
-    cards_path = (base / cards_rel) if not Path(cards_rel).is_absolute() else Path(cards_rel)
-    if not cards_path.exists():
-        raise fields.error("cards", f"names a file that does not exist: {cards_path}")
-    cards = load_cards(cards_path)
-    keys = [e.key for e in cards.emblems]
-    alias = {**{e.key: i for i, e in enumerate(cards.emblems)},
-             **{cards.clans[e.clan]: i for i, e in enumerate(cards.emblems)}}  # an Emblem's key or its Clan
-    raw = fields.get("emblems", (str, list), "all")
-    if raw == "all":
-        matchups = [(a, o) for a in range(len(keys)) for o in range(len(keys)) if a != o]
-    elif raw == "choose":
-        matchups = [(-1, -1)]
-    elif isinstance(raw, list) and raw:
-        matchups = []
-        for i, pair in enumerate(raw):
-            if not (isinstance(pair, list) and len(pair) == 2 and all(x in alias for x in pair)
-                    and alias[pair[0]] != alias[pair[1]]):
-                raise fields.error(f"emblems[{i}]", f"must be an [Alpha, Omega] pair of different Emblems from "
-                                   f"{', '.join(map(repr, alias))} (got {pair!r})")
-            matchups.append((alias[pair[0]], alias[pair[1]]))
-    else:
-        raise fields.error("emblems", f"must be 'all', 'choose' or a list of [Alpha, Omega] pairs (got {raw!r})")
-    pre = presets()
-    policies = read_policies(fields, pre, SEARCH_KINDS, E.PARAMS, ["balanced", "focused", "random"])
-    for name, kind, values in policies:
-        if kind == "search" and "base_kind" not in values:
-            b = pre[values["base"]]
-            values["base_kind"], values["base_params"] = b[0], dict(b[1])
-    names = [p[0] for p in policies]
-    opponent = fields.get("opponent", str, "self")
-    if opponent != "self":
-        if opponent not in pre and opponent not in names:
-            raise fields.error("opponent", f"must be 'self' or a policy of the scenario; allowed values: 'self', "
-                               + ", ".join(repr(x) for x in sorted(set(pre) | set(names))))
-        if opponent not in names:
-            policies.append((opponent, *pre[opponent]))
-    seats = fields.get("seats", list, list(SEATS))
-    for i, st in enumerate(seats):
-        if st not in SEATS:
-            raise fields.error(f"seats[{i}]", f"must be one of 'alpha', 'omega' (got {st!r})")
-    r = fields.table("rules", default={})
-    options = {name: r.get(name, str, default, choices=allowed) for name, (allowed, default) in OPTIONS.items()}
-    turn_cap = r.get("turn_cap", int, 400, min=20, max=100_000)
-    r.finish()
-    try:
-        rel = str(cards_path.relative_to(Path.cwd()))
-    except ValueError:
-        rel = str(cards_path)
-    return IncidentSim(cards, ruleset, matchups, policies, opponent, seats, options, rel, turn_cap, tested=names)
+    """Scenario ``mode = "standard"`` or ``"blitz"`` (see scenarios/valkyrie_incident/*.toml; the fields are read
+    and checked by ``scenario.read_incident`` before any kernel is imported)."""
+    return IncidentSim(**read_incident(fields, ruleset))
 
 
 def decision_game(ruleset: str = "standard") -> D.DecisionGame:

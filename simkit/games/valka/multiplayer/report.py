@@ -102,7 +102,7 @@ def card_table(seats: pl.DataFrame, cards, prefix: str) -> list[dict]:
     return out, median
 
 
-def multiplayer_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
+def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: dict | None = None) -> list[Path]:
     """Write ``out_dir/report.md`` with ``seat-order.png`` and ``card-effects.png``; return the files."""
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -142,6 +142,16 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         "players", "policy")
     hero_rows = [{"players": r["players"], "hero policy": r["policy"], "win rate": _iv(wilson(int(r["k"]), int(r["n"]))),
                   "fair share": f"{1 / r['players']:.3f}", "n": int(r["n"])} for r in hero.iter_rows(named=True)]
+    # the skill ladder: every hero policy on the same deals and dice, paired game by game (Holm-corrected gaps)
+    from simkit.core import ladder
+
+    kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
+    rungs = ladder.rungs_from_rows(frame, kinds)
+    png_ladder = ladder.plot(out_dir / "skill-ladder.png", rungs, title="Skill ladder: the hero's P(win), 95%",
+                             label="P(hero wins)")
+    files.append(png_ladder)
+    ladder_text = ladder.markdown(rungs, games=int(frame.group_by("block", "game").len().height), cells=len(sizes),
+                                  label="P(hero wins)")
     pol = seats.group_by("players", "policy").agg(n=pl.len(), k=(pl.col("won") > 0).cast(pl.Int64).sum()).sort(
         "players", "policy")
     seat_pol_rows = [{"players": r["players"], "seat policy": r["policy"],
@@ -207,7 +217,10 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
         "gives every place the fair share. Shared wins count as wins.\n\n"
         + render(order_rows, "md") + "\n"
         "## Policies (the skill ladder at these tables)\n\n"
-        "The hero's win rate, one row per game:\n\n" + render(hero_rows, "md") + "\n"
+        f"![Skill ladder]({png_ladder.name})\n\n"
+        + ladder_text + "\n"
+        + (_search_section(search_ladder) if search_ladder else "")
+        "The hero's win rate by table size, one row per game:\n\n" + render(hero_rows, "md") + "\n"
         "Every seat by the policy it played (mixed tables):\n\n" + render(seat_pol_rows, "md") + "\n"
         "## How long games last\n\n"
         "Turns are player turns (a round is one turn each); a game still running at the turn cap is stalled.\n\n"
@@ -231,8 +244,24 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     return files
 
 
+def _search_section(sl: dict) -> str:
+    from simkit.core import ladder
+
+    return ("With `search` (slow, so on fewer games: " f"{sl['games']:,} games, the same deals for every hero, root "
+            f"seed 2026; `search` = {sl['search']}):\n\n"
+            + ladder.markdown(sl["rungs"], games=sl["games"], label="P(hero wins)") + "\n")
+
+
+SEARCH_LADDER = ["search", "balanced_tuned", "balanced", "random"]  # the hero policies of the small search ladder
+
+
 def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
-    """Run the bundled multiplayer scenarios (seed 2026) under ``out_dir/multiplayer/<mode>`` with reports."""
+    """Run the bundled multiplayer scenarios (seed 2026) under ``out_dir/multiplayer/<mode>`` with reports;
+    4-player Bounty Hunter adds a small ladder with `search` as the hero."""
+    from simkit.core import ladder
+    from simkit.core.registry import scenarios_dir
+    from simkit.core.scenario import read_toml
+
     files = []
     for scen, mode, games in (("valka/bounty_hunter.toml", "bounty-hunter", 2_000),
                               ("valka/bounty_hunter_tables.toml", "bounty-hunter-tables", 1_000),
@@ -240,5 +269,12 @@ def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> 
                               ("valka/duel.toml", "duel", 2_000)):
         base = Path(out_dir) / "multiplayer" / mode
         run = run_bundled(scen, base / "run", games // 5 if quick else games, seed=2026, jobs=jobs)
-        files += multiplayer_report(run, base)
+        sl = None
+        if mode == "bounty-hunter":
+            path = scenarios_dir() / scen
+            n = 4 if quick else 60
+            table = read_toml(path)[0]["policies"]["search"]
+            sl = {"games": n, "search": f"{table.get('rollouts')} rollouts per action of `{table.get('base')}`",
+                  "rungs": ladder.ladder(path, SEARCH_LADDER, games=n, seed=2026, jobs=jobs or 1, block_size=5)}
+        files += multiplayer_report(run, base, search_ladder=sl)
     return files
