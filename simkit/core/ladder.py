@@ -3,8 +3,10 @@
 Each policy plays every cell of the scenario on the same game streams, so a
 game is the unit: its value is the policy's mean over the cells. Each rung
 shows the policy's mean with a 95% interval, and its paired difference from
-the strongest policy (a t interval over games) with a p-value; the verdict
-"below the best" is Holm-corrected over the rungs.
+the strongest policy with a p-value: for one cell's 0/1 outcomes Newcombe's
+interval and the exact McNemar test (honest with few discordant games), else
+a t interval over games (the exact sign test when every game moved alike);
+the verdict "below the best" is Holm-corrected over the rungs.
 """
 
 from __future__ import annotations
@@ -35,8 +37,12 @@ class Rung:
     below_best: bool = False
 
 
+def _binary(x: np.ndarray) -> bool:
+    return set(np.unique(x)).issubset({0.0, 1.0})
+
+
 def _interval(x: np.ndarray) -> stats.Estimate:
-    if set(np.unique(x)).issubset({0.0, 1.0}):
+    if _binary(x):
         return stats.wilson(int(x.sum()), len(x))
     return stats.mean_interval(len(x), float(x.sum()), float((x * x).sum()))
 
@@ -62,13 +68,18 @@ def rungs_from(means: dict[str, np.ndarray], kinds: dict[str, str]) -> list[Rung
     rows.sort(key=lambda r: -r.value)
     best = means[rows[0].policy]
     for r in rows[1:]:
-        d = means[r.policy] - best
+        x = means[r.policy]
+        d = x - best
         n = len(d)
         sd = float(d.std(ddof=1)) if n > 1 else 0.0
         r.gap = float(d.mean())
-        if sd == 0.0:
+        if _binary(x) and _binary(best):  # one cell: 0/1 per game, so Newcombe's interval and exact McNemar
+            pr = stats.paired_rate_difference(best, x)
+            r.gap_low, r.gap_high, r.p = pr.low, pr.high, pr.p_value
+        elif sd == 0.0:  # every game moved alike: the exact sign test (a t interval has no width here)
+            nz = int((d != 0).sum())
             r.gap_low = r.gap_high = r.gap
-            r.p = 1.0 if r.gap == 0 else 0.0
+            r.p = 1.0 if nz == 0 else min(1.0, 2 * 0.5 ** nz)
         else:
             se = sd / math.sqrt(n)
             t = st.t.ppf(0.975, n - 1)

@@ -28,6 +28,20 @@ def test_rungs_order_and_paired_gap():
     assert rows[1].below_best and rows[1].gap_high < 0
 
 
+def test_few_games_are_not_a_verdict():
+    """4 paired games, the best wins all and the other none: exact McNemar p = 2 * 0.5**4 = 0.125, not significant
+    (a t interval over games has no width here and would call it certain)."""
+    rows = rungs_from({"a": np.ones(4), "b": np.zeros(4)}, {})
+    assert rows[1].p == 0.125 and not rows[1].below_best
+    assert rows[1].gap == -1.0 and rows[1].gap_low < -0.5 < rows[1].gap_high
+    # 8 such games: p = 2 * 0.5**8 = 0.0078, significant
+    rows = rungs_from({"a": np.ones(8), "b": np.zeros(8)}, {})
+    assert abs(rows[1].p - 2 * 0.5 ** 8) < 1e-12 and rows[1].below_best
+    # means (several cells per game) that all moved alike: the exact sign test
+    rows = rungs_from({"a": np.full(5, 0.5), "b": np.zeros(5)}, {})
+    assert rows[1].p == 2 * 0.5 ** 5
+
+
 def test_toy_ladder_matches_exact_odds():
     rungs = ladder("scenarios/toy/draw.toml", games=4000, seed=5)
     by = {r.policy: r for r in rungs}

@@ -220,7 +220,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         f"![Skill ladder]({png_ladder.name})\n\n"
         + ladder_text + "\n"
         + (_search_section(search_ladder) if search_ladder else "")
-        "The hero's win rate by table size, one row per game:\n\n" + render(hero_rows, "md") + "\n"
+        + "The hero's win rate by table size, one row per game:\n\n" + render(hero_rows, "md") + "\n"
         "Every seat by the policy it played (mixed tables):\n\n" + render(seat_pol_rows, "md") + "\n"
         "## How long games last\n\n"
         "Turns are player turns (a round is one turn each); a game still running at the turn cap is stalled.\n\n"
