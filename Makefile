@@ -29,7 +29,7 @@ test: setup browser
 	$(BIN)/pytest -q
 
 report: setup
-	@echo "make report: simulating and writing every bundled report under reports/ (about a minute) ..."
+	@echo "make report: simulating and writing every bundled report under reports/ (about 15 minutes on 2 cores, most of it the search ladders) ..."
 	$(BIN)/simkit report --bundled --out reports --html
 	@echo "reports written under reports/ (open reports/index.html, or the .md files)"
 
