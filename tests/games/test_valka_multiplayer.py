@@ -687,7 +687,8 @@ def test_heuristic_policy_only_returns_legal_actions_and_reads_no_hidden_cards()
 def test_runner_rows_and_mixed_tables(tmp_path):
     from simkit.core.scenario import Fields
 
-    data = {"game": "valka", "mode": "bounty-hunter", "cards": str(CARDS_PATH), "players": [3, 5],
+    # the mode's own fields (the loader reads game, mode and description before the mode's build)
+    data = {"cards": str(CARDS_PATH), "players": [3, 5],
             "play": ["balanced", "random"], "opponents": ["aggressive"]}
     sim = S.build_multiplayer(Fields(tmp_path / "x.toml", data), "bounty-hunter")
     cols = sim.run_block(np.array([1, 2], np.uint64), 20)
