@@ -1021,3 +1021,40 @@ def test_docs_list_every_lonequest_rule_option():
         default = f"`{str(p.default).lower()}`" if isinstance(p.default, bool) else f'`"{p.default}"`'
         rows = [line for line in (section + chance).splitlines() if line.startswith(f"| `{name}` |")]
         assert rows and default in rows[0].split("|")[-3], (name, default)
+
+
+# --- the shared combat rules (simkit.games.valka.combat) in the Lonequest -----------------------------------
+
+def test_lonequest_fireblast_on_double_ones_only_hurts_the_target():
+    for dice, expected in (((1, 1), [0, 1, 0]), ((10, 5), [1, 2, 1]), ((2, 9), [0, 0, 0])):
+        # Strike 0 + 3 against Shields 6, 7, 6: rolled. Double 1s: the target deals itself 1 damage (no 2 + 1 + 1).
+        data = with_changes({A: (0, 3, 3), M: (0, 5, 6), M2: (0, 5, 7), B: (0, 5, 6)})
+        env = env_of(data, dice=dice)
+        fire = next(L.N_BUFFS + e for e, ev in enumerate(CARDS.events) if ev.kind == E.EV_FIREBLAST)
+        s = blank_state(stamina=3)
+        E.front_add(s, env, A)
+        for m in (M, M2, B):
+            E.add_marauder(s, env, m)
+        s[L.WHERE + fire] = L.HAND
+        rng, _ = streams()
+        E.apply_special(s, rng, env, L.SP_FIREBLAST + 1)
+        assert [s[L.MAR + 2 * j + 1] for j in range(3)] == expected, dice
+
+
+def test_lonequest_team_strike_leaves_the_strongest_fighter_free():
+    knights = fighter_ids(KNIGHTS)
+    A_, B_, D = knights[:3]
+    data = with_changes({A_: (5, 2, 5), B_: (2, 2, 5), D: (2, 2, 5), M: (0, 3, 3)})
+    env = env_of(data, rules=OFF_RULES)
+    s = blank_state(stamina=3)
+    for f in (A_, B_, D):
+        E.front_add(s, env, f)
+    E.add_marauder(s, env, M)
+    s[L.B_TEAM] = 1
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    assert L.ST_TEAM + 0 in buf[:E.strike_list(s, env, buf)]
+    rng, _ = streams()
+    E.apply_strike(s, rng, env, L.ST_TEAM + 0)
+    # 2 + 2 = 4 > 3 is the weakest pair; the 5 may still strike on its own
+    assert [s[E.slot(i) + L.F_USED] for i in range(3)] == [0, 1, 1]
+    assert s[L.MAR + 1] == 1

@@ -33,8 +33,7 @@ from numba import njit
 
 from simkit.core.decision import reseed, reshuffle_unseen
 from simkit.core.rng import randbelow, roll, shuffle
-from simkit.games.valka import boons
-from simkit.games.valka.chance_strike import ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS, resolve
+from simkit.games.valka import boons, combat
 from simkit.games.valka.lonequest import layout as L
 from simkit.games.valka.quests import (
     OP_DAMAGE, OP_DRAW_LOOT, OP_GAIN_BUFF, OP_GAIN_EVENT, OP_IF, OP_KRONE, OP_LOSE_BUFF, OP_MARAUDER, OP_MARKET,
@@ -131,27 +130,23 @@ def buff_value(s, buffs, i, t):
 @njit(cache=True, inline="always", _nrt=False)
 def total_strike(s, env, i):
     """Base Strike + Strike Buff (+1 with the Goblins' "Raging Raiders" boon)."""
-    fighters, buffs = env[E_FIGHTERS], env[E_BUFFS]
-    v = fighters[s[slot(i)], L.FS] + buff_value(s, buffs, i, 0)
-    return v + 1 if boon(s, WB_GOBLINS) else v
+    return combat.score(env[E_FIGHTERS][s[slot(i)], L.FS], buff_value(s, env[E_BUFFS], i, 0), boon(s, WB_GOBLINS))
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def total_shield(s, env, i):
     """Base Shield + Shield Buff (+1 with the Knights' "Valiant Courage" boon)."""
-    fighters, buffs = env[E_FIGHTERS], env[E_BUFFS]
-    v = fighters[s[slot(i)], L.FSH] + buff_value(s, buffs, i, 1)
-    return v + 1 if boon(s, WB_KNIGHTS) else v
+    return combat.score(env[E_FIGHTERS][s[slot(i)], L.FSH], buff_value(s, env[E_BUFFS], i, 1), boon(s, WB_KNIGHTS))
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def total_health(s, env, i):
-    return env[E_FIGHTERS][s[slot(i)], L.FH] + buff_value(s, env[E_BUFFS], i, 2)
+    return combat.score(env[E_FIGHTERS][s[slot(i)], L.FH], buff_value(s, env[E_BUFFS], i, 2), False)
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def health_left(s, env, i):
-    return total_health(s, env, i) - s[slot(i) + L.F_DAMAGE]
+    return combat.health_left(total_health(s, env, i), s[slot(i) + L.F_DAMAGE])
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -161,10 +156,10 @@ def is_barbarian(s, env, i):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def strike_damage(s, barbarian):
-    """"Berserker Barrage: True Strikes and Team Strikes deal 2 Damage." (core Boon) — for a True Strike by a
-    Barbarian (or Joker) Fighter, or a Team Strike with one in it, as in the multiplayer reading."""
-    return 2 if barbarian and boon(s, WB_BARBARIANS) else 1
+def strike_damage(s, kind, barbarian):
+    """The damage of a strike of ``kind`` (``combat``): 2 for a True Strike by a Barbarian (or Joker) Fighter, or a
+    Team Strike with one in it, under the Barbarians' Berserker Barrage, as in the multiplayer reading."""
+    return combat.strike_damage(kind, barbarian and boon(s, WB_BARBARIANS))
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -381,7 +376,7 @@ def death_check(s, env, i):
     """The one death check every Health change goes through: "When a Fighter is reduced to 0 Health, that
     Fighter, and any Buffs equipped to it are moved to the Graveyard" (Buffs: back to the Loot deck). True if
     Frontline Fighter i died."""
-    if health_left(s, env, i) <= 0:
+    if combat.is_defeated(total_health(s, env, i), s[slot(i) + L.F_DAMAGE]):
         front_remove(s, env, i, TO_GRAVEYARD)
         return True
     return False
@@ -483,7 +478,7 @@ def remove_marauder(s, j, to_graveyard):
 def damage_marauder(s, env, j, amount):
     """Returns True if Marauder j was defeated (it goes to the Graveyard; counted for the Reward)."""
     s[mar_slot(j) + 1] += amount
-    if s[mar_slot(j) + 1] >= env[E_FIGHTERS][s[mar_slot(j)], L.FH]:
+    if combat.is_defeated(env[E_FIGHTERS][s[mar_slot(j)], L.FH], s[mar_slot(j) + 1]):
         remove_marauder(s, j, True)
         s[L.DEFEATED] += 1
         return True
@@ -526,7 +521,7 @@ def chance_strike(s, rng, env, i, j):
     shield = marauder_shield(s, env, j)
     a = d10(rng, env)
     d = d10(rng, env)
-    out = resolve(a, d, strike, shield, rules[R_LONE_ONE_LOSES] == 1, rules[R_DEFENDER_DAMAGE] == 1)
+    out = combat.chance(a, d, strike, shield, rules[R_LONE_ONE_LOSES] == 1, rules[R_DEFENDER_DAMAGE] == 1)
     s[L.CHANCE_STRIKES] += 1
     k = log[0]
     if 1 + 3 * (k + 1) <= log.shape[0]:
@@ -535,9 +530,9 @@ def chance_strike(s, rng, env, i, j):
         log[3 + 3 * k] = out
         log[0] = k + 1
     # the Marauder first, then the Fighter (indices stay valid: they live in different arrays)
-    if out == ATTACKER_HITS or out == BOTH_HURT:
+    if combat.defender_hurt(out):
         damage_marauder(s, env, j, 1)
-    if out == DEFENDER_HITS or out == BOTH_HURT:
+    if combat.attacker_hurt(out):
         damage_fighter(s, env, i, 1)
 
 
@@ -547,8 +542,8 @@ def hit_probability(strike, shield, rules):
     n = 0
     for a in range(1, 11):
         for d in range(1, 11):
-            o = resolve(a, d, strike, shield, rules[R_LONE_ONE_LOSES] == 1, rules[R_DEFENDER_DAMAGE] == 1)
-            if o == ATTACKER_HITS or o == BOTH_HURT:
+            o = combat.chance(a, d, strike, shield, rules[R_LONE_ONE_LOSES] == 1, rules[R_DEFENDER_DAMAGE] == 1)
+            if combat.defender_hurt(o):
                 n += 1
     return n / 100.0
 
@@ -875,8 +870,8 @@ def wrath_lands(rng, env, strike, shield):
     enemy Fighter has a higher Strike Score": a Strong Enuf blow (Strike exceeding Shield, a True Strike in all but
     name) must land as a Chance Strike of the same Strike against the same Shield. The Marauders' blow deals no
     damage back when it fails."""
-    o = resolve(d10(rng, env), d10(rng, env), strike, shield, env[E_RULES][R_LONE_ONE_LOSES] == 1, False)
-    return o == ATTACKER_HITS or o == BOTH_HURT
+    o = combat.chance(d10(rng, env), d10(rng, env), strike, shield, env[E_RULES][R_LONE_ONE_LOSES] == 1, False)
+    return combat.defender_hurt(o)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -1495,7 +1490,8 @@ def apply_special(s, rng, env, a):
     elif a < L.SP_REINFORCE:
         # "Healing Potion: Brings one fighter back to full HEALTH"
         spend_event(s, env, event_in(s, events, EV_POTION, L.HAND))
-        s[slot(a - L.SP_POTION) + L.F_DAMAGE] = 0
+        i = a - L.SP_POTION
+        s[slot(i) + L.F_DAMAGE] = combat.potion(s[slot(i) + L.F_DAMAGE])
     elif a == L.SP_REINFORCE:
         # "Draw a new Fighter from your Warband deck and put into your Frontline"
         spend_event(s, env, event_in(s, events, EV_REINFORCE, L.HAND))
@@ -1507,7 +1503,7 @@ def apply_special(s, rng, env, a):
         new = L.deck_pop_top(s, L.WB_HEAD)
         L.deck_push_top(s, L.WB_HEAD, s[slot(i)])
         s[slot(i)] = new
-        s[slot(i) + L.F_DAMAGE] = 0
+        s[slot(i) + L.F_DAMAGE] = combat.swapped(s[slot(i) + L.F_DAMAGE])
         mark_played(s, env[E_FIGHTERS], new)
         boons_loss(s, env)  # the one swapped out left, the new one entered
         boons_enter(s, env, i)
@@ -1521,28 +1517,30 @@ def apply_special(s, rng, env, a):
         # to it and 1 damage to any other Frontline enemies on either side of it."
         spend_event(s, env, event_in(s, events, EV_FIREBLAST, L.HAND))
         j = a - L.SP_FIREBLAST
-        strike = 3
+        strike = combat.FIREBLAST_BONUS
         if rules[R_FIREBLAST_OWN] == 1:
             best = 0
             for i in range(s[L.FRONT_N]):
                 best = max(best, total_strike(s, env, i))
             strike += best
         shield = marauder_shield(s, env, j)
-        hit = strike > shield
-        if not hit:
-            o = resolve(d10(rng, env), d10(rng, env), strike, shield, rules[R_LONE_ONE_LOSES] == 1, False)
-            hit = o == ATTACKER_HITS or o == BOTH_HURT
-        if hit:
+        fb = combat.FB_STRIKES
+        if not combat.fireblast_is_true(strike, shield, False):
+            fb = combat.fireblast(combat.chance(d10(rng, env), d10(rng, env), strike, shield,
+                                                rules[R_LONE_ONE_LOSES] == 1, False))
+        if fb == combat.FB_STRIKES:
             if j + 1 < s[L.MAR_N]:
-                damage_marauder(s, env, j + 1, 1)
-            if j > 0 and damage_marauder(s, env, j - 1, 1):
+                damage_marauder(s, env, j + 1, combat.FIREBLAST_SPLASH)
+            if j > 0 and damage_marauder(s, env, j - 1, combat.FIREBLAST_SPLASH):
                 j -= 1  # the left neighbour fell: the target moved one place left
-            damage_marauder(s, env, j, 2)
+            damage_marauder(s, env, j, combat.FIREBLAST_DAMAGE)
+        elif fb == combat.FB_SELF_HURT:
+            damage_marauder(s, env, j, 1)
     else:
         # core: "roll a die. … deal 1 damage to X enemies … Should the order arrive at your Frontline, you must
         # assign damage to your own Frontline." — Marauders first, then your own Fighters, in turn.
         spend_event(s, env, event_in(s, events, EV_LIGHTNING, L.HAND))
-        x = d10(rng, env)
+        x = combat.lightning_damage(d10(rng, env))
         while x > 0 and (s[L.MAR_N] > 0 or s[L.FRONT_N] > 0):
             j = 0
             while j < s[L.MAR_N] and x > 0:
@@ -1578,18 +1576,19 @@ def strike_list(s, env, out):
         if s[slot(i) + L.F_USED] == 0:
             st = total_strike(s, env, i)
             for j in range(nm):
-                if st > marauder_shield(s, env, j):
+                if combat.may_strike(combat.TRUE, st, marauder_shield(s, env, j), 0, 0, False, False):
                     out[n] = L.ST_TRUE + i * L.MAX_MAR + j
                     n += 1
     if s[L.B_TEAM]:
         total, avail = team_sum(s, env)
         if avail >= 2:
             for j in range(nm):
-                if total > marauder_shield(s, env, j):
+                if combat.may_strike(combat.TEAM, 0, marauder_shield(s, env, j), 0, total, False, False):
                     out[n] = L.ST_TEAM + j
                     n += 1
     for i in range(nf):
-        if s[slot(i) + L.F_USED] == 0 and health_left(s, env, i) == 1:
+        if s[slot(i) + L.F_USED] == 0 and combat.may_strike(combat.RECKLESS, 0, 0, health_left(s, env, i), 0, False,
+                                                             False):
             for j in range(nm):
                 out[n] = L.ST_RECKLESS + i * L.MAX_MAR + j
                 n += 1
@@ -1597,7 +1596,7 @@ def strike_list(s, env, out):
         if s[slot(i) + L.F_USED] == 0:
             st = total_strike(s, env, i)
             for j in range(nm):
-                if st <= marauder_shield(s, env, j):
+                if combat.may_strike(combat.CHANCE, st, marauder_shield(s, env, j), 0, 0, False, False):
                     out[n] = L.ST_CHANCE + i * L.MAX_MAR + j
                     n += 1
     return n
@@ -1609,24 +1608,26 @@ def apply_strike(s, rng, env, a):
         # "If the Strike score of your Fighter exceeds the target's Shield score the … enemy takes 1 damage."
         i, j = divmod(a - L.ST_TRUE, L.MAX_MAR)
         s[slot(i) + L.F_USED] = 1
-        damage_marauder(s, env, j, strike_damage(s, is_barbarian(s, env, i)))
+        damage_marauder(s, env, j, strike_damage(s, combat.TRUE, is_barbarian(s, env, i)))
     elif a < L.ST_RECKLESS:
-        # "combine the Strike scores of one or more of your Fighters" — the strongest until they exceed
+        # "combine the Strike scores of one or more of your Fighters": two or more of those who have not attacked,
+        # the fewest that exceed the Shield (``combat.team_pick``)
         j = a - L.ST_TEAM
-        shield = marauder_shield(s, env, j)
-        total = 0
+        packed, n = 0, 0
+        for x in range(s[L.FRONT_N]):
+            if s[slot(x) + L.F_USED] == 0:
+                packed = combat.team_lane(packed, n, total_strike(s, env, x))
+                n += 1
+        m = combat.team_pick(0, packed, n, marauder_shield(s, env, j), 2)
         barbarian = False
-        while total <= shield:
-            x_best, v_best = -1, -1
-            for x in range(s[L.FRONT_N]):
-                if s[slot(x) + L.F_USED] == 0:
-                    v = total_strike(s, env, x)
-                    if v > v_best:
-                        x_best, v_best = x, v
-            s[slot(x_best) + L.F_USED] = 1
-            barbarian = barbarian or is_barbarian(s, env, x_best)
-            total += v_best
-        damage_marauder(s, env, j, strike_damage(s, barbarian))
+        k = 0
+        for x in range(s[L.FRONT_N]):
+            if s[slot(x) + L.F_USED] == 0:
+                if (m >> k) & 1:
+                    s[slot(x) + L.F_USED] = 1
+                    barbarian = barbarian or is_barbarian(s, env, x)
+                k += 1
+        damage_marauder(s, env, j, strike_damage(s, combat.TEAM, barbarian))
     elif a < L.ST_CHANCE:
         # "If a Fighter has only 1 Health, you may sacrifice it to deal 1 damage to any target."
         i, j = divmod(a - L.ST_RECKLESS, L.MAX_MAR)

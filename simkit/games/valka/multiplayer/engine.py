@@ -20,8 +20,8 @@ from numba import njit
 
 from simkit.core.decision import reseed
 from simkit.core.rng import randbelow, roll, shuffle
-from simkit.games.valka import boons
-from simkit.games.valka.chance_strike import ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS, resolve
+from simkit.games.valka import boons, combat
+from simkit.games.valka.chance_strike import ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS
 from simkit.games.valka.multiplayer.layout import (
     A_DONE, B_ATTACK, B_BACK_DOWN, B_BACK_UP, B_CHOICE, B_DISCARD, B_EQUIP, B_EVENT, B_FLIP, B_FRONT, B_GRAVE,
     B_MARKET, B_RETURN, B_TARGET, B_TRAP, B_UNEQUIP, BUFF0, DECK_SIZE, DECKS, EV_CHANGELING, EV_DIVINE_AID, EV_FEAR,
@@ -285,30 +285,24 @@ def buff_value(env, c):
 @njit(cache=True)
 def strike_total(s, env, p, j):
     b = lb(p, j)
-    v = env[2][s[b + L_CARD]] + buff_value(env, s[b + L_BSTR])
-    if j < ROW and boon(s, env, p, WB_GOBLINS):
-        v += 1
-    return v
+    return combat.score(env[2][s[b + L_CARD]], buff_value(env, s[b + L_BSTR]), j < ROW and boon(s, env, p, WB_GOBLINS))
 
 
 @njit(cache=True)
 def shield_total(s, env, p, j):
     b = lb(p, j)
-    v = env[4][s[b + L_CARD]] + buff_value(env, s[b + L_BSHD])
-    if j < ROW and boon(s, env, p, WB_KNIGHTS):
-        v += 1
-    return v
+    return combat.score(env[4][s[b + L_CARD]], buff_value(env, s[b + L_BSHD]), j < ROW and boon(s, env, p, WB_KNIGHTS))
 
 
 @njit(cache=True)
 def health_total(s, env, p, j):
     b = lb(p, j)
-    return env[3][s[b + L_CARD]] + buff_value(env, s[b + L_BHP])
+    return combat.score(env[3][s[b + L_CARD]], buff_value(env, s[b + L_BHP]), False)
 
 
 @njit(cache=True)
 def health_left(s, env, p, j):
-    return health_total(s, env, p, j) - s[lb(p, j) + L_DMG]
+    return combat.health_left(health_total(s, env, p, j), s[lb(p, j) + L_DMG])
 
 
 @njit(cache=True)
@@ -410,7 +404,7 @@ def hit(s, env, p, j, dmg, killer):
     if s[b + L_CARD] < 0 or s[H_OVER] == 1:
         return
     s[b + L_DMG] += dmg
-    if s[b + L_DMG] >= health_total(s, env, p, j):
+    if combat.is_defeated(health_total(s, env, p, j), s[b + L_DMG]):
         defeat(s, env, p, j, killer)
         check_line(s, env, p)
 
@@ -757,12 +751,12 @@ def do_change(s, env, p, q, j, card, f):
         return
     hand_take(s, p, i)
     s[b + L_CARD] = f
-    s[b + L_DMG] = 0
+    s[b + L_DMG] = combat.swapped(s[b + L_DMG])
     hand_add(s, p, card)
     mark_played(s, p, f)
     update_boons(s, env, q)
     enter_boons(s, env, q, 1 << j)
-    if s[b + L_DMG] >= health_total(s, env, q, j):  # cannot happen (damage is cleared), kept for safety
+    if combat.is_defeated(health_total(s, env, q, j), s[b + L_DMG]):  # cannot happen (damage is cleared)
         defeat(s, env, q, j, -1)
 
 
@@ -827,18 +821,19 @@ def do_fireblast(s, rng, env, p, q, j, card):
         return
     power = env[9][R_FIREBLAST_POWER]
     shield = shield_total(s, env, q, j)
-    if power > shield and not chance_only(s, env, q):
+    if combat.fireblast_is_true(power, shield, chance_only(s, env, q)):
         fireblast_lands(s, env, p, q, j, card)
         return
     a = roll(rng, 10)
     d = roll(rng, 10)
-    o = resolve(a, d, power, shield, env[9][R_LONE_ONE_LOSES] == 1, env[9][R_DEF_DAMAGE] == 1)
+    o = combat.chance(a, d, power, shield, env[9][R_LONE_ONE_LOSES] == 1, env[9][R_DEF_DAMAGE] == 1)
     chance_log(env, power, shield, a, d, o)
-    if o == ATTACKER_HITS:
+    fb = combat.fireblast(o)
+    if fb == combat.FB_STRIKES:
         fireblast_lands(s, env, p, q, j, card)
     elif holds_divine_aid(s, env, p):
-        q_push(s, Q_GUARD, p, G_BLAST_LAND, q * 8 + j, o, 0, card, True)
-    elif o == BOTH_HURT:
+        q_push(s, Q_GUARD, p, G_BLAST_LAND, q * 8 + j, fb, 0, card, True)
+    elif fb == combat.FB_SELF_HURT:
         hit(s, env, q, j, 1, -1)
 
 
@@ -859,11 +854,11 @@ def fireblast_damage(s, env, p, q, j):
     """2 damage to the target and 1 to the occupied Frontline slots beside it."""
     left = s[lb(q, j - 1) + L_CARD] if j > 0 else -1
     right = s[lb(q, j + 1) + L_CARD] if j < ROW - 1 else -1
-    hit(s, env, q, j, 2, p)
+    hit(s, env, q, j, combat.FIREBLAST_DAMAGE, p)
     if left >= 0 and s[lb(q, j - 1) + L_CARD] == left:
-        hit(s, env, q, j - 1, 1, p)
+        hit(s, env, q, j - 1, combat.FIREBLAST_SPLASH, p)
     if right >= 0 and s[lb(q, j + 1) + L_CARD] == right:
-        hit(s, env, q, j + 1, 1, p)
+        hit(s, env, q, j + 1, combat.FIREBLAST_SPLASH, p)
 
 
 @njit(cache=True)
@@ -873,7 +868,7 @@ def do_lightning(s, rng, env, p, q):
     Should the order arrive at your Frontline, you must assign damage to your own Frontline. All Fighters
     defeated this way go to the Graveyard." Rule ``lightning_laps``: keep going round (default) or stop after one
     lap. The player to the left is the next clockwise."""
-    bolt(s, env, p, q, roll(rng, 10), 0, 0, 0)
+    bolt(s, env, p, q, combat.lightning_damage(roll(rng, 10)), 0, 0, 0)
 
 
 @njit(cache=True)
@@ -964,7 +959,7 @@ def resolve_event(s, rng, env, p, kind, q, j):
         else:
             do_fear(s, env, q, j, card)
     elif kind == EV_POTION:
-        s[b + L_DMG] = 0
+        s[b + L_DMG] = combat.potion(s[b + L_DMG])
     elif kind == EV_RETREAT:
         do_retreat(s, env, p, j)
     elif kind == EV_REINFORCE:
@@ -1045,37 +1040,18 @@ def attack_ok(s, env, p, i, q, j, t):
     only_chance = chance_only(s, env, q)
     st = strike_total(s, env, p, i)
     sh = shield_total(s, env, q, j)
-    if t == ST_TRUE:
-        return not only_chance and st > sh
-    if t == ST_CHANCE:
-        return only_chance or st <= sh or env[9][R_CHANCE_ANY] == 1
-    if t == ST_RECKLESS:
-        return not only_chance and health_left(s, env, p, i) == 1
-    # team
-    if only_chance or st > sh:
-        return False
-    return team_total(s, env, p, i) > sh
+    left = health_left(s, env, p, i) if t == ST_RECKLESS else 0
+    team = team_total(s, env, p, i) if t == ST_TEAM and not only_chance and st <= sh else -1
+    return combat.may_strike(t, st, sh, left, team, only_chance, env[9][R_CHANCE_ANY] == 1)
 
 
 @njit(cache=True)
 def team_members(s, env, p, i, sh, pool, n):
-    """The smallest set of pool Fighters (then the smallest total Strike) whose Strike with ``i``'s beats the
-    Shield ``sh``: a bit mask over ``pool``."""
-    st = strike_total(s, env, p, i)
-    vals = np.empty(n, np.int64)
+    """Who joins ``i``'s Team Strike on Shield ``sh``: a bit mask over ``pool`` (``combat.team_pick``)."""
+    packed = 0
     for k in range(n):
-        vals[k] = strike_total(s, env, p, pool[k])
-    best_mask, best_cnt, best_sum = 0, 99, 1 << 30
-    for m in range(1, 1 << n):
-        tot = st
-        cnt = 0
-        for k in range(n):
-            if (m >> k) & 1:
-                tot += vals[k]
-                cnt += 1
-        if tot > sh and (cnt < best_cnt or (cnt == best_cnt and tot < best_sum)):
-            best_mask, best_cnt, best_sum = m, cnt, tot
-    return best_mask
+        packed = combat.team_lane(packed, k, strike_total(s, env, p, pool[k]))
+    return combat.team_pick(strike_total(s, env, p, i), packed, n, sh, 1)
 
 
 @njit(cache=True)
@@ -1102,7 +1078,7 @@ def attack(s, rng, env, p, i, q, j, t):
     s[b + L_ATK] = 1
     card = s[lb(q, j) + L_CARD]
     if t == ST_TRUE:
-        damage(s, env, p, q, j, 2 if barbarian(s, env, p, i) else 1, p)
+        damage(s, env, p, q, j, combat.strike_damage(combat.TRUE, barbarian(s, env, p, i)), p)
     elif t == ST_RECKLESS:
         # "If a Fighter has only 1 Health, you may sacrifice it to deal 1 damage to any target."
         damage(s, env, p, q, j, 1, p)
@@ -1114,19 +1090,18 @@ def attack(s, rng, env, p, i, q, j, t):
         n = team_pool(s, env, p, i, pool)
         sh = shield_total(s, env, q, j)
         m = team_members(s, env, p, i, sh, pool, n)
-        dmg = 2 if barbarian(s, env, p, i) else 1
+        berserker = barbarian(s, env, p, i)
         for k in range(n):
             if (m >> k) & 1:
                 s[lb(p, pool[k]) + L_ATK] = 1
-                if dmg == 1 and pool[k] < ROW and barbarian(s, env, p, pool[k]):
-                    dmg = 2
-        damage(s, env, p, q, j, dmg, p)
+                berserker = berserker or (pool[k] < ROW and barbarian(s, env, p, pool[k]))
+        damage(s, env, p, q, j, combat.strike_damage(combat.TEAM, berserker), p)
     else:
         st = strike_total(s, env, p, i)
         sh = shield_total(s, env, q, j)
         a = roll(rng, 10)
         d = roll(rng, 10)
-        o = resolve(a, d, st, sh, env[9][R_LONE_ONE_LOSES] == 1, env[9][R_DEF_DAMAGE] == 1)
+        o = combat.chance(a, d, st, sh, env[9][R_LONE_ONE_LOSES] == 1, env[9][R_DEF_DAMAGE] == 1)
         chance_log(env, st, sh, a, d, o)
         if o != ATTACKER_HITS and holds_divine_aid(s, env, p):
             # "In the case of a failed ... Chance Strike ... reveal Divine Aid to ... land that Chance Strike"
@@ -1184,7 +1159,7 @@ def resolve_guard(s, rng, env, use):
             return
         if use:
             fireblast_lands(s, env, g, q, j, x4)
-        elif x2 == BOTH_HURT:
+        elif x2 == combat.FB_SELF_HURT:
             hit(s, env, q, j, 1, -1)
     elif kind == G_BOLT:
         bolt(s, env, x3, g, x1, x2, x4, 2 if use else 1)
