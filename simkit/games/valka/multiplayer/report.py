@@ -276,12 +276,28 @@ def _search_section(sl: dict) -> str:
 SEARCH_LADDER = ["search", "balanced_tuned", "balanced", "random"]  # the hero policies of the small search ladder
 
 
+def search_ladder(path: Path, games: int, jobs: int = 1) -> dict:
+    """The small ladder with `search` as the hero (``SEARCH_LADDER`` on the same ``games`` deals, root seed 2026,
+    blocks of 5 games): ``{"rungs": …, "search": what `search` plays}``, both from the one simulation the
+    scenario builds (its ``describe()``, so `search`'s defaults count), as ``ladder.ladder`` would play it."""
+    import json
+
+    from simkit.core import ladder, loader
+    from simkit.core.tune import per_game_means
+
+    sim = loader.load(path, [f"play={json.dumps(SEARCH_LADDER)}"]).simulation
+    sim.default_block_size = 5
+    pols = sim.describe().get("policies", {})
+    spec = pols.get("search", {})
+    means = per_game_means(sim, 2026, (0,), games, "won", jobs)
+    return {"search": f"{spec.get('rollouts')} rollouts per action of `{spec.get('base')}`",
+            "rungs": ladder.rungs_from(means, {k: v.get("kind", "") for k, v in pols.items()})}
+
+
 def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled multiplayer scenarios (seed 2026) under ``out_dir/multiplayer/<mode>`` with reports;
     4-player Bounty Hunter adds a small ladder with `search` as the hero."""
-    from simkit.core import ladder
     from simkit.core.registry import scenarios_dir
-    from simkit.core.scenario import read_toml
 
     files = []
     for scen, mode, games in (("valka/bounty_hunter.toml", "bounty-hunter", 2_000),
@@ -292,10 +308,7 @@ def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> 
         run = run_bundled(scen, base / "run", games // 5 if quick else games, seed=2026, jobs=jobs)
         sl = None
         if mode == "bounty-hunter":
-            path = scenarios_dir() / scen
             n = 4 if quick else 60
-            table = read_toml(path)[0]["policies"]["search"]
-            sl = {"games": n, "search": f"{table.get('rollouts')} rollouts per action of `{table.get('base')}`",
-                  "rungs": ladder.ladder(path, SEARCH_LADDER, games=n, seed=2026, jobs=jobs or 1, block_size=5)}
+            sl = {"games": n, **search_ladder(scenarios_dir() / scen, n, jobs or 1)}
         files += multiplayer_report(run, base, search_ladder=sl)
     return files
