@@ -27,3 +27,15 @@ def test_bench_rows_say_how_search_was_timed():
     assert rows[0]["games"] % 2000 == 0  # 2,000 games in each cell of the heuristic policies
     assert rows[1]["games"] == bench.SEARCH_GAMES
     assert rows[1]["games/s per core"] > 0
+
+
+def test_targets_flag_the_search_row():
+    # the flag, not the label, says which row is `search` (timed on one core, a few games in one cell)
+    rows = [(label, n, slow) for _, label, _, n, slow in bench._targets("draw", 100)]
+    assert rows == [("draw", 100, False), (f"draw (search, {bench.SEARCH_GAMES} games × 1 cell)",
+                                            bench.SEARCH_GAMES, True)]
+    # every mode and dice check: flagged exactly when the simulation plays a `search` policy
+    for _, label, sim, _, slow in bench._targets(None, 10):
+        kinds = {v.get("kind") for v in (sim.describe().get("policies") or {}).values()} \
+            if hasattr(sim, "describe") else set()
+        assert slow == ("search" in kinds), label

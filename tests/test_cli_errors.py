@@ -139,3 +139,28 @@ def test_bad_citizen_and_range_values(value):
         return  # a well-formed range: not bad input
     res = _run(["odds", "chance-strike", "--strike", value])
     _assert_one_line_error(res, "--strike")
+
+
+def test_data_file_field_relative_to_the_scenario(tmp_path, monkeypatch):
+    """``cards = "…"`` (every game's card files): relative to the scenario file unless absolute; a missing file
+    names the file, the field and the path tried; the manifest path is shown relative to the working folder."""
+    from pathlib import Path
+
+    from simkit.core.scenario import Fields, cwd_relative
+    from simkit.errors import InputError
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "c.toml").write_text("")
+    scen = tmp_path / "sub" / "s.toml"
+    assert Fields(scen, {"cards": "c.toml"}).file_path("cards", "x.toml") == tmp_path / "sub" / "c.toml"
+    assert Fields(scen, {}).file_path("cards", "c.toml") == tmp_path / "sub" / "c.toml"  # the default
+    absolute = tmp_path / "sub" / "c.toml"
+    assert Fields("elsewhere/s.toml", {"cards": str(absolute)}).file_path("cards", "x.toml") == absolute
+    try:
+        Fields("elsewhere/s.toml", {"cards": "nope.toml"}).file_path("cards", "x.toml")
+        raise AssertionError("a missing file must be an error")
+    except InputError as e:
+        assert str(e) == "elsewhere/s.toml: field 'cards' names a file that does not exist: elsewhere/nope.toml"
+    monkeypatch.chdir(tmp_path)
+    assert cwd_relative(absolute) == str(Path("sub") / "c.toml")
+    assert cwd_relative("/nowhere/c.toml") == "/nowhere/c.toml"

@@ -36,7 +36,8 @@ def _split(path, one_cell: dict | None = None):
 
 
 def _targets(name: str | None, games: int | None):
-    """(game, label, simulation, games per cell) for every matching mode and dice check."""
+    """(game, label, simulation, games per cell, search) for every matching mode and dice check; ``search`` marks
+    the row of a mode's `search` policy (a few games in one cell)."""
     wanted = name or None
     for game, mode in registry.all_modes():
         if wanted in (None, game.name, mode.name, f"{game.name}/{mode.name}") and mode.default_scenario:
@@ -44,15 +45,15 @@ def _targets(name: str | None, games: int | None):
             if not path.exists():
                 raise InputError(f"bench: default scenario {path} of {game.name}/{mode.name} not found")
             sim, search = _split(path, mode.one_cell)
-            yield game, mode.name, sim, games or mode.bench_games
+            yield game, mode.name, sim, games or mode.bench_games, False
             if search is not None:
                 cells = search.cells
                 yield game, f"{mode.name} (search, {SEARCH_GAMES} games × {cells} cell{'s' if cells != 1 else ''})", \
-                    search, SEARCH_GAMES
+                    search, SEARCH_GAMES, True
     for game in registry.games().values():
         for check, factory in game.dice_checks.items():
             if wanted in (None, game.name, check, f"{game.name}/{check}"):
-                yield game, f"{check} (dice check)", factory(), games or 1_000_000
+                yield game, f"{check} (dice check)", factory(), games or 1_000_000, False
 
 
 def bench(name: str | None = None, games: int | None = None, jobs: int | None = None, progress=None) -> list[dict]:
@@ -69,10 +70,10 @@ def bench(name: str | None = None, games: int | None = None, jobs: int | None = 
         allowed = sorted({g.name for g in registry.games().values()} | {m.name for _, m in registry.all_modes()}
                          | {c for g in registry.games().values() for c in g.dice_checks})
         raise InputError(f"bench: unknown game, mode or dice check {name!r}; allowed values: {', '.join(allowed)}")
-    for i, (game, label, sim, n) in enumerate(targets, 1):
+    for i, (game, label, sim, n, slow) in enumerate(targets, 1):
         if progress is not None:
             progress(f"[{i}/{len(targets)}] {game.name} {label}: warming up and timing …")
-        slow = "(search" in label  # a few games in one cell: timed on one core only
+        # slow: the `search` row, a few games in one cell, timed on one core only
         bs = 1 if slow else max(1, min(sim.default_block_size, n // max(2 * all_jobs, 1) or 1))
         run_simulation(sim, min(n, bs), seed=0, jobs=1, block_size=bs)  # warm-up: compile / load cache
         if all_jobs > 1 and not slow:  # warm-up the worker processes too (imports, numba cache)

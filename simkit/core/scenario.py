@@ -127,6 +127,15 @@ class Fields:
             raise self.error(name, "must be an array of tables ([[" + self.prefix + name + "]])")
         return [Fields(self.file, v, f"{self.prefix}{name}[{i}].") for i, v in enumerate(value)]
 
+    def file_path(self, name: str, default: str) -> Path:
+        """A field naming a data file (``cards = "cards.toml"``): its path, relative to the scenario file unless
+        absolute; an error naming the field when the file does not exist."""
+        rel = self.get(name, str, default)
+        path = Path(rel) if Path(rel).is_absolute() else Path(self.file).parent / rel
+        if not path.exists():
+            raise self.error(name, f"names a file that does not exist: {path}")
+        return path
+
     def keys(self) -> list[str]:
         return list(self.data.keys())
 
@@ -139,6 +148,14 @@ class Fields:
             near = difflib.get_close_matches(k, allowed, n=1)
             hint = f" (did you mean '{self.prefix}{near[0]}'?)" if near else ""
             raise InputError(f"{self.where(k)} is not a known field{hint}; allowed fields: {', '.join(allowed) or '(none)'}")
+
+
+def cwd_relative(path: str | Path) -> str:
+    """``path`` relative to the working folder when it lies below it (as a manifest records a data file)."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def parse_int_range(text: str, option: str, lo: int | None = None, hi: int | None = None) -> list[int]:

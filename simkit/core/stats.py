@@ -170,6 +170,53 @@ def effective_n(n: int, s: float, ss: float, c: int) -> float:
     return float(min(n * c, max(n, n * c / deff)))
 
 
+def clustered_rate(y, m, confidence: float = CONFIDENCE) -> Estimate:
+    """A rate over rows that come in clusters of any size, the cluster (the game) as the unit.
+
+    ``y[g]`` successes in ``m[g]`` rows of cluster ``g`` (say the seat rows of
+    one policy in one game, over every cell that replays that game). The
+    estimate is the ratio Σy / Σm; its design effect is the cluster-robust
+    (linearised) variance of the ratio, n/(n−1)·Σ(y − p·m)² / (Σm)², over
+    the binomial p(1 − p)/Σm, taken at its upper 90% bound as in
+    :func:`effective_n`; the interval is Wilson's on Σm / deff rows, kept
+    between Kish's effective number of clusters (Σm)² / Σm² (every cluster
+    all successes or none) and Σm (independent rows), so it stays inside
+    [0, 1] and holds near 0 and 1. With no successes (or no failures) the clusters' floor is used. With equal
+    ``m``, p ≤ 1/2 and some spread between clusters it is :func:`pooled_rate` (which bounds the design effect by
+    the successes only, here by the rarer outcome, and takes the games when no cluster departs from p).
+    ``n`` of the result is the number of clusters (those with ``m`` > 0).
+    """
+    import numpy as np
+
+    y = np.asarray(y, dtype=float)
+    m = np.asarray(m, dtype=float)
+    if y.shape != m.shape:
+        raise ValueError("y and m must have the same length")
+    keep = m > 0
+    y, m = y[keep], m[keep]
+    n, rows, s = int(y.size), float(m.sum()), float(y.sum())
+    if n == 0:
+        return Estimate(math.nan, 0.0, 1.0, 0)
+    p = s / rows
+    floor = rows * rows / float((m * m).sum())  # Kish: the effective number of clusters
+    n_eff = floor
+    if n >= 2 and 0 < p < 1:
+        r = y - p * m
+        var = n / (n - 1) * float((r * r).sum()) / (rows * rows)
+        n_eff = rows  # no spread between clusters (each has the same share): the limit of a tiny variance
+        if var > 0:
+            deff = var * rows / (p * (1 - p))
+            f = y if p <= 0.5 else m - y  # the rarer outcome says how the rows cluster
+            ss = float((f * f).sum())
+            g = float(f.sum()) ** 2 / ss if ss > 0 else 1.0
+            deff *= g / float(_st.chi2.ppf(0.1, g))
+            n_eff = min(rows, max(floor, rows / deff))
+    e = wilson(p * n_eff, n_eff, confidence)
+    low = 0.0 if s == 0 else e.low
+    high = 1.0 if s == rows else e.high
+    return Estimate(p, low, high, n)
+
+
 # ---------------------------------------------------------------- paired rates
 
 

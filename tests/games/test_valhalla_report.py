@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import polars as pl
 import pytest
 
 import simkit
-from simkit.games.valhalla.solo.report import solo_report
+from simkit.games.valhalla.solo.report import more_games_note, solo_report
 
 SCEN = Path(__file__).resolve().parents[2] / "scenarios" / "valhalla"
 POLICIES = ["builder", "random"]
@@ -183,3 +184,18 @@ def test_level_endings_match_the_rows(level_report):
     # Level III discards three times the cards of Level I after each lost battle: fewer cards are left
     left = [float(r["cards left (mean)"].split(" ")[0]) for r in rows]
     assert left[0] > left[2]
+
+
+@pytest.mark.parametrize("more, note", [
+    (math.inf, ""),
+    (1.0, ""),
+    # the 30,000-game level run's I − II: +0.0015 [-0.0001, +0.0031] -> (0.0016 / 0.0015)² ≈ 1.14 printed "1 times"
+    ((0.0016 / 0.0015) ** 2, " (a somewhat larger run would resolve a difference this small)"),
+    (1.49, " (a somewhat larger run would resolve a difference this small)"),
+    (1.5, " (resolving a difference this small would take about twice as many games)"),
+    (2.4, " (resolving a difference this small would take about twice as many games)"),
+    (2.6, " (resolving a difference this small would take about 3 times as many games)"),
+    (17.2, " (resolving a difference this small would take about 17 times as many games)"),
+])
+def test_more_games_note(more, note):
+    assert more_games_note(more) == note

@@ -110,6 +110,50 @@ def test_pooled_rate_coverage(p, rho):
     assert hit / r >= 0.95 - mc_tol(0.95, r) - slack, hit / r
 
 
+@pytest.mark.parametrize("p, rho, one_winner", [(0.3, 0.3, False), (0.5, 0.9, False), (0.01, 0.3, False),
+                                                 (0.98, 0.3, False), (0.1, 0.0, False), (0.1, 0.0, True)])
+def test_clustered_rate_coverage(p, rho, one_winner):
+    """The multiplayer seat table: seat rows of one policy in one game (1 to 7 of them, over the cells that replay
+    the game) are one cluster. With positively correlated rows (a game's deal favours the policy in every cell,
+    intra-cluster correlation rho) Wilson on the rows under-covers; the clustered interval holds, also near 0 and 1
+    and when at most one of a game's rows wins (negative correlation)."""
+    rng = np.random.default_rng(12)
+    r, n = 2000, 500
+    m = rng.integers(1, 8, size=(r, n))
+    if one_winner:
+        y = (rng.random((r, n)) < m * p).astype(int)  # one table: at most one of its m seats wins, each with p
+    elif rho == 0:
+        y = rng.binomial(m, p)
+    else:
+        y = rng.binomial(m, rng.beta(p * (1 - rho) / rho, (1 - p) * (1 - rho) / rho, size=(r, n)))
+    hit = naive = 0
+    for i in range(r):
+        e = stats.clustered_rate(y[i], m[i])
+        assert 0.0 <= e.low <= e.estimate <= e.high <= 1.0 and e.n == n
+        hit += e.low <= p <= e.high
+        w = stats.wilson(int(y[i].sum()), int(m[i].sum()))
+        naive += w.low <= p <= w.high
+    assert hit / r >= 0.95 - mc_tol(0.95, r), hit / r  # 0.935 at r = 2000
+    if rho >= 0.3:  # design effect 1 + (E[m²]/E[m] − 1)·rho ≈ 2.7 or more: the row-level Wilson misses often
+        assert naive / r < 0.85, naive / r
+
+
+def test_clustered_rate_is_pooled_rate_for_equal_clusters():
+    rng = np.random.default_rng(13)
+    for p in (0.003, 0.2, 0.45):
+        y = clustered(rng, 400, 6, p, 0.4, 1)[0]
+        a = stats.clustered_rate(y, np.full(400, 6))
+        b = stats.pooled_rate(400, int(y.sum()), int((y * y).sum()), 6)
+        assert (a.estimate, a.low, a.high, a.n) == pytest.approx((b.estimate, b.low, b.high, b.n), rel=1e-12)
+    # by hand: 3 games of 2 rows, one success in each (one winner a table): p = 1/2, no spread between games,
+    # so the 6 rows count in full; 3 games of 1, 2 and 3 rows, all won or all lost: Kish's 36 / 14 clusters
+    e = stats.clustered_rate([1, 1, 1], [2, 2, 2])
+    assert (e.estimate, e.low, e.high, e.n) == (0.5, stats.wilson(3, 6).low, stats.wilson(3, 6).high, 3)
+    e = stats.clustered_rate([0, 2, 3], [1, 2, 3])
+    w = stats.wilson(5 / 6 * 36 / 14, 36 / 14)
+    assert (e.estimate, e.low, e.high, e.n) == pytest.approx((5 / 6, w.low, w.high, 3))
+
+
 def test_rare_rate_interval_beats_wald_exact():
     """The issue's case: n = 1000, p = 0.001 — the normal (Wald) interval covered 63% with negative lower bounds.
 

@@ -6,10 +6,9 @@ bad scenario fails fast (a fraction of a second, not the kernels' import).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from simkit.core.policies import SEARCH_KINDS, read_policies
 from simkit.core.registry import literal_from_source
+from simkit.core.scenario import cwd_relative
 from simkit.games.valkyrie_incident.cards import load_cards
 
 RULESETS = ("standard", "blitz")
@@ -39,11 +38,7 @@ def presets() -> dict:
 def read_incident(fields, ruleset: str) -> dict:
     """Scenario ``mode = "standard"`` or ``"blitz"`` (see scenarios/valkyrie_incident/*.toml for every field): the
     checked ``IncidentSim`` arguments."""
-    base = Path(fields.file).parent
-    cards_rel = fields.get("cards", str, "cards.toml")
-    cards_path = (base / cards_rel) if not Path(cards_rel).is_absolute() else Path(cards_rel)
-    if not cards_path.exists():
-        raise fields.error("cards", f"names a file that does not exist: {cards_path}")
+    cards_path = fields.file_path("cards", "cards.toml")
     cards = load_cards(cards_path)
     keys = [e.key for e in cards.emblems]
     alias = {**{e.key: i for i, e in enumerate(cards.emblems)},
@@ -87,9 +82,6 @@ def read_incident(fields, ruleset: str) -> dict:
     turn_cap = r.get("turn_cap", int, 400, min=20, max=100_000)
     r.finish()
     fields.finish()  # an unknown top-level field is reported here, before the kernels are imported
-    try:
-        rel = str(cards_path.relative_to(Path.cwd()))
-    except ValueError:
-        rel = str(cards_path)
+    rel = cwd_relative(cards_path)
     return {"cards": cards, "ruleset": ruleset, "matchups": matchups, "policies": policies, "opponent": opponent,
             "seats": seats, "options": options, "cards_file": rel, "turn_cap": turn_cap, "tested": names}

@@ -6,8 +6,6 @@ scenario fails fast (``simkit run`` on a bad field costs a fraction of a second,
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from simkit.core.policies import SEARCH_KINDS, read_policies
 from simkit.core.registry import literal_from_source
 from simkit.errors import InputError
@@ -22,16 +20,7 @@ def read_solo(fields) -> dict:
     """Scenario ``mode = "solo"`` (see scenarios/valhalla/solo.toml): the checked ``SoloSim`` arguments."""
     from simkit.games.valhalla.deck import load_deck
 
-    base = Path(fields.file).parent
-
-    def path_of(name, default):
-        rel = fields.get(name, str, default)
-        p = Path(rel) if Path(rel).is_absolute() else base / rel
-        if not p.exists():
-            raise fields.error(name, f"names a file that does not exist: {p}")
-        return p
-
-    cards_path, deck_path = path_of("cards", "cards.toml"), path_of("deck", "deck.toml")
+    cards_path, deck_path = fields.file_path("cards", "cards.toml"), fields.file_path("deck", "deck.toml")
     deck = load_deck(deck_path, cards_path)  # reads and checks cards.toml too
     monsters = deck.monsters
     # the simulator's fixed-size state: at most 12 cards a monster side, 8 weapon symbols, 5 extra Phase B cards

@@ -6,10 +6,9 @@ scenario fails fast (``simkit run`` on a bad field costs a fraction of a second,
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from simkit.core.policies import SEARCH_KINDS, read_policies
 from simkit.core.registry import literal_from_source
+from simkit.core.scenario import cwd_relative
 from simkit.games.valka.cards import WARBANDS, load_cards
 
 STRONG_ENUF = ("sum", "each", "strongest")
@@ -29,11 +28,7 @@ def _layout(name: str) -> int:
 def read_lonequest(fields) -> dict:
     """Scenario ``mode = "lonequest"`` (see scenarios/valka/lonequest.toml for every field): the checked
     ``LonequestSim`` arguments."""
-    base = Path(fields.file).parent
-    cards_rel = fields.get("cards", str, "cards.toml")
-    cards_path = (base / cards_rel) if not Path(cards_rel).is_absolute() else Path(cards_rel)
-    if not cards_path.exists():
-        raise fields.error("cards", f"names a file that does not exist: {cards_path}")
+    cards_path = fields.file_path("cards", "cards.toml")
     cards = load_cards(cards_path)
     warbands = fields.get("warbands", list, list(WARBANDS))
     for i, w in enumerate(warbands):
@@ -70,8 +65,5 @@ def read_lonequest(fields) -> dict:
                                  f"card spaces (got {opts['quests']} + {opts['random_fighters']})")
     su.finish()
     fields.finish()  # an unknown top-level field is reported here, before the kernels are imported
-    try:
-        rel = str(cards_path.relative_to(Path.cwd()))
-    except ValueError:
-        rel = str(cards_path)
+    rel = cwd_relative(cards_path)
     return {"cards": cards, "warbands": warbands, "policies": policies, "rules": opts, "cards_file": rel}

@@ -2,8 +2,9 @@
 
 Reads a run's wide per-game rows (see ``simulation``): every seat of every game becomes one *seat row*
 (order at the table, policy, won, opening-hand and played cards). Seats of one game are not independent (one
-of them wins), so the intervals on seat rows are a little narrower than they should be; the per-policy table of
-the hero (one row per game) has exact Wilson intervals.
+of them wins, and every cell replays the same deals), so the intervals on seat rows of the turn-order, Warband
+and card tables are narrower than they should be; the per-policy table of the hero (one row per game) has exact
+Wilson intervals, and the table of every seat by its policy takes the game as the unit (``clustered_rate``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import bars, lines
 from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
-from simkit.core.stats import Estimate, mean_interval, wilson, z_value
+from simkit.core.stats import Estimate, clustered_rate, mean_interval, wilson, z_value
 from simkit.core.tables import render
 from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS, load_cards
 from simkit.games.valka.multiplayer.layout import BUFF0, EVENT0, N_CARDS
@@ -29,16 +30,33 @@ def _iv(e: Estimate, digits: int = 3) -> str:
 
 
 def seat_rows(frame: pl.DataFrame) -> pl.DataFrame:
-    """One row per seat of every game: players, order, policy, won, eliminated, wb_*, open/played bit words."""
+    """One row per seat of every game: block, game, players, order, policy, won, eliminated, wb_*, open/played
+    bit words."""
     parts = []
     for k in range(SEATS):
         cols = [c for c in frame.columns if c.startswith(f"seat{k}_")]
         if not cols:
             continue
-        part = frame.select(["game", "players", "turns", "stalled"] + cols).rename(
+        keys = [c for c in ("block", "game") if c in frame.columns]
+        part = frame.select([*keys, "players", "turns", "stalled"] + cols).rename(
             {c: c[len(f"seat{k}_"):] for c in cols}).filter(pl.col("order") >= 0)
         parts.append(part.with_columns(pl.lit(k).alias("seat")))
     return pl.concat(parts)
+
+
+def seat_policy_rows(seats: pl.DataFrame) -> list[dict]:
+    """Every seat by its policy, per table size: the share of its seat rows that won, the game (block, game) as
+    the unit. A game gives a policy several seat rows (its seats at the table, in every cell that replays the
+    game's deals and dice), and those rows are correlated, so the interval is :func:`clustered_rate` over games."""
+    keys = [c for c in ("block", "game") if c in seats.columns]
+    per = (seats.group_by("players", "policy", *keys)
+           .agg(m=pl.len(), y=(pl.col("won") > 0).cast(pl.Int64).sum()).sort("players", "policy", *keys))
+    rows = []
+    for (np_, policy), g in per.group_by("players", "policy", maintain_order=True):
+        e = clustered_rate(g["y"].to_numpy(), g["m"].to_numpy())
+        rows.append({"players": np_, "seat policy": policy, "win rate": _iv(e), "seats": int(g["m"].sum()),
+                     "games": e.n})
+    return rows
 
 
 def card_labels(cards) -> list[str]:
@@ -152,11 +170,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     files.append(png_ladder)
     ladder_text = ladder.markdown(rungs, games=int(frame.group_by("block", "game").len().height), cells=len(sizes),
                                   label="P(hero wins)")
-    pol = seats.group_by("players", "policy").agg(n=pl.len(), k=(pl.col("won") > 0).cast(pl.Int64).sum()).sort(
-        "players", "policy")
-    seat_pol_rows = [{"players": r["players"], "seat policy": r["policy"],
-                      "win rate": _iv(wilson(int(r["k"]), int(r["n"]))), "seats": int(r["n"])}
-                     for r in pol.iter_rows(named=True)]
+    seat_pol_rows = seat_policy_rows(seats)
 
     # --- game length ---
     length_rows = []
@@ -210,7 +224,9 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         f"Rule options: {opt_text} (see docs/rules.md, VÁLKA multiplayer). "
         f"Card data: `{shown_path(str(cards_file or '?'))}`.\n\n"
         "Intervals are 95% (Wilson for shares, normal for means and differences). Seat rows of one game are not "
-        "independent (one seat wins), so their intervals are slightly optimistic.\n\n"
+        "independent (one seat wins, and every cell replays the same deals), so the intervals of the tables that "
+        "count seat rows (turn order, Warbands, cards) are optimistic; the table of every seat by its policy takes "
+        "the game as the unit.\n\n"
         "## Is the first player favoured?\n\n"
         f"![Win rate by turn order]({png_order.name})\n\n"
         "Win rate of the seat by its place in the turn order (1 = the player who won the roll-off); a fair game "
@@ -222,6 +238,11 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         + (_search_section(search_ladder) if search_ladder else "")
         + "The hero's win rate by table size, one row per game:\n\n" + render(hero_rows, "md") + "\n"
         "Every seat by the policy it played (mixed tables):\n\n" + render(seat_pol_rows, "md") + "\n"
+        "A policy's win rate here pools all its seats (as the hero and as an opponent, in every cell); one game "
+        "gives it several seats that share the deal and dice (and compete with each other), so the game is the "
+        "unit: the 95% interval is Wilson's on the effective number of seats, the seats over the design effect of "
+        "the games (the cluster-robust variance of the pooled rate, at its upper 90% bound; `games` = clusters). "
+        "Wilson on the seats alone is too narrow when a deal favours a policy in every cell.\n\n"
         "## How long games last\n\n"
         "Turns are player turns (a round is one turn each); a game still running at the turn cap is stalled.\n\n"
         + render(length_rows, "md") + "\n"
@@ -255,12 +276,28 @@ def _search_section(sl: dict) -> str:
 SEARCH_LADDER = ["search", "balanced_tuned", "balanced", "random"]  # the hero policies of the small search ladder
 
 
+def search_ladder(path: Path, games: int, jobs: int = 1) -> dict:
+    """The small ladder with `search` as the hero (``SEARCH_LADDER`` on the same ``games`` deals, root seed 2026,
+    blocks of 5 games): ``{"rungs": …, "search": what `search` plays}``, both from the one simulation the
+    scenario builds (its ``describe()``, so `search`'s defaults count), as ``ladder.ladder`` would play it."""
+    import json
+
+    from simkit.core import ladder, loader
+    from simkit.core.tune import per_game_means
+
+    sim = loader.load(path, [f"play={json.dumps(SEARCH_LADDER)}"]).simulation
+    sim.default_block_size = 5
+    pols = sim.describe().get("policies", {})
+    spec = pols.get("search", {})
+    means = per_game_means(sim, 2026, (0,), games, "won", jobs)
+    return {"search": f"{spec.get('rollouts')} rollouts per action of `{spec.get('base')}`",
+            "rungs": ladder.rungs_from(means, {k: v.get("kind", "") for k, v in pols.items()})}
+
+
 def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled multiplayer scenarios (seed 2026) under ``out_dir/multiplayer/<mode>`` with reports;
     4-player Bounty Hunter adds a small ladder with `search` as the hero."""
-    from simkit.core import ladder
     from simkit.core.registry import scenarios_dir
-    from simkit.core.scenario import read_toml
 
     files = []
     for scen, mode, games in (("valka/bounty_hunter.toml", "bounty-hunter", 2_000),
@@ -271,10 +308,7 @@ def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> 
         run = run_bundled(scen, base / "run", games // 5 if quick else games, seed=2026, jobs=jobs)
         sl = None
         if mode == "bounty-hunter":
-            path = scenarios_dir() / scen
             n = 4 if quick else 60
-            table = read_toml(path)[0]["policies"]["search"]
-            sl = {"games": n, "search": f"{table.get('rollouts')} rollouts per action of `{table.get('base')}`",
-                  "rungs": ladder.ladder(path, SEARCH_LADDER, games=n, seed=2026, jobs=jobs or 1, block_size=5)}
+            sl = {"games": n, **search_ladder(scenarios_dir() / scen, n, jobs or 1)}
         files += multiplayer_report(run, base, search_ladder=sl)
     return files

@@ -6,10 +6,9 @@ bad scenario fails fast (a fraction of a second, not the kernels' import).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from simkit.core.policies import SEARCH_KINDS, read_policies
 from simkit.core.registry import literal_from_source
+from simkit.core.scenario import cwd_relative
 from simkit.games.valka.cards import load_cards
 
 CHANCE = ("fallback", "any")
@@ -54,11 +53,7 @@ def presets():
 def read_multiplayer(fields, variant: str) -> dict:
     """Scenario ``mode = "bounty-hunter" | "annihilation" | "duel"`` (see scenarios/valka/bounty_hunter.toml): the
     checked ``MultiplayerSim`` arguments."""
-    base = Path(fields.file).parent
-    cards_rel = fields.get("cards", str, "cards.toml")
-    cards_path = (base / cards_rel) if not Path(cards_rel).is_absolute() else Path(cards_rel)
-    if not cards_path.exists():
-        raise fields.error("cards", f"names a file that does not exist: {cards_path}")
+    cards_path = fields.file_path("cards", "cards.toml")
     cards = load_cards(cards_path)
     allowed = (2,) if variant == "duel" else (3, 4, 5)
     players = fields.get("players", list, [2] if variant == "duel" else [4])
@@ -89,9 +84,6 @@ def read_multiplayer(fields, variant: str) -> dict:
                                f"{', '.join(k for k, v in pr.items() if v[0] != 'search')}) or policies in play")
     options = read_options(fields, variant)
     fields.finish()  # an unknown top-level field is reported here, before the kernels are imported
-    try:
-        rel = str(cards_path.relative_to(Path.cwd()))
-    except ValueError:
-        rel = str(cards_path)
+    rel = cwd_relative(cards_path)
     return {"variant": variant, "cards": cards, "players": players, "policies": policies + extra,
             "opponents": opponents, "options": options, "cards_file": rel, "heroes": [p[0] for p in policies]}
