@@ -113,6 +113,15 @@ def ladder(scenario: str | Path, policies: list[str] | None = None, *, games: in
     """Play ``policies`` (default: the scenario's ``play`` list) on the same games; strongest first.
 
     ``block_size`` (default: the simulation's) spreads a slow ladder (one with `search`) over ``jobs``."""
+    return described_ladder(scenario, policies, games=games, seed=seed, metric=metric, jobs=jobs,
+                            overrides=overrides, block_size=block_size)[0]
+
+
+def described_ladder(scenario: str | Path, policies: list[str] | None = None, *, games: int = 2000, seed: int = 1,
+                     metric: str = "won", jobs: int = 1, overrides=(),
+                     block_size: int | None = None) -> tuple[list[Rung], dict]:
+    """:func:`ladder`, and what each policy plays: the simulation's ``describe()["policies"]`` (its settings,
+    defaults included), for a report to say what `search` was."""
     from simkit.core.overrides import Override, apply_overrides, parse_set
     from simkit.core.scenario import read_toml
     from simkit.core.tune import _build_play, per_game_means
@@ -123,9 +132,10 @@ def ladder(scenario: str | Path, policies: list[str] | None = None, *, games: in
     sim = _build_play(scenario, data, policies)
     if block_size:
         sim.default_block_size = int(block_size)
-    kinds = {k: v.get("kind", "") for k, v in sim.describe().get("policies", {}).items()}
+    described = sim.describe().get("policies", {})
+    kinds = {k: v.get("kind", "") for k, v in described.items()}
     means = per_game_means(sim, seed, (0,), games, metric, jobs)
-    return rungs_from(means, kinds)
+    return rungs_from(means, kinds), described
 
 
 def table_rows(rungs: list[Rung], metric: str = "won") -> list[dict]:

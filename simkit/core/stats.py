@@ -220,6 +220,61 @@ def clustered_rate(y, m, confidence: float = CONFIDENCE) -> Estimate:
 # ---------------------------------------------------------------- paired rates
 
 
+def clustered_mean(t, m, confidence: float = CONFIDENCE) -> Estimate:
+    """A mean over rows that come in clusters of any size, the cluster (the game) as the unit.
+
+    ``t[g]`` the sum of the values of the ``m[g]`` rows of cluster ``g`` (say a game's length in every cell that
+    replays its deal). The estimate is the ratio Σt / Σm; its variance the cluster-robust (linearised) one,
+    n/(n−1)·Σ(t − mean·m)² / (Σm)², and the interval Student's t with n − 1 degrees of freedom. ``n`` of the
+    result is the number of clusters (those with ``m`` > 0)."""
+    import numpy as np
+
+    t = np.asarray(t, dtype=float)
+    m = np.asarray(m, dtype=float)
+    if t.shape != m.shape:
+        raise ValueError("t and m must have the same length")
+    keep = m > 0
+    t, m = t[keep], m[keep]
+    n, rows = int(t.size), float(m.sum())
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    mean = float(t.sum()) / rows
+    if n == 1:
+        return Estimate(mean, -math.inf, math.inf, 1)
+    r = t - mean * m
+    half = float(_st.t.ppf(0.5 + confidence / 2.0, n - 1)) * math.sqrt(n / (n - 1) * float((r * r).sum())) / rows
+    return Estimate(mean, mean - half, mean + half, n)
+
+
+def clustered_difference(y1, m1, y0, m0, confidence: float = CONFIDENCE) -> Estimate:
+    """The difference p1 − p0 of two rates over rows that come in clusters, the cluster (the game) as the unit.
+
+    Cluster ``g`` has ``y1[g]`` successes in ``m1[g]`` rows of the first kind (say the seats of a game that played
+    a card) and ``y0[g]`` in ``m0[g]`` of the second (the seats that did not); either may be 0. p = Σy / Σm for
+    each kind; the variance is the cluster-robust (linearised) one of the difference of the two ratios,
+    n/(n−1)·Σd², d = (y1 − p1·m1)/Σm1 − (y0 − p0·m0)/Σm0, which counts the correlation of a game's rows within
+    and between the kinds (one seat's win is the others' loss); the interval is Student's t with n − 1 degrees of
+    freedom. ``n`` of the result is the number of clusters with a row of the first kind."""
+    import numpy as np
+
+    y1, m1, y0, m0 = (np.asarray(a, dtype=float) for a in (y1, m1, y0, m0))
+    if not (y1.shape == m1.shape == y0.shape == m0.shape):
+        raise ValueError("y1, m1, y0 and m0 must have the same length")
+    keep = (m1 + m0) > 0
+    y1, m1, y0, m0 = y1[keep], m1[keep], y0[keep], m0[keep]
+    n, r1, r0 = int(y1.size), float(m1.sum()), float(m0.sum())
+    n1 = int((m1 > 0).sum())
+    if r1 == 0 or r0 == 0:
+        return Estimate(math.nan, math.nan, math.nan, n1)
+    p1, p0 = float(y1.sum()) / r1, float(y0.sum()) / r0
+    d = p1 - p0
+    if n < 2:
+        return Estimate(d, -1.0, 1.0, n1)
+    u = (y1 - p1 * m1) / r1 - (y0 - p0 * m0) / r0
+    half = float(_st.t.ppf(0.5 + confidence / 2.0, n - 1)) * math.sqrt(n / (n - 1) * float((u * u).sum()))
+    return Estimate(d, max(-1.0, d - half), min(1.0, d + half), n1)
+
+
 def newcombe_paired(n11: float, n10: float, n01: float, n00: float,
                     confidence: float = CONFIDENCE) -> tuple[float, float, float]:
     """Newcombe's hybrid score interval (1998, method 10) for p_B − p_A from a paired 2×2 table.

@@ -62,3 +62,40 @@ def test_search_ladder_describes_search_from_the_simulation_it_plays(monkeypatch
     assert got["rungs"] == want and [r.policy for r in want] == ["search", "balanced_tuned", "balanced", "random"]
     assert [r.kind for r in want] == ["search", "heuristic", "heuristic", "random"]
     assert got["search"] == "8 rollouts per action of `balanced_tuned`"  # scenarios/valka/bounty_hunter.toml
+
+
+def test_card_and_warband_effects_take_the_deal_as_the_unit():
+    # three deals, each replayed in 2 cells of 2 seats; the seats that played the card (mask) win deal 0 in both
+    # cells, the others win deals 1 and 2: the difference is clustered_difference over the 3 deals, not 12 rows
+    from simkit.core.stats import clustered_difference
+    from simkit.games.valka.multiplayer.report import _effect, deal_ids
+
+    df = pl.DataFrame({"block": [0] * 12, "game": np.repeat([0, 1, 2], 4)})
+    mask = np.array([1, 0, 1, 0] * 3, bool)
+    won = np.array([1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1], bool)
+    with_, without, d, seats = _effect(won, mask, deal_ids(df))
+    want = clustered_difference([2, 0, 0], [2, 2, 2], [0, 2, 2], [2, 2, 2])
+    assert (d.estimate, d.low, d.high) == (want.estimate, want.low, want.high) and seats == 6
+    assert with_.estimate == 1 / 3 and without.estimate == 2 / 3 and with_.n == 3
+
+
+def test_report_of_a_small_run_takes_the_deal_as_the_unit(tmp_path):
+    # 4-player Bounty Hunter, a few games per cell: every cell replays the same deals, so each turn-order row
+    # counts each deal once as a cluster (games = deals) and its seats once per cell
+    from simkit.core import results
+    from simkit.core.report import run_bundled
+    from simkit.games.valka.multiplayer.report import deal_ids, deal_rate, multiplayer_report, seat_rows
+
+    run = run_bundled("valka/bounty_hunter.toml", tmp_path / "run", 20, seed=3, jobs=1)
+    files = multiplayer_report(run, tmp_path / "out")
+    text = files[0].read_text(encoding="utf-8")
+    for section in ("## Is the first player favoured?", "## How long games last", "## Cards", "deal"):
+        assert section in text
+    seats = seat_rows(results.load(run))
+    first = seats.filter((pl.col("players") == 4) & (pl.col("order") == 0))
+    e = deal_rate(first["won"].to_numpy() > 0, deal_ids(first))
+    deals = seats.select("block", "game").unique().height
+    frame = results.load(run)
+    assert e.n == deals and len(first) == frame.height > deals  # one first player per game and cell
+    row = next(line for line in text.splitlines() if line.replace(" ", "").startswith("|4|1|"))
+    assert f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]" in row

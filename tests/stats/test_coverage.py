@@ -154,6 +154,89 @@ def test_clustered_rate_is_pooled_rate_for_equal_clusters():
     assert (e.estimate, e.low, e.high, e.n) == pytest.approx((5 / 6, w.low, w.high, 3))
 
 
+def _one_winner_truth(seats, share, w1, w0):
+    """Exact p1 − p0 when each game has Binomial(seats, share) seats of the first kind and one winner, a seat of
+    the first kind winning with weight w1 against w0 (the ratio estimands Σy/Σm of the two kinds)."""
+    from scipy.stats import binom
+
+    num1 = den1 = num0 = den0 = 0.0
+    for k in range(seats + 1):
+        pk = binom.pmf(k, seats, share)
+        tot = k * w1 + (seats - k) * w0
+        num1 += pk * k * w1 / tot
+        den1 += pk * k
+        num0 += pk * (seats - k) * w0 / tot
+        den0 += pk * (seats - k)
+    return num1 / den1 - num0 / den0
+
+
+@pytest.mark.parametrize("case", ["one_winner", "shared_deal"])
+def test_clustered_difference_coverage(case):
+    """The multiplayer card and Warband tables: the win rate of seats that played a card against seats that did
+    not, the game as the unit. One winner a table (negative correlation between a game's seats) and a deal
+    that favours every seat of a game in every cell (positive correlation): the interval holds at its known
+    truth; the row-level normal interval misses when the rows share the deal."""
+    rng = np.random.default_rng(14)
+    r, n = 2000, 400
+    hit = naive = 0
+    if case == "one_winner":
+        seats, share, w1, w0 = 4, 0.4, 1.6, 1.0
+        truth = _one_winner_truth(seats, share, w1, w0)
+    else:
+        truth = 0.5 + 0.5 * 0.3 - 0.3  # y1 ~ Bin(m1, (1 + q) / 2), y0 ~ Bin(m0, q), E[q] = 0.3
+    for _ in range(r):
+        if case == "one_winner":
+            m1 = rng.binomial(seats, share, size=n)
+            m0 = seats - m1
+            p_first = m1 * w1 / (m1 * w1 + m0 * w0)
+            first = rng.random(n) < p_first
+            y1, y0 = first.astype(int), (~first).astype(int)
+        else:
+            m1, m0 = rng.integers(0, 7, size=n), rng.integers(0, 7, size=n)
+            q = rng.beta(0.3 * 1.0, 0.7 * 1.0, size=n)  # intra-cluster correlation 0.5
+            y1, y0 = rng.binomial(m1, (1 + q) / 2), rng.binomial(m0, q)
+        e = stats.clustered_difference(y1, m1, y0, m0)
+        hit += e.low <= truth <= e.high
+        p1, p0 = y1.sum() / m1.sum(), y0.sum() / m0.sum()
+        se = np.sqrt(p1 * (1 - p1) / m1.sum() + p0 * (1 - p0) / m0.sum())
+        naive += abs(p1 - p0 - truth) <= 1.96 * se
+    assert hit / r >= 0.95 - mc_tol(0.95, r), hit / r
+    if case == "shared_deal":  # (the deal lifts both kinds, which partly cancels in the difference)
+        assert naive / r < 0.93, naive / r
+
+
+def test_clustered_mean_coverage():
+    """Game length pooled over cells that replay the same deals: the game as the unit."""
+    rng = np.random.default_rng(15)
+    r, n, mu = 2000, 300, 20.0
+    hit = naive = 0
+    for _ in range(r):
+        m = rng.integers(1, 8, size=n)
+        game = mu + 5.0 * rng.standard_normal(n)
+        rows = np.repeat(game, m) + rng.standard_normal(int(m.sum()))
+        t = np.add.reduceat(rows, np.concatenate([[0], np.cumsum(m)[:-1]]))
+        e = stats.clustered_mean(t, m)
+        assert e.n == n
+        hit += e.low <= mu <= e.high
+        w = stats.mean_interval(len(rows), float(rows.sum()), float((rows * rows).sum()))
+        naive += w.low <= mu <= w.high
+    assert hit / r >= 0.95 - mc_tol(0.95, r), hit / r
+    assert naive / r < 0.85, naive / r
+
+
+def test_clustered_difference_and_mean_by_hand():
+    # two games: game A 1 of 2 first-kind seats won, 0 of 1 other; game B 0 of 1 first-kind, 1 of 2 others
+    e = stats.clustered_difference([1, 0], [2, 1], [0, 1], [1, 2])
+    assert e.estimate == pytest.approx(1 / 3 - 1 / 3) and e.n == 2
+    # d_A = (1 − 2/3)/3 − (0 − 1/3)/3 = 2/9, d_B = (0 − 1/3)/3 − (1 − 2/3)/3 = −2/9; se = sqrt(2 · 8/81)
+    half = stats._st.t.ppf(0.975, 1) * np.sqrt(2 * 8 / 81)
+    assert (e.low, e.high) == pytest.approx((max(-1.0, -half), min(1.0, half)))
+    e = stats.clustered_mean([10.0, 40.0], [1, 2])  # mean 50 / 3; r = 10 − 50/3, 40 − 100/3
+    r = np.array([10 - 50 / 3, 40 - 100 / 3])
+    half = stats._st.t.ppf(0.975, 1) * np.sqrt(2 * (r * r).sum()) / 3
+    assert (e.estimate, e.low, e.high, e.n) == pytest.approx((50 / 3, 50 / 3 - half, 50 / 3 + half, 2))
+
+
 def test_rare_rate_interval_beats_wald_exact():
     """The issue's case: n = 1000, p = 0.001 — the normal (Wald) interval covered 63% with negative lower bounds.
 

@@ -2,9 +2,10 @@
 
 Reads a run's wide per-game rows (see ``simulation``): every seat of every game becomes one *seat row*
 (order at the table, policy, won, opening-hand and played cards). Seats of one game are not independent (one
-of them wins, and every cell replays the same deals), so the intervals on seat rows of the turn-order, Warband
-and card tables are narrower than they should be; the per-policy table of the hero (one row per game) has exact
-Wilson intervals, and the table of every seat by its policy takes the game as the unit (``clustered_rate``).
+of them wins, and every cell replays the same deals and dice), so every table takes the game — a deal, the same
+``(block, game)`` in every cell — as the unit: rates by ``clustered_rate``, differences by
+``clustered_difference``, means by ``clustered_mean``. The per-policy table of the hero (one row per game and
+cell) has exact Wilson intervals.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import bars, lines
 from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
-from simkit.core.stats import Estimate, clustered_rate, mean_interval, wilson, z_value
+from simkit.core.stats import Estimate, clustered_difference, clustered_mean, clustered_rate, wilson
 from simkit.core.tables import render
 from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS, load_cards
 from simkit.games.valka.multiplayer.layout import BUFF0, EVENT0, N_CARDS
@@ -42,6 +43,25 @@ def seat_rows(frame: pl.DataFrame) -> pl.DataFrame:
             {c: c[len(f"seat{k}_"):] for c in cols}).filter(pl.col("order") >= 0)
         parts.append(part.with_columns(pl.lit(k).alias("seat")))
     return pl.concat(parts)
+
+
+def deal_ids(frame: pl.DataFrame) -> np.ndarray:
+    """The cluster of each row: its deal, ``(block, game)``, the same in every cell (0..n−1)."""
+    keys = [c for c in ("block", "game") if c in frame.columns]
+    if not keys:
+        return np.arange(len(frame))
+    cols = np.stack([frame[k].to_numpy().astype(np.int64) for k in keys], axis=1)
+    return np.unique(cols, axis=0, return_inverse=True)[1].reshape(-1)
+
+
+def _sums(ids: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    return np.bincount(ids, weights=values.astype(float), minlength=n)
+
+
+def deal_rate(won: np.ndarray, ids: np.ndarray) -> Estimate:
+    """The share of rows that won, the deal as the unit (:func:`clustered_rate`)."""
+    n = int(ids.max()) + 1 if len(ids) else 0
+    return clustered_rate(_sums(ids, won, n), _sums(ids, np.ones(len(ids)), n))
 
 
 def seat_policy_rows(seats: pl.DataFrame) -> list[dict]:
@@ -75,17 +95,19 @@ def _bits(seats: pl.DataFrame, prefix: str) -> np.ndarray:
     return out
 
 
-def _effect(won: np.ndarray, mask: np.ndarray):
-    """Win rate with and without ``mask`` and the difference with a normal 95% interval."""
-    k1, n1 = int(won[mask].sum()), int(mask.sum())
-    k0, n0 = int(won[~mask].sum()), int((~mask).sum())
-    if n1 == 0 or n0 == 0:
+def _effect(won: np.ndarray, mask: np.ndarray, ids: np.ndarray):
+    """Win rate of the seat rows with and without ``mask`` and the difference, the deal (``ids``) as the unit:
+    ``clustered_rate`` for each, ``clustered_difference`` (Student's t on the cluster-robust variance) for the
+    difference."""
+    if not mask.any() or mask.all():
         return None
-    p1, p0 = k1 / n1, k0 / n0
-    se = np.sqrt(p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0)
-    z = z_value()
-    d = p1 - p0
-    return wilson(k1, n1), wilson(k0, n0), Estimate(d, d - z * se, d + z * se, n1)
+    n = int(ids.max()) + 1
+    w, one = won.astype(float), np.ones(len(won))
+    y1, m1 = _sums(ids, w * mask, n), _sums(ids, one * mask, n)
+    y0, m0 = _sums(ids, w * ~mask, n), _sums(ids, one * ~mask, n)
+    d = clustered_difference(y1, m1, y0, m0)
+    with_, without = clustered_rate(y1, m1), clustered_rate(y0, m0)
+    return with_, without, d, int(m1.sum())
 
 
 def card_table(seats: pl.DataFrame, cards, prefix: str) -> list[dict]:
@@ -94,6 +116,7 @@ def card_table(seats: pl.DataFrame, cards, prefix: str) -> list[dict]:
     card's effect are flagged."""
     bits = _bits(seats, prefix)
     won = seats["won"].to_numpy().astype(bool)
+    ids = deal_ids(seats)
     labels = card_labels(cards)
     groups: dict[str, list[int]] = {}
     for c, name in enumerate(labels):
@@ -101,11 +124,12 @@ def card_table(seats: pl.DataFrame, cards, prefix: str) -> list[dict]:
     rows = []
     for name, cs in groups.items():
         mask = bits[:, cs].any(axis=1)
-        e = _effect(won, mask)
+        e = _effect(won, mask, ids)
         if e is None:
             continue
         kind = "Fighter" if cs[0] < BUFF0 else ("Buff" if cs[0] < EVENT0 else "Event")
-        rows.append({"card": name, "type": kind, "copies": len(cs), "with": e[0], "without": e[1], "effect": e[2]})
+        rows.append({"card": name, "type": kind, "copies": len(cs), "with": e[0], "without": e[1], "effect": e[2],
+                     "seats": e[3]})
     if not rows:
         return [], Estimate(0.0, 0.0, 0.0, 0)
     eff = sorted(rows, key=lambda r: r["effect"].estimate)
@@ -116,7 +140,7 @@ def card_table(seats: pl.DataFrame, cards, prefix: str) -> list[dict]:
         flag = "above" if e.low > median.estimate else ("below" if e.high < median.estimate else "")
         out.append({"card": r["card"], "type": r["type"], "copies": r["copies"],
                     "win with": _iv(r["with"]), "win without": _iv(r["without"]),
-                    "effect": _iv(e), "seats with": r["with"].n, "flag": flag})
+                    "effect": _iv(e), "seats with": r["seats"], "flag": flag})
     return out, median
 
 
@@ -142,16 +166,16 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         sub = seats.filter(pl.col("players") == np_)
         ests = []
         for k in range(np_):
-            w = sub.filter(pl.col("order") == k)["won"].to_numpy()
-            e = wilson(int((w > 0).sum()), len(w))
+            at = sub.filter(pl.col("order") == k)
+            e = deal_rate(at["won"].to_numpy() > 0, deal_ids(at))
             ests.append(e)
             order_rows.append({"players": np_, "turn order": k + 1, "win rate": _iv(e), "fair share": f"{1 / np_:.3f}",
-                               "n": e.n})
+                               "seats": len(at), "games": e.n})
         series[f"{np_} players"] = [e.estimate for e in ests] + [float("nan")] * (max(sizes) - np_)
         bands[f"{np_} players"] = ([e.low for e in ests] + [float("nan")] * (max(sizes) - np_),
                                    [e.high for e in ests] + [float("nan")] * (max(sizes) - np_))
     png_order = lines(out_dir / "seat-order.png", list(range(1, max(sizes) + 1)), series,
-                      title="Win rate by turn order (1 = the first player), 95% Wilson bands",
+                      title="Win rate by turn order (1 = the first player), 95% bands (the deal as the unit)",
                       xlabel="turn order", ylabel="P(win)", bands=bands)
     files.append(png_order)
 
@@ -177,25 +201,28 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     for np_ in sizes:
         sub = frame.filter(pl.col("players") == np_)
         t = sub["turns"].to_numpy().astype(float)
-        e = mean_interval(len(t), float(t.sum()), float((t * t).sum()))
+        ids = deal_ids(sub)
+        n = int(ids.max()) + 1 if len(ids) else 0
+        e = clustered_mean(_sums(ids, t, n), _sums(ids, np.ones(len(t)), n))
         q = np.percentile(t, [10, 50, 90]) if len(t) else [float("nan")] * 3
-        st = sub["stalled"].to_numpy()
+        st = deal_rate(sub["stalled"].to_numpy() > 0, ids)
         length_rows.append({"players": np_, "turns (mean)": _iv(e, 2), "rounds (mean)": f"{e.estimate / np_:.2f}",
                             "turns p10 / median / p90": f"{q[0]:.0f} / {q[1]:.0f} / {q[2]:.0f}",
-                            "stalled": _iv(wilson(int(st.sum()), len(st))), "games": len(t)})
+                            "stalled": _iv(st), "games": len(t), "deals": e.n})
 
     # --- Warbands in the opening hand ---
     won = seats["won"].to_numpy() > 0
+    seat_ids = deal_ids(seats)
     wb_rows = []
     for w in WARBANDS:
         col = f"wb_{w}"
         if col not in seats.columns:
             continue
-        e = _effect(won, seats[col].to_numpy() >= 2)
+        e = _effect(won, seats[col].to_numpy() >= 2, seat_ids)
         if e is None:
             continue
         wb_rows.append({"Warband": w, "win with 2+ in the opening hand": _iv(e[0]), "without": _iv(e[1]),
-                        "effect": _iv(e[2]), "seats with": e[0].n})
+                        "effect": _iv(e[2]), "seats with": e[3]})
 
     # --- cards ---
     opened, med_open = card_table(seats, cards, "open")
@@ -223,10 +250,11 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         "Every cell replays the same deals and dice (common random numbers). "
         f"Rule options: {opt_text} (see docs/rules.md, VÁLKA multiplayer). "
         f"Card data: `{shown_path(str(cards_file or '?'))}`.\n\n"
-        "Intervals are 95% (Wilson for shares, normal for means and differences). Seat rows of one game are not "
-        "independent (one seat wins, and every cell replays the same deals), so the intervals of the tables that "
-        "count seat rows (turn order, Warbands, cards) are optimistic; the table of every seat by its policy takes "
-        "the game as the unit.\n\n"
+        "Intervals are 95%. Seat rows of one game are not independent (one seat wins, and every cell replays the "
+        "same deals and dice), so every table takes the deal (the same game in every cell) as the unit: shares are "
+        "Wilson's on the effective number of seats (the seats over the design effect of the deals), differences "
+        "and means Student's t on the cluster-robust variance over deals (`games` / `deals` = clusters; `seats` = "
+        "rows). The hero's table (one row per game and cell) is Wilson's.\n\n"
         "## Is the first player favoured?\n\n"
         f"![Win rate by turn order]({png_order.name})\n\n"
         "Win rate of the seat by its place in the turn order (1 = the player who won the roll-off); a fair game "
@@ -278,20 +306,13 @@ SEARCH_LADDER = ["search", "balanced_tuned", "balanced", "random"]  # the hero p
 
 def search_ladder(path: Path, games: int, jobs: int = 1) -> dict:
     """The small ladder with `search` as the hero (``SEARCH_LADDER`` on the same ``games`` deals, root seed 2026,
-    blocks of 5 games): ``{"rungs": …, "search": what `search` plays}``, both from the one simulation the
-    scenario builds (its ``describe()``, so `search`'s defaults count), as ``ladder.ladder`` would play it."""
-    import json
+    blocks of 5 games): ``{"rungs": …, "search": what `search` plays}``, the description from the simulation the
+    ladder played (its ``describe()``, so `search`'s defaults count)."""
+    from simkit.core import ladder
 
-    from simkit.core import ladder, loader
-    from simkit.core.tune import per_game_means
-
-    sim = loader.load(path, [f"play={json.dumps(SEARCH_LADDER)}"]).simulation
-    sim.default_block_size = 5
-    pols = sim.describe().get("policies", {})
+    rungs, pols = ladder.described_ladder(path, SEARCH_LADDER, games=games, seed=2026, jobs=jobs, block_size=5)
     spec = pols.get("search", {})
-    means = per_game_means(sim, 2026, (0,), games, "won", jobs)
-    return {"search": f"{spec.get('rollouts')} rollouts per action of `{spec.get('base')}`",
-            "rungs": ladder.rungs_from(means, {k: v.get("kind", "") for k, v in pols.items()})}
+    return {"search": f"{spec.get('rollouts')} rollouts per action of `{spec.get('base')}`", "rungs": rungs}
 
 
 def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
