@@ -1077,3 +1077,20 @@ def test_a_strong_enuf_blow_stopped_by_natures_wrath_calls_no_reinforcement():
     assert s[L.FRONT + L.F_DAMAGE] == 0
     assert s[L.MAR_N] == 1 and L.deck_len(s, L.FD_HEAD) == 1 and env[E.E_SCRIPT][0] == 3  # the even die unused
 
+
+def test_a_grave_robber_can_be_used_before_a_mid_location_prepare():
+    """"The GRAVE ROBBER can be used outside of combat to recover a defeated fighter in the Graveyard pile. They
+    will be placed at the bottom of your Warband deck." Between cards of a Location, with the Frontline and the
+    Warband Deck empty, the Grave Robber recovers a Fighter before "If you have no Warband Fighters to draw or battle
+    with, you have failed this Lonequest" applies."""
+    env = env_of(with_changes(quests=[[{"op": "krone", "amount": 1}]]))
+    s = blank_state(krone=0, stamina=3, loc=1)
+    s[L.LOC_N + 1] = 1
+    s[L.CLEARED + 1] = 0
+    s[L.LOC_CARDS + L.LOC_SIZE * 1] = -1  # Quest 0, the Location's last card
+    s[L.GRAVE + A] = 1  # one of your Fighters has fallen
+    robber = ev_cards(E.EV_GRAVE_ROBBER)[0]
+    s[L.WHERE + robber] = L.HAND
+    taken = play_out(s, env)
+    assert taken[0] == ("grave", 1 + A)
+    assert E.is_won(s) and s[L.GRAVE + A] == 0 and s[L.WHERE + robber] == L.GRAVEYARD

@@ -1168,17 +1168,20 @@ def turn_step(s, rng, env):
             if s[L.FRONT_N] > 0:
                 start_return(s)
         elif s[L.FRONT_N] == 0:
-            # "Prepare! - Turn over a random fighter from your Warband", "Equip?"
-            s[L.T_STAGE] = L.T_SUMMON_EXPLORE
-            new_fighter_or_defeat(s, env)
+            # between a Location's cards with no Frontline: the Grave Robber ("can be used outside of combat"), then
+            # prepare
+            s[L.T_STAGE] = L.T_PREP_EXPLORE
+            if grave_any(s, env):
+                s[L.PHASE] = L.PH_GRAVE
         else:
             s[L.T_STAGE] = L.T_EXPLORE
     elif st == L.T_GRAVE:
         s[L.T_STAGE] = L.T_PREP_MARCH
         if grave_any(s, env):
             s[L.PHASE] = L.PH_GRAVE
-    elif st == L.T_PREP_MARCH:
-        s[L.T_STAGE] = L.T_SUMMON_MARCH
+    elif st == L.T_PREP_MARCH or st == L.T_PREP_EXPLORE:
+        # "Prepare! - Turn over a random fighter from your Warband", "Equip?"
+        s[L.T_STAGE] = L.T_SUMMON_MARCH if st == L.T_PREP_MARCH else L.T_SUMMON_EXPLORE
         new_fighter_or_defeat(s, env)
     elif st == L.T_SUMMON_MARCH or st == L.T_SUMMON_EXPLORE:
         # "Summon? - Spend Stamina to summon an additional Warband fighter" (2 Stamina, a 2nd Fighter)
