@@ -166,3 +166,122 @@ def test_not_enuf_reinforcement_and_summed_strikes_match_the_markov_chain():
     p, rate, defeated = _check((3, 3, 1), (1, 2, 4), 1, 2, 6000)
     assert Fraction(1, 10) < p < Fraction(9, 10)
     assert set(defeated) == {1, 2}  # won both with and without the reinforcement
+
+
+def exact_wrath_win(fighter, n_fighters, marauder):
+    """P(win) of ``n_fighters`` identical Tree Beasts (strike, health, shield 0) against one Marauder (strike,
+    health, shield), attacking first, with the Warband Deck empty. Attack: each Fighter in slot order makes a
+    Chance Strike on the Marauder (Strike <= Shield, and the Fighters' Strikes together do not exceed it: no Team
+    Strike). Defend: the Marauder's Strike exceeds the Shields (0): "Strong Enuf", the left-most Fighter takes one
+    damage; while 3 or more remain, Nature's Wrath (a Horrible Horde) makes the blow a Chance Strike of the
+    Marauder's Strike against Shield 0 that must land, and a failed blow ends "The Marauders' turn" (no "Not Enuf"
+    reinforcement)."""
+    fs, fh, fsh = fighter
+    ms, mh, msh = marauder
+    assert fsh == 0 and fs * n_fighters <= msh
+    strike = outcome_distribution(fs, msh)
+    blow = outcome_distribution(ms, 0)
+    lands = blow[ATTACKER_HITS] + blow[BOTH_HURT]
+    index, rows, todo = {}, [], []
+
+    def var(state):
+        if state not in index:
+            index[state] = len(index)
+            todo.append(state)
+
+    start = ((fh,) * n_fighters, mh, 0)  # (Fighters' Health left in slot order, Marauder's, struck; -1: Defend)
+    var(start)
+    while todo:
+        state = todo.pop()
+        fs_, m, struck = state
+        terms = []
+        if struck >= 0:
+            for out, p in strike.items():
+                if p == 0:
+                    continue
+                f2, m2, k = list(fs_), m, struck
+                if out in (ATTACKER_HITS, BOTH_HURT):
+                    m2 -= 1
+                if out in (DEFENDER_HITS, BOTH_HURT):
+                    f2[k] -= 1
+                if f2[k] == 0:
+                    f2.pop(k)
+                else:
+                    k += 1
+                if m2 == 0:
+                    nxt = "win"
+                elif not f2:
+                    nxt = "lose"
+                else:
+                    nxt = (tuple(f2), m2, -1 if k == len(f2) else k)
+                terms.append((p, nxt))
+        else:
+            hit = list(fs_)
+            hit[0] -= 1
+            if hit[0] == 0:
+                hit.pop(0)
+            after = (tuple(hit), m, 0) if hit else "lose"
+            if len(fs_) >= 3:
+                terms += [(lands, after), (1 - lands, (fs_, m, 0))]
+            else:
+                terms.append((Fraction(1), after))
+        for _, nxt in terms:
+            if nxt not in ("win", "lose"):
+                var(nxt)
+        rows.append((state, terms))
+    n = len(index)
+    a = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
+    b = [Fraction(0)] * n
+    for state, terms in rows:
+        i = index[state]
+        for p, nxt in terms:
+            if nxt == "win":
+                b[i] += p
+            elif nxt != "lose":
+                a[i][index[nxt]] -= p
+    return solve_linear(a, b)[index[start]]
+
+
+def test_natures_wrath_horde_matches_the_markov_chain():
+    # Three Tree Beasts (Strike 1, Health 2, Shield 0) already in the Frontline explore the map's only card, a
+    # Marauder (Strike 2, Health 3, Shield 4); a second Marauder waits in the Fighter deck: it may join only through
+    # a "Not Enuf" roll, which never happens here (the Marauder's 2 always exceeds the Shields' 0).
+    fighter, marauder, n = (1, 2, 0), (2, 3, 4), 6000
+    trees = ids["tree_beasts"][:3]
+    p = exact_wrath_win(fighter, 3, marauder)
+    fighters = DATA[0].copy()
+    for f, (strike, health, shield) in [(t, fighter) for t in trees] + [(M, marauder), (M2, marauder)]:
+        fighters[f, L.FS], fighters[f, L.FH], fighters[f, L.FSH] = strike, health, shield
+    env = make_env((fighters, *DATA[1:]), RULES)
+    from simkit.core.rng import seed_stream
+    from simkit.core.seeding import block_key
+
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    rng, prng = np.empty(4, np.uint64), np.empty(4, np.uint64)
+    wins = 0
+    for g in range(n):
+        s = np.zeros(L.STATE_SIZE, np.int32)
+        E.blank(s, RULES)
+        s[L.KRONE], s[L.STAMINA], s[L.LOC] = 0, 3, 0
+        s[L.CLEARED + 1:L.CLEARED + L.N_LOC] = 1
+        s[L.LOC_N + 0] = 1
+        s[L.LOC_CARDS + 0] = M
+        L.deck_push_bottom(s, L.FD_HEAD, M2)
+        for t in trees:
+            E.front_add(s, env, t)
+        for f in range(len(CARDS.fighters)):
+            if f not in (*trees, M, M2):
+                s[L.GRAVE + f] = 2
+        seed_stream(rng, block_key(43, 0), g, 0)
+        seed_stream(prng, block_key(43, 0), g, 1)
+        E.advance(s, rng, env)
+        while not E.is_over(s):
+            k = E.legal_actions(s, env, buf)
+            a = pol.policy(pol.HEURISTIC, s, env, buf, k, CHANCE_ONLY, prng)
+            assert s[L.PHASE] == L.PH_STRIKE and L.ST_CHANCE <= a
+            E.apply_action(s, rng, env, a)
+        assert E.invariants(s, env) == 0 and L.deck_len(s, L.FD_HEAD) == 1  # no reinforcement ever joined
+        wins += E.is_won(s)
+    se = float(np.sqrt(float(p) * (1 - float(p)) / n))
+    assert Fraction(1, 10) < p < Fraction(9, 10)
+    assert abs(wins / n - float(p)) < 4 * se, (wins / n, float(p), se)
