@@ -1058,3 +1058,39 @@ def test_lonequest_team_strike_leaves_the_strongest_fighter_free():
     # 2 + 2 = 4 > 3 is the weakest pair; the 5 may still strike on its own
     assert [s[E.slot(i) + L.F_USED] for i in range(3)] == [0, 1, 1]
     assert s[L.MAR + 1] == 1
+
+
+# --- regressions found in the sentence-by-sentence review ------------------------------------------------------
+
+def test_a_strong_enuf_blow_stopped_by_natures_wrath_calls_no_reinforcement():
+    """"Strong Enuf - If the Marauder(s) strike score(s) exceeds the combined Shield Score … your left most Frontline
+    Fighter will take one damage. The Marauders' turn is over." A blow that Nature's Wrath turns into a failed Chance
+    Strike is still Strong Enuf: the "Not Enuf" Test Fate for reinforcements does not follow."""
+    t1, t2 = WB["tree_beasts"][:2]
+    data = with_changes({t1: (1, 3, 0), t2: (1, 3, 0), M: (5, 5, 9)})
+    env = env_of(data, dice=(1, 5, 2))  # the blow's Chance Strike: a lone 1, it fails; then an even d10
+    s = blank_state(krone=0, stamina=2)  # defend first
+    frontline(env, [t1, t2], s)
+    E.add_marauder(s, env, M)
+    L.deck_push_bottom(s, L.FD_HEAD, M2)
+    battle(s, env, until=lambda s: s[L.PHASE] == L.PH_STRIKE)
+    assert s[L.FRONT + L.F_DAMAGE] == 0
+    assert s[L.MAR_N] == 1 and L.deck_len(s, L.FD_HEAD) == 1 and env[E.E_SCRIPT][0] == 3  # the even die unused
+
+
+def test_a_grave_robber_can_be_used_before_a_mid_location_prepare():
+    """"The GRAVE ROBBER can be used outside of combat to recover a defeated fighter in the Graveyard pile. They
+    will be placed at the bottom of your Warband deck." Between cards of a Location, with the Frontline and the
+    Warband Deck empty, the Grave Robber recovers a Fighter before "If you have no Warband Fighters to draw or battle
+    with, you have failed this Lonequest" applies."""
+    env = env_of(with_changes(quests=[[{"op": "krone", "amount": 1}]]))
+    s = blank_state(krone=0, stamina=3, loc=1)
+    s[L.LOC_N + 1] = 1
+    s[L.CLEARED + 1] = 0
+    s[L.LOC_CARDS + L.LOC_SIZE * 1] = -1  # Quest 0, the Location's last card
+    s[L.GRAVE + A] = 1  # one of your Fighters has fallen
+    robber = ev_cards(E.EV_GRAVE_ROBBER)[0]
+    s[L.WHERE + robber] = L.HAND
+    taken = play_out(s, env)
+    assert taken[0] == ("grave", 1 + A)
+    assert E.is_won(s) and s[L.GRAVE + A] == 0 and s[L.WHERE + robber] == L.GRAVEYARD

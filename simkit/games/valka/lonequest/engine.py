@@ -884,18 +884,22 @@ def defend(s, rng, env):
     for i in range(s[L.FRONT_N]):
         shield += total_shield(s, env, i)
     hits = 0
+    strong = False  # Strong Enuf, even when Nature's Wrath stops the blow: then "The Marauders' turn is over" too
     wrath = boon(s, WB_TREE_BEASTS)
     if rules[R_STRONG_ENUF] == STRONG_EACH:
         for j in range(s[L.MAR_N]):
             v = fighters[s[mar_slot(j)], L.FS]
-            if v > shield and (not wrath or wrath_lands(rng, env, v, shield)):
-                hits += 1
+            if v > shield:
+                strong = True
+                if not wrath or wrath_lands(rng, env, v, shield):
+                    hits += 1
     else:
         m = 0
         for j in range(s[L.MAR_N]):
             v = fighters[s[mar_slot(j)], L.FS]
             m = m + v if rules[R_STRONG_ENUF] == STRONG_SUM else max(m, v)
-        hits = 1 if m > shield and (not wrath or wrath_lands(rng, env, m, shield)) else 0
+        strong = m > shield
+        hits = 1 if strong and (not wrath or wrath_lands(rng, env, m, shield)) else 0
     if hits > 0:
         # "DIVINE AID can be used to prevent a single attack"
         if s[L.FRONT_N] > 0 and has_event(s, env, EV_DIVINE_AID):
@@ -903,7 +907,7 @@ def defend(s, rng, env):
             s[L.PHASE] = L.PH_DIVINE_DEFEND
             return
         take_blows(s, env, hits)
-    elif d10(rng, env) % 2 == 0:
+    elif not strong and d10(rng, env) % 2 == 0:
         f = L.deck_pop_top(s, L.FD_HEAD)
         if f >= 0:
             add_marauder(s, env, f)
@@ -1164,17 +1168,20 @@ def turn_step(s, rng, env):
             if s[L.FRONT_N] > 0:
                 start_return(s)
         elif s[L.FRONT_N] == 0:
-            # "Prepare! - Turn over a random fighter from your Warband", "Equip?"
-            s[L.T_STAGE] = L.T_SUMMON_EXPLORE
-            new_fighter_or_defeat(s, env)
+            # between a Location's cards with no Frontline: the Grave Robber ("can be used outside of combat"), then
+            # prepare
+            s[L.T_STAGE] = L.T_PREP_EXPLORE
+            if grave_any(s, env):
+                s[L.PHASE] = L.PH_GRAVE
         else:
             s[L.T_STAGE] = L.T_EXPLORE
     elif st == L.T_GRAVE:
         s[L.T_STAGE] = L.T_PREP_MARCH
         if grave_any(s, env):
             s[L.PHASE] = L.PH_GRAVE
-    elif st == L.T_PREP_MARCH:
-        s[L.T_STAGE] = L.T_SUMMON_MARCH
+    elif st == L.T_PREP_MARCH or st == L.T_PREP_EXPLORE:
+        # "Prepare! - Turn over a random fighter from your Warband", "Equip?"
+        s[L.T_STAGE] = L.T_SUMMON_MARCH if st == L.T_PREP_MARCH else L.T_SUMMON_EXPLORE
         new_fighter_or_defeat(s, env)
     elif st == L.T_SUMMON_MARCH or st == L.T_SUMMON_EXPLORE:
         # "Summon? - Spend Stamina to summon an additional Warband fighter" (2 Stamina, a 2nd Fighter)
