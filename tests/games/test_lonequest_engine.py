@@ -199,6 +199,29 @@ def test_divine_aid_prevents_a_killing_blow():
     assert s[L.FRONT_N] == 1 and s[L.FRONT + L.F_DAMAGE] == 0 and s[L.WHERE + aid] == L.GRAVEYARD
 
 
+def test_divine_aid_prevents_a_single_blow_when_each_marauder_strikes():
+    # strong_enuf = "each": two Marauders of Strike 3 each exceed Shield 0, two blows; Divine Aid "can be used to
+    # prevent a single attack": one of them, the other lands (A: 3 Health, 1 damage after)
+    data = with_changes({A: (1, 3, 0), M: (3, 5, 9), M2: (3, 5, 9)})
+    aid = next(L.N_BUFFS + e for e, ev in enumerate(CARDS.events) if ev.kind == E.EV_DIVINE_AID)
+    env = env_of(data, rules_vector(strong_enuf="each"))
+    s = blank_state(krone=0, stamina=2)
+    E.front_add(s, env, A)
+    E.add_marauder(s, env, M)
+    E.add_marauder(s, env, M2)
+    s[L.WHERE + aid] = L.HAND
+    E.start_battle(s)
+    rng, _ = streams()
+    E.advance(s, rng, env)
+    while s[L.PHASE] != L.PH_DIVINE_DEFEND and not E.is_over(s):
+        buf = np.empty(L.MAX_ACTIONS, np.int64)
+        E.legal_actions(s, env, buf)
+        E.apply_action(s, rng, env, buf[0])
+    assert s[L.B_HITS] == 2
+    E.apply_action(s, rng, env, 1)
+    assert s[L.FRONT_N] == 1 and s[L.FRONT + L.F_DAMAGE] == 1 and s[L.WHERE + aid] == L.GRAVEYARD
+
+
 def test_rally_failed_test_fate_and_the_offering():
     data = with_changes({A: (1, 3, 0), B: (1, 3, 0), M: (0, 9, 9)})
     env = env_of(data, dice=(3,))  # the Rally's Test Fate: odd

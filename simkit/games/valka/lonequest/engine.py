@@ -1766,8 +1766,11 @@ def apply_action(s, rng, env, a):
             s[L.TESTS_WON] += 1
         s[L.TF_RESULT] = a
     elif ph == L.PH_DIVINE_DEFEND:
+        # "DIVINE AID can be used to prevent a single attack": one blow (under strong_enuf = "each" the other
+        # Marauders' blows still land)
         if a == 1:
             spend_event(s, env, event_in(s, env[E_EVENTS], EV_DIVINE_AID, L.HAND))
+            take_blows(s, env, s[L.B_HITS] - 1)
         else:
             take_blows(s, env, s[L.B_HITS])
         next_round(s)
