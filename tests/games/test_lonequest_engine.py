@@ -280,8 +280,8 @@ def test_market_purchase_greedy_trader():
     assert s[L.KRONE] == 0 and s[L.STAMINA] == 7
     held = [c for c in range(L.N_BUFFS) if s[L.WHERE + c] == L.HAND]
     assert [(CARDS.buffs[c].type, CARDS.buffs[c].value) for c in held] == [(2, 2)]
-    # (the Market closes by itself once nothing is affordable)
-    assert taken == [("market", L.MK_STAMINA)] * 2 + [("market", L.MK_BUY + held[0])]
+    # then it stops (a same-cost swap of the +2 Health for another type is still possible: the Market asks)
+    assert taken == [("market", L.MK_STAMINA)] * 2 + [("market", L.MK_BUY + held[0]), ("market", L.MK_STOP)]
 
 
 def test_market_trade_up():
@@ -385,10 +385,11 @@ def test_the_random_policy_may_march_on_before_a_location_is_cleared():
 # --- regressions found in review ---------------------------------------------------------------
 
 def test_fireblast_hits_its_target_even_when_the_left_neighbour_survives():
-    # three Marauders no Fighter can True Strike (Shields 6, 7, 6 against Strike 5): the heuristic Fireblasts the
-    # highest Shield, the middle one, with Strike 5 + 3 = 8 > 7 (a True Strike, no dice)
+    # three Marauders no Fighter can True Strike (Shields 6, 7, 6 against Strike 5): under fireblast =
+    # "fighter_plus_3" the heuristic Fireblasts the highest Shield, the middle one, with Strike 5 + 3 = 8 > 7 (a
+    # True Strike, no dice)
     data = with_changes({A: (5, 3, 3), M: (0, 5, 6), M2: (0, 5, 7), B: (0, 5, 6)})
-    env = env_of(data)
+    env = env_of(data, rules=rules_vector(fireblast="fighter_plus_3"))
     fire = next(L.N_BUFFS + e for e, ev in enumerate(CARDS.events) if ev.kind == E.EV_FIREBLAST)
     s = blank_state(stamina=3)
     E.front_add(s, env, A)
@@ -1117,3 +1118,154 @@ def test_a_grave_robber_can_be_used_before_a_mid_location_prepare():
     taken = play_out(s, env)
     assert taken[0] == ("grave", 1 + A)
     assert E.is_won(s) and s[L.GRAVE + A] == 0 and s[L.WHERE + robber] == L.GRAVEYARD
+
+
+# --- Markets, Healing Potion, Thief, Grave Robber and Fireblast readings (second review) -------------------------
+
+def _buff(t, v, k=0):
+    """The k-th Buff card of type t and value v."""
+    return [c for c, b in enumerate(CARDS.buffs) if b.type == t and b.value == v][k]
+
+
+def _market_position(krone=0):
+    s = blank_state(krone=krone)
+    E.front_add(s, env_of(), A)
+    return s
+
+
+def test_market_trades_a_buff_for_another_type_of_the_same_cost():
+    """"Buff cards can be traded at the same cost at Markets": +2 Strike for +2 Shield, no Krone (market_trade =
+    "same_cost", the default); under "up" only the printed trade up (+1 and 5 Krone for a +2 of that type)."""
+    market = with_changes(quests=[[{"op": "market", "sells": ["buffs"], "recruit": False}]])
+    strike2, shield2, health2 = _buff(0, 2), _buff(1, 2), _buff(2, 2)
+    for trade in ("same_cost", "up"):
+        env = env_of(market, rules=rules_vector(market_trade=trade))
+        s = _market_position(krone=0)
+        s[L.WHERE + strike2] = L.HAND
+        E.start_quest(s, env, 0)
+        rng, prng = streams()
+        E.advance(s, rng, env)
+        if trade == "up":
+            assert s[L.PHASE] != L.PH_MARKET  # nothing affordable, nothing to trade: the Market closes
+            continue
+        # one swap per (type, value) in the Loot deck, the lowest-numbered card: +2 Shield and +2 Health
+        assert s[L.PHASE] == L.PH_MARKET
+        assert legal_list(FNS, s, env, L.MAX_ACTIONS) == [L.MK_STOP, L.MK_SWAP + 3 * shield2 + 0,
+                                                          L.MK_SWAP + 3 * health2 + 0]
+        E.apply_action(s, rng, env, L.MK_SWAP + 3 * shield2 + 0)
+        assert s[L.WHERE + strike2] == L.LOOT and s[L.WHERE + shield2] == L.HAND and s[L.KRONE] == 0
+        assert sum(s[L.WHERE + c] == L.HAND for c in range(L.N_BUFFS)) == 1  # one card out, one in
+
+
+def test_the_heuristic_swaps_a_spare_buff_for_a_type_it_lacks():
+    # greedy_trader (buffs_per_type 2, Health first) holds three +1 Strikes and nothing else, with no Krone: it
+    # swaps one +1 Strike for a +1 Health, then stops (two Strikes left: none spare)
+    market = with_changes(quests=[[{"op": "market", "sells": ["buffs"], "recruit": False}]])
+    strikes = [_buff(0, 1, k) for k in range(3)]
+    for trade, want in (("same_cost", [("market", L.MK_SWAP + 3 * _buff(2, 1) + 0), ("market", L.MK_STOP)]),
+                        ("up", [])):
+        env = env_of(market, rules=rules_vector(market_trade=trade))
+        s = _market_position(krone=0)
+        for c in strikes:
+            s[L.WHERE + c] = L.HAND
+        taken = quest(s, env, params=GREEDY, until=lambda s: s[L.Q_ACTIVE] < 0)
+        assert taken == want
+        held = sorted((CARDS.buffs[c].type, CARDS.buffs[c].value) for c in range(L.N_BUFFS)
+                      if s[L.WHERE + c] == L.HAND)
+        assert held == ([(0, 1), (0, 1), (2, 1)] if trade == "same_cost" else [(0, 1)] * 3)
+
+
+def _potion_position(potion, damage):
+    """A (printed Health 2) with a +2 Health Buff (4 Health) and ``damage``, a Healing Potion in hand."""
+    data = with_changes({A: (1, 2, 0), M: (0, 5, 9)})
+    env = env_of(data, rules=rules_vector(potion=potion))
+    s = blank_state()
+    E.front_add(s, env, A)
+    E.add_marauder(s, env, M)
+    hb = _buff(2, 2)
+    s[slot_buff(0, 2)] = hb
+    s[L.WHERE + hb] = L.EQUIPPED
+    s[L.FRONT + L.F_DAMAGE] = damage
+    s[L.WHERE + ev_cards(E.EV_POTION)[0]] = L.HAND
+    return s, env
+
+
+@pytest.mark.parametrize("potion, damage_after", [("full", 0), ("base", 2)])
+def test_healing_potion_full_or_printed_health(potion, damage_after):
+    """"Brings one fighter back to full HEALTH (ignore Buffs)": all damage gone ("full"), or back to the printed
+    Health only ("base": the Health Buff's 2 points of damage stay)."""
+    s, env = _potion_position(potion, 3)  # 1 Health left
+    out = np.empty(L.MAX_ACTIONS, np.int64)
+    assert L.SP_POTION in out[:E.special_list(s, env, out)]
+    E.apply_special(s, streams()[0], env, L.SP_POTION)
+    assert s[L.FRONT + L.F_DAMAGE] == damage_after and E.health_left(s, env, 0) == 4 - damage_after
+    # at its printed Health already (2 damage: 2 left), "base" would heal nothing: not offered
+    s, env = _potion_position(potion, 2)
+    assert (L.SP_POTION in out[:E.special_list(s, env, out)]) == (potion == "full")
+
+
+def test_a_thief_steals_the_one_loot_card_there_is():
+    """"steal two random cards from the Loot deck into your hand": with one card left, that one."""
+    env = env_of(with_changes(quests=[[{"op": "market", "sells": [], "recruit": False}]]))
+    thief = ev_cards(E.EV_THIEF)[0]
+    s = blank_state(krone=0)
+    E.front_add(s, env, A)
+    for c in range(L.N_BUFFS):
+        s[L.WHERE + c] = L.LOOT if c == 5 else L.HAND  # the Loot deck: one Buff
+    for c in range(L.N_BUFFS, L.N_BUFFS + L.N_EVENTS):
+        s[L.WHERE + c] = L.HAND if c == thief else -1  # the other Events out of play in this position
+    taken = quest(s, env, params=GREEDY, until=lambda s: s[L.Q_ACTIVE] < 0)
+    assert taken == [("market", L.MK_THIEF)]
+    assert s[L.WHERE + 5] == L.HAND and s[L.WHERE + thief] == L.GRAVEYARD
+
+
+def test_a_grave_robber_is_offered_when_a_quest_kills_the_last_fighter():
+    """"The GRAVE ROBBER can be used outside of combat": a Quest's damage kills the only Frontline Fighter with
+    the Warband Deck empty; the Grave Robber recovers B before "If you have no Warband Fighters to draw …, you
+    have failed", B is drawn and the Quest goes on (5 Krone)."""
+    env = env_of(with_changes({A: (1, 2, 0), B: (3, 3, 3)},
+                              quests=[[{"op": "damage", "amount": 2}, {"op": "krone", "amount": 5}]]))
+    s = blank_state(krone=0)
+    E.front_add(s, env, A)
+    s[L.GRAVE + B] = 1
+    robber = ev_cards(E.EV_GRAVE_ROBBER)[0]
+    s[L.WHERE + robber] = L.HAND
+    taken = quest(s, env)
+    assert taken[0] == ("grave", 1 + B)
+    assert s[L.CAUSE] == L.CAUSE_NONE and E.is_won(s) and s[L.KRONE] == 5
+    assert s[L.GRAVE + A] == 1 and s[L.GRAVE + B] == 0 and s[L.FRONT_N] == 1 and s[L.FRONT] == B
+    # without the Grave Robber: the Lonequest is lost there
+    s = blank_state(krone=0)
+    E.front_add(s, env, A)
+    s[L.GRAVE + B] = 1
+    assert quest(s, env) == [] and s[L.CAUSE] == L.CAUSE_NO_FIGHTERS and s[L.KRONE] == 0
+
+
+@pytest.mark.parametrize("fireblast, dice, damage", [("plus_3", (1, 9), 0), ("plus_3", (9, 1), 2),
+                                                      ("fighter_plus_3", (), 2)])
+def test_fireblast_strikes_with_3_by_default(fireblast, dice, damage):
+    """"make a Chance Strike or True Strike against them with +3": by default (as the multiplayer engine) the
+    Event strikes with 3 (3 against Shield 4: rolled, 1 + 3 < 9 + 4 misses, 9 + 3 > 1 + 4 hits); under
+    "fighter_plus_3" with A's Strike 5 + 3 = 8 > 4, a True Strike."""
+    env = env_of(with_changes({A: (5, 3, 3), M: (0, 5, 4)}), rules=rules_vector(fireblast=fireblast), dice=dice)
+    s = blank_state()
+    E.front_add(s, env, A)
+    E.add_marauder(s, env, M)
+    s[L.WHERE + ev_cards(E.EV_FIREBLAST)[0]] = L.HAND
+    assert E.fireblast_strike(s, env) == (3 if fireblast == "plus_3" else 8)
+    E.apply_special(s, streams()[0], env, L.SP_FIREBLAST)
+    assert s[L.MAR + 1] == damage and env[E.E_SCRIPT][0] == 1 + len(dice)
+
+
+def test_the_heuristic_fireblasts_where_its_strike_hits_most_often():
+    # Shields 6, 7, 6 against Strike 5: no True Strike. The default Fireblast strikes with 3: a Chance Strike,
+    # likelier against Shield 6 than 7: the first of them (under fighter_plus_3 the middle one: see above)
+    data = with_changes({A: (5, 3, 3), M: (0, 5, 6), M2: (0, 5, 7), B: (0, 5, 6)})
+    env = env_of(data)
+    s = blank_state(stamina=3)
+    E.front_add(s, env, A)
+    for m in (M, M2, B):
+        E.add_marauder(s, env, m)
+    s[L.WHERE + ev_cards(E.EV_FIREBLAST)[0]] = L.HAND
+    assert E.fireblast_probability(3, 6, RULES) > E.fireblast_probability(3, 7, RULES) > 0
+    assert pol.heuristic_special(s, env, CAUTIOUS, streams()[1]) == L.SP_FIREBLAST + 0

@@ -151,7 +151,10 @@ GAME = Game(
         "rules.warband_boons (lonequest)": "the eight Warband Boons with their Lonequest meanings (default true)",
         "rules.played_faced_scope (lonequest)": "Quests' played/faced Warbands: 'location' (default) or 'lonequest'",
         "rules.grave_robber (lonequest)": "Grave Robber recovers 'own' Fighters (default) or 'any'",
-        "rules.fireblast (lonequest)": "Fireblast strikes with 'fighter_plus_3' (default) or 'plus_3'",
+        "rules.fireblast (lonequest)": "Fireblast strikes with 'plus_3' (default, as multiplayer) or 'fighter_plus_3'",
+        "rules.market_trade (lonequest)": "Market trades: 'same_cost' swaps across types and trade-ups (default) or "
+                                          "trade-ups only 'up'",
+        "rules.potion (lonequest)": "Healing Potion heals to 'full' Health (default) or the printed Health 'base'",
         "rules.escape (lonequest)": "Bribe/Retreat go where marching can 'reachable' (default) or along an 'arrow'",
         "rules.spent_events (lonequest)": "spent Events go to the 'graveyard' (default) or back to the 'loot' deck",
         "rules.retreat_equipment (lonequest)": "Retreat loses 'all' your Buffs (default) or the 'equipped' ones",

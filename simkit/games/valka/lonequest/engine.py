@@ -43,8 +43,8 @@ from simkit.games.valka.quests import (
 # --- rule options (int64 vector) ------------------------------------------------------------
 (R_STRONG_ENUF, R_LONE_ONE_LOSES, R_DEFENDER_DAMAGE, R_BOONS, R_SCOPE_GAME, R_GRAVE_ANY, R_STEP_CAP,
  R_START_KRONE, R_START_STAMINA, R_QUESTS, R_RANDOM_FIGHTERS, R_FIREBLAST_OWN, R_ESCAPE_ARROW, R_SPENT_LOOT,
- R_RETREAT_EQUIPPED, R_ESCAPE_REWARD) = range(16)
-N_RULES = 16
+ R_RETREAT_EQUIPPED, R_ESCAPE_REWARD, R_MARKET_UP, R_POTION_BASE) = range(18)
+N_RULES = 18
 STRONG_SUM, STRONG_EACH, STRONG_MAX = 0, 1, 2
 MAX_KRONE, MAX_STAMINA = 99, 9
 # env tuple
@@ -147,6 +147,17 @@ def total_health(s, env, i):
 @njit(cache=True, inline="always", _nrt=False)
 def health_left(s, env, i):
     return combat.health_left(total_health(s, env, i), s[slot(i) + L.F_DAMAGE])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def potion_damage(s, env, i):
+    """The damage left on Frontline Fighter i after a Healing Potion ("Brings one fighter back to full HEALTH
+    (ignore Buffs)"): none (default, rule potion = "full"), or, under potion = "base", back to its printed Health
+    only: the Health Buff's points of damage stay (never more than it had)."""
+    d = s[slot(i) + L.F_DAMAGE]
+    if env[E_RULES][R_POTION_BASE] == 1:
+        return min(d, buff_value(s, env[E_BUFFS], i, 2))
+    return combat.potion(d)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -537,6 +548,35 @@ def chance_strike(s, rng, env, i, j):
 
 
 @njit(cache=True, _nrt=False)
+def fireblast_strike(s, env):
+    """Fireblast's Strike ("make a Chance Strike or True Strike against them with +3"): 3 (default, rule fireblast
+    = "plus_3", as the multiplayer engine), or your strongest Frontline Fighter's total Strike + 3
+    ("fighter_plus_3")."""
+    strike = combat.FIREBLAST_BONUS
+    if env[E_RULES][R_FIREBLAST_OWN] == 1:
+        best = 0
+        for i in range(s[L.FRONT_N]):
+            best = max(best, total_strike(s, env, i))
+        strike += best
+    return strike
+
+
+@njit(cache=True, _nrt=False)
+def fireblast_probability(strike, shield, rules):
+    """P(a Fireblast of this Strike hits a Marauder with this Shield): 1 as a True Strike, else counted over the
+    100 rolls of its Chance Strike (``combat.fireblast``: only an attacker's hit strikes)."""
+    if combat.fireblast_is_true(strike, shield, False):
+        return 1.0
+    n = 0
+    for a in range(1, 11):
+        for d in range(1, 11):
+            o = combat.chance(a, d, strike, shield, rules[R_LONE_ONE_LOSES] == 1, False)
+            if combat.fireblast(o) == combat.FB_STRIKES:
+                n += 1
+    return n / 100.0
+
+
+@njit(cache=True, _nrt=False)
 def hit_probability(strike, shield, rules):
     """P(a Chance Strike damages the Marauder), counted over the 100 rolls (for the Reckless decision)."""
     n = 0
@@ -787,7 +827,7 @@ def special_any(s, env):
         return True
     if ev & (1 << EV_POTION):
         for i in range(n):
-            if s[slot(i) + L.F_DAMAGE] > 0:
+            if potion_damage(s, env, i) < s[slot(i) + L.F_DAMAGE]:
                 return True
     if s[L.STAMINA] >= 4 or s[L.KRONE] >= 10 * s[L.MAR_N]:
         has_succ, has_cleared = successor_flags(s, env)
@@ -946,6 +986,17 @@ def gain_buff_types(s, env, value):
 
 
 @njit(cache=True, _nrt=False)
+def quest_front_lost(s, env):
+    """A Quest killed your last Frontline Fighter: first the Grave Robber ("can be used outside of combat"), if it
+    can recover anyone, then a new Fighter or the end."""
+    if grave_any(s, env):
+        s[L.Q_WAIT] = L.W_GRAVE
+        s[L.PHASE] = L.PH_GRAVE
+    else:
+        new_fighter_or_defeat(s, env)
+
+
+@njit(cache=True, _nrt=False)
 def quest_step(s, rng, env):
     """Run the active Quest's bytecode until it ends or waits (for a decision, a battle, a Market, an Equip)."""
     code, rules, buffs = env[E_CODE], env[E_RULES], env[E_BUFFS]
@@ -956,6 +1007,11 @@ def quest_step(s, rng, env):
         if s[L.LOC] != s[L.Q_HERE]:
             end_quest(s)  # escaped by Retreat or Bribe: the rest of the Quest stays behind
             return
+    elif w == L.W_GRAVE:
+        # the Grave Robber was offered: now the new Fighter, or the end ("If you have no Warband Fighters …")
+        if s[L.FRONT_N] == 0:
+            new_fighter_or_defeat(s, env)
+        return
     elif w == L.W_TF:
         if s[L.TF_RESULT]:
             s[L.Q_STACK + 2 * sp] = s[L.Q_TF_ODD]
@@ -1036,14 +1092,14 @@ def quest_step(s, rng, env):
             lose_buff(s, env, code[pc + 1])
             pc += 2
             if s[L.FRONT_N] == 0:
-                new_fighter_or_defeat(s, env)
+                quest_front_lost(s, env)
                 break
         elif op == OP_DAMAGE:
             # "damage": to the left-most Frontline Fighter
             take_blows(s, env, code[pc + 1])
             pc += 2
             if s[L.FRONT_N] == 0:
-                new_fighter_or_defeat(s, env)
+                quest_front_lost(s, env)
                 break
         elif op == OP_MARAUDER:
             f = L.deck_pop_top(s, L.FD_HEAD)
@@ -1293,11 +1349,22 @@ def lowest_in_hand(s, buffs, t):
     return best
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def hand_buff(s, buffs, t, v):
+    """The lowest-numbered Buff of type t and value v in hand, or -1."""
+    for c in range(buffs.shape[0]):
+        if buffs[c, 0] == t and buffs[c, 1] == v and s[L.WHERE + c] == L.HAND:
+            return c
+    return -1
+
+
 @njit(cache=True, _nrt=False)
 def market_list(s, env, out, write):
     """The Market's legal actions (into ``out`` when ``write``); returns their number. Markets: "Buff cards …
     at a cost of 5 Krone per point", trades ("a +1 Shield Buff and 5 Krone can be traded for a +2"), Events at
-    their prices, Stamina at 10 Krone, "Recruit … 40 Krone", and the Thief's "steal two random cards"."""
+    their prices, Stamina at 10 Krone, "Recruit … 40 Krone", the Thief's "steal two random cards" (up to two:
+    one when the Loot deck holds one), and, unless rule market_trade = "up", "Buff cards can be traded at the same
+    cost": a Buff in hand for a Loot Buff of another type and the same value (MK_SWAP + 3 * c + t)."""
     buffs, events = env[E_BUFFS], env[E_EVENTS]
     sells, krone = s[L.MK_SELLS], s[L.KRONE]
     n = 0
@@ -1338,10 +1405,21 @@ def market_list(s, env, out, write):
         if write:
             out[n] = L.MK_RECRUIT
         n += 1
-    if has_event(s, env, EV_THIEF) and loot_cards(s) > 1:
+    if has_event(s, env, EV_THIEF) and loot_cards(s) > 0:
         if write:
             out[n] = L.MK_THIEF
         n += 1
+    if sells & 1 and env[E_RULES][R_MARKET_UP] == 0:
+        seen = 0
+        for c in range(buffs.shape[0]):
+            key = 1 << (buffs[c, 0] * 8 + buffs[c, 1])
+            if s[L.WHERE + c] == L.LOOT and not seen & key:
+                seen |= key
+                for t in range(3):
+                    if t != buffs[c, 0] and hand_buff(s, buffs, t, buffs[c, 1]) >= 0:
+                        if write:
+                            out[n] = L.MK_SWAP + 3 * c + t
+                        n += 1
     return n
 
 
@@ -1380,10 +1458,10 @@ def apply_market(s, rng, env, a):
         top = L.FD + s[L.FD_HEAD]
         s[pos], s[top] = s[top], s[pos]
         L.deck_push_top(s, L.WB_HEAD, L.deck_pop_top(s, L.FD_HEAD))
-    else:
+    elif a == L.MK_THIEF:
         thief = event_in(s, events, EV_THIEF, L.HAND)
         s[L.WHERE + thief] = -1  # in play while it steals: it cannot steal itself
-        for _ in range(2):
+        for _ in range(min(2, loot_cards(s))):  # "steal two random cards": the one there is, if only one
             k = randbelow(rng, loot_cards(s))
             for c in range(L.N_BUFFS + L.N_EVENTS):
                 if s[L.WHERE + c] == L.LOOT:
@@ -1392,6 +1470,11 @@ def apply_market(s, rng, env, a):
                         break
                     k -= 1
         spend_event(s, env, thief)
+    else:
+        # "Buff cards can be traded at the same cost at Markets": Buff c for one of type t and the same value
+        c, t = (a - L.MK_SWAP) // 3, (a - L.MK_SWAP) % 3
+        s[L.WHERE + hand_buff(s, buffs, t, buffs[c, 1])] = L.LOOT
+        s[L.WHERE + c] = L.HAND
 
 
 # --- Special Combat Actions and Events ----------------------------------------------------------
@@ -1425,7 +1508,7 @@ def special_list(s, env, out):
             n += 1
     if ev & (1 << EV_POTION):
         for i in range(nf):
-            if s[slot(i) + L.F_DAMAGE] > 0:
+            if potion_damage(s, env, i) < s[slot(i) + L.F_DAMAGE]:
                 out[n] = L.SP_POTION + i
                 n += 1
     if ev & (1 << EV_REINFORCE) and wb and room:
@@ -1495,10 +1578,10 @@ def apply_special(s, rng, env, a):
         spend_event(s, env, event_in(s, events, EV_FEAR, L.HAND))
         remove_marauder(s, a - L.SP_FEAR, False)
     elif a < L.SP_REINFORCE:
-        # "Healing Potion: Brings one fighter back to full HEALTH"
+        # "Healing Potion: Brings one fighter back to full HEALTH (ignore Buffs)" (rule potion)
         spend_event(s, env, event_in(s, events, EV_POTION, L.HAND))
         i = a - L.SP_POTION
-        s[slot(i) + L.F_DAMAGE] = combat.potion(s[slot(i) + L.F_DAMAGE])
+        s[slot(i) + L.F_DAMAGE] = potion_damage(s, env, i)
     elif a == L.SP_REINFORCE:
         # "Draw a new Fighter from your Warband deck and put into your Frontline"
         spend_event(s, env, event_in(s, events, EV_REINFORCE, L.HAND))
@@ -1524,12 +1607,7 @@ def apply_special(s, rng, env, a):
         # to it and 1 damage to any other Frontline enemies on either side of it."
         spend_event(s, env, event_in(s, events, EV_FIREBLAST, L.HAND))
         j = a - L.SP_FIREBLAST
-        strike = combat.FIREBLAST_BONUS
-        if rules[R_FIREBLAST_OWN] == 1:
-            best = 0
-            for i in range(s[L.FRONT_N]):
-                best = max(best, total_strike(s, env, i))
-            strike += best
+        strike = fireblast_strike(s, env)
         shield = marauder_shield(s, env, j)
         fb = combat.FB_STRIKES
         if not combat.fireblast_is_true(strike, shield, False):

@@ -65,7 +65,8 @@ Decisions and their actions (``legal_actions`` lists them in increasing id order
     PH_THIEF         0 lose the Krone to the pickpocket, 1 spend the Thief
     PH_MARKET        MK_STOP (0); MK_BUY + c: buy Buff c; MK_TRADE + c: trade the lowest Buff in hand of c's type
                      (and the difference) for c; MK_EVENT + k (Retreat, Reinforce, Changeling, Healing Potion);
-                     MK_STAMINA; MK_RECRUIT; MK_THIEF
+                     MK_STAMINA; MK_RECRUIT; MK_THIEF; MK_SWAP + 3 * c + t: trade the lowest-numbered Buff in
+                     hand of type t and c's value for c (rule market_trade = "same_cost")
     PH_GRAVE         0 keep the Grave Robber; 1 + f: recover Fighter f from the Graveyard
     PH_GAIN_BUFF     t (0 Strike, 1 Shield, 2 Health): which type a "gain any Buff" Quest gives
     PH_BOON          j: the Marauder a Monstrous Roar sends away, or a Magic Storm point hits (BN_ROAR first)
@@ -198,7 +199,8 @@ MK_EVENT = MK_TRADE + N_BUFFS  # + 0 Retreat, 1 Reinforce, 2 Changeling, 3 Heali
 MK_STAMINA = MK_EVENT + 4
 MK_RECRUIT = MK_STAMINA + 1
 MK_THIEF = MK_RECRUIT + 1
-N_MARKET = MK_THIEF + 1
+MK_SWAP = MK_THIEF + 1  # + 3 * c + t: Loot Buff c for the hand's Buff of type t and the same value
+N_MARKET = MK_SWAP + 3 * N_BUFFS
 MAX_ACTIONS = max(N_STRIKE, N_SPECIAL, N_MARKET, EQ_BASE + MAX_FRONT * N_BUFFS, 1 + N_FIGHTERS)
 
 # turn stages
@@ -207,7 +209,7 @@ MAX_ACTIONS = max(N_STRIKE, N_SPECIAL, N_MARKET, EQ_BASE + MAX_FRONT * N_BUFFS, 
 # battle stages
 B_ROUND, B_ROUND2, B_SPECIAL, B_PRE_ATTACK, B_STRIKE, B_DEFEND, B_RALLY_WAIT = range(7)
 # what a Quest waits for
-W_NONE, W_BATTLE, W_TF = 0, 1, 2
+W_NONE, W_BATTLE, W_TF, W_GRAVE = 0, 1, 2, 3
 
 
 # --- decks (circular buffers inside the state vector) ------------------------------------

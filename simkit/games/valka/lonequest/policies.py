@@ -143,17 +143,6 @@ def best_destination(s, env, params, prng, base, only_cleared):
 
 
 @njit(cache=True, _nrt=False)
-def pick_fighter(s, env, want_damaged):
-    """Which Frontline Fighter an Event targets: the most damaged (or the one with the least Health left)."""
-    best, best_v = 0, -1 << 30
-    for i in range(s[L.FRONT_N]):
-        v = s[E.slot(i) + L.F_DAMAGE] if want_damaged else -E.health_left(s, env, i)
-        if v > best_v:
-            best, best_v = i, v
-    return best
-
-
-@njit(cache=True, _nrt=False)
 def pick_marauder(s, env, strongest):
     fighters = env[E.E_FIGHTERS]
     best, best_v = 0, -1 << 30
@@ -207,12 +196,23 @@ def heuristic_special(s, env, params, prng):
     wb = L.deck_len(s, L.WB_HEAD) > 0
     room = n < L.MAX_FRONT
     if ev & (1 << E.EV_POTION):
+        # when a Fighter is down to 1 Health: the Fighter the Potion heals most (rule potion)
+        low, best, best_v = False, -1, 0
         for i in range(n):
-            if s[E.slot(i) + L.F_DAMAGE] > 0 and E.health_left(s, env, i) == 1:
-                return L.SP_POTION + pick_fighter(s, env, True)
+            healed = s[E.slot(i) + L.F_DAMAGE] - E.potion_damage(s, env, i)
+            if healed > 0 and E.health_left(s, env, i) == 1:
+                low = True
+            if healed > best_v:
+                best, best_v = i, healed
+        if low:
+            return L.SP_POTION + best
     if ev & (1 << E.EV_LIGHTNING) and m > 0 and lightning_gain(s, env) >= params[17]:
         return L.SP_LIGHTNING
     if ev & (1 << E.EV_FIREBLAST) and n > 0:
+        # on a Marauder no Fighter can True Strike: the one the Fireblast (its Strike as the engine computes it,
+        # rule fireblast) most likely hits, the highest Shield among equals
+        fs = E.fireblast_strike(s, env)
+        best, best_p, best_sh = -1, 0.0, -1
         for j in range(m):
             sh = E.marauder_shield(s, env, j)
             can = False
@@ -220,7 +220,11 @@ def heuristic_special(s, env, params, prng):
                 if E.total_strike(s, env, i) > sh:
                     can = True
             if not can:
-                return L.SP_FIREBLAST + pick_marauder(s, env, False)
+                p = E.fireblast_probability(fs, sh, env[E.E_RULES])
+                if p > best_p or (p == best_p and p > 0 and sh > best_sh):
+                    best, best_p, best_sh = j, p, sh
+        if best >= 0:
+            return L.SP_FIREBLAST + best
     if ev & (1 << E.EV_FEAR):
         for j in range(m):
             if E.marauder_left(s, env, j) >= params[16]:
@@ -310,10 +314,37 @@ def buff_deal(s, buffs, t, budget, buy_new):
 
 
 @njit(cache=True, _nrt=False)
+def market_swap(s, env, params):
+    """A free same-value trade ("Buff cards can be traded at the same cost"): a spare Buff (of a type it owns more
+    than ``buffs_per_type`` of, and at least two: never its last of a type) for one of a type it owns fewer of, in
+    its type order, the highest value first. Returns the MK_SWAP action or -1."""
+    buffs = env[E.E_BUFFS]
+    if env[E.E_RULES][E.R_MARKET_UP] == 1:
+        return -1
+    spare = max(params[12], 1.0)
+    for k in range(3):
+        u = type_at(params, k)
+        if count_buffs(s, buffs, u) >= params[12]:
+            continue
+        for v in range(9, 0, -1):
+            c = E.loot_buff(s, buffs, u, v)
+            if c < 0:
+                continue
+            for t in range(3):
+                if t != u and count_buffs(s, buffs, t) > spare and E.hand_buff(s, buffs, t, v) >= 0:
+                    return L.MK_SWAP + 3 * c + t
+    return -1
+
+
+@njit(cache=True, _nrt=False)
 def heuristic_market(s, env, params):
     buffs, events = env[E.E_BUFFS], env[E.E_EVENTS]
     sells = s[L.MK_SELLS]
     krone = s[L.KRONE]
+    if sells & 1:
+        a = market_swap(s, env, params)
+        if a >= 0:
+            return a
     reserve = int(params[7])
     spare = krone - reserve
     if (sells & 32) != 0 and krone >= 10 and s[L.STAMINA] < E.MAX_STAMINA and s[L.STAMINA] < params[8] \
@@ -335,7 +366,7 @@ def heuristic_market(s, env, params):
             and E.event_in(s, events, E.EV_REINFORCE, L.LOOT) >= 0 \
             and E.event_in(s, events, E.EV_REINFORCE, L.HAND) < 0:
         return L.MK_EVENT + 1
-    if params[20] > 0 and E.has_event(s, env, E.EV_THIEF) and E.loot_cards(s) > 1:
+    if params[20] > 0 and E.has_event(s, env, E.EV_THIEF) and E.loot_cards(s) > 0:
         return L.MK_THIEF
     return L.MK_STOP
 

@@ -14,10 +14,12 @@ from simkit.games.valka.cards import WARBANDS, load_cards
 STRONG_ENUF = ("sum", "each", "strongest")
 SCOPES = ("location", "lonequest")
 GRAVE = ("own", "any")
-FIREBLAST = ("fighter_plus_3", "plus_3")
+FIREBLAST = ("plus_3", "fighter_plus_3")
 ESCAPE = ("reachable", "arrow")
 SPENT_EVENTS = ("graveyard", "loot")
 RETREAT_EQUIPMENT = ("all", "equipped")
+MARKET_TRADE = ("same_cost", "up")
+POTION = ("full", "base")
 
 
 def _layout(name: str) -> int:
@@ -47,11 +49,13 @@ def read_lonequest(fields) -> dict:
         "warband_boons": r.get("warband_boons", bool, True),
         "played_faced_scope": r.get("played_faced_scope", str, "location", choices=SCOPES),
         "grave_robber": r.get("grave_robber", str, "own", choices=GRAVE),
-        "fireblast": r.get("fireblast", str, "fighter_plus_3", choices=FIREBLAST),
+        "fireblast": r.get("fireblast", str, "plus_3", choices=FIREBLAST),
         "escape": r.get("escape", str, "reachable", choices=ESCAPE),
         "spent_events": r.get("spent_events", str, "graveyard", choices=SPENT_EVENTS),
         "retreat_equipment": r.get("retreat_equipment", str, "all", choices=RETREAT_EQUIPMENT),
         "escape_reward": r.get("escape_reward", bool, True),
+        "market_trade": r.get("market_trade", str, "same_cost", choices=MARKET_TRADE),
+        "potion": r.get("potion", str, "full", choices=POTION),
         "step_cap": r.get("step_cap", int, 5000, min=50, max=1_000_000),
     }
     r.finish()

@@ -30,7 +30,8 @@ from simkit.games.valka.lonequest import engine as E
 from simkit.games.valka.lonequest import layout as L
 from simkit.games.valka.lonequest import policies as pol
 from simkit.games.valka.lonequest.scenario import (  # noqa: F401  (re-exported)
-    ESCAPE, FIREBLAST, GRAVE, RETREAT_EQUIPMENT, SCOPES, SPENT_EVENTS, STRONG_ENUF, read_lonequest,
+    ESCAPE, FIREBLAST, GRAVE, MARKET_TRADE, POTION, RETREAT_EQUIPMENT, SCOPES, SPENT_EVENTS, STRONG_ENUF,
+    read_lonequest,
 )
 from simkit.games.valka.quests import compile_quests
 
@@ -39,8 +40,9 @@ COLUMNS = ("won", "cause", "locations_cleared", "battles", "marauders_defeated",
 
 
 def rules_vector(strong_enuf="sum", lone_one="loses", defender_deals_damage=True, warband_boons=True,
-                 played_faced_scope="location", grave_robber="own", fireblast="fighter_plus_3", escape="reachable",
-                 spent_events="graveyard", retreat_equipment="all", escape_reward=True, step_cap=5000,
+                 played_faced_scope="location", grave_robber="own", fireblast="plus_3", escape="reachable",
+                 spent_events="graveyard", retreat_equipment="all", escape_reward=True, market_trade="same_cost",
+                 potion="full", step_cap=5000,
                  krone=12, stamina=3, quests=18, random_fighters=12) -> np.ndarray:
     """The engine's int64 rule vector; the defaults are the plain readings (docs/rules.md)."""
     r = np.zeros(E.N_RULES, np.int64)
@@ -55,6 +57,8 @@ def rules_vector(strong_enuf="sum", lone_one="loses", defender_deals_damage=True
     r[E.R_SPENT_LOOT] = SPENT_EVENTS.index(spent_events)
     r[E.R_RETREAT_EQUIPPED] = RETREAT_EQUIPMENT.index(retreat_equipment)
     r[E.R_ESCAPE_REWARD] = bool(escape_reward)
+    r[E.R_MARKET_UP] = MARKET_TRADE.index(market_trade)
+    r[E.R_POTION_BASE] = POTION.index(potion)
     r[E.R_STEP_CAP] = step_cap
     r[E.R_START_KRONE] = krone
     r[E.R_START_STAMINA] = stamina
