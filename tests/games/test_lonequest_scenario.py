@@ -42,6 +42,8 @@ def test_policy_overrides_and_new_named_policies(tmp_path):
     (('play = ["cautious"]', 'play = ["timid"]'), ["play[0]", "timid", "cautious", "greedy_trader"]),
     (('warbands = ["knights"]', 'warbands = ["elves"]'), ["warbands[0]", "elves", "'knights'"]),
     (("", '[rules]\nstrong_enuf = "total"\n'), ["rules.strong_enuf", "'sum'", "'each'"]),
+    (("", '[rules]\nmarket_trade = "down"\n'), ["rules.market_trade", "'same_cost'", "'up'"]),
+    (("", '[rules]\npotion = "half"\n'), ["rules.potion", "'full'", "'base'"]),
     (("", "[setup]\nquests = 20\n"), ["setup.quests", "30"]),
     (("", "[policies.cautious]\nkrone_reserv = 3\n"), ["policies.cautious.krone_reserv", "krone_reserve"]),
     ((f'cards = "{CARDS}"', 'cards = "missing.toml"'), ["cards", "does not exist"]),
