@@ -2,7 +2,7 @@
 
 Each policy plays every cell of the scenario on the same game streams, so a
 game is the unit: its value is the policy's mean over the cells. Each rung
-shows the policy's mean with a 95% interval, and its paired difference from
+shows the policy's mean with a 95% interval (for a share of wins over cells, the game as a cluster of cells), and its paired difference from
 the strongest policy with a p-value: for one cell's 0/1 outcomes Newcombe's
 interval and the exact McNemar test (honest with few discordant games), else
 a t interval over games (the exact sign test when every game moved alike);
@@ -41,9 +41,24 @@ def _binary(x: np.ndarray) -> bool:
     return set(np.unique(x)).issubset({0.0, 1.0})
 
 
+def _cells(x: np.ndarray, most: int = 256) -> int:
+    """The fewest cells ``c`` whose mean the per-game values could be (every ``x * c`` a whole number), or 0."""
+    for c in range(1, most + 1):
+        if np.all(np.abs(x * c - np.round(x * c)) < 1e-9):
+            return c
+    return 0
+
+
 def _interval(x: np.ndarray) -> stats.Estimate:
+    """A rung's 95% interval. 0/1 per game: Wilson. A game's share of wins over ``c`` cells (values k/c): the
+    game is a cluster of ``c`` rows, :func:`stats.clustered_rate` (inside [0, 1], holds near 0 and 1; with a
+    coarser ``c`` than the true one, wider, never narrower). Otherwise a normal interval for the mean."""
     if _binary(x):
         return stats.wilson(int(x.sum()), len(x))
+    if len(x) and x.min() >= 0.0 and x.max() <= 1.0:
+        c = _cells(x)
+        if c:
+            return stats.clustered_rate(np.round(x * c), np.full(len(x), c))
     return stats.mean_interval(len(x), float(x.sum()), float((x * x).sum()))
 
 

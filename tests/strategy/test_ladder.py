@@ -28,6 +28,31 @@ def test_rungs_order_and_paired_gap():
     assert rows[1].below_best and rows[1].gap_high < 0
 
 
+def test_a_rung_near_zero_stays_inside_zero_one_and_holds_its_coverage():
+    """A game's share of wins over 8 cells (Warbands replaying its dice): the normal interval over games went below
+    0 for a rare winner (the Lonequest report's random rung read 0.0031 [-0.0030, 0.0092]). The rung's interval is
+    the clustered rate (the game a cluster of 8 rows): inside [0, 1], and it covers a known truth near 0 with
+    correlated cells."""
+    from simkit.core import stats
+    from simkit.core.ladder import _cells, _interval
+
+    x = np.zeros(40)
+    x[3] = 1 / 8
+    e = _interval(x)
+    want = stats.clustered_rate(np.round(x * 8), np.full(40, 8))
+    assert _cells(x) == 8 and (e.low, e.high) == (want.low, want.high) and 0.0 <= e.low < 1 / 320 < e.high <= 1.0
+    rng = np.random.default_rng(21)
+    for p, rho in ((0.01, 0.3), (0.1, 0.5), (0.9, 0.2)):
+        hit, r = 0, 1000
+        for _ in range(r):
+            q = rng.beta(p * (1 - rho) / rho, (1 - p) * (1 - rho) / rho, size=40)
+            x = rng.binomial(8, q) / 8
+            e = _interval(x)
+            assert 0.0 <= e.low <= e.high <= 1.0
+            hit += e.low <= p <= e.high
+        assert hit / r >= 0.925, (p, rho, hit / r)  # 0.95 less 3.5 Monte Carlo SE at r = 1000
+
+
 def test_few_games_are_not_a_verdict():
     """4 paired games, the best wins all and the other none: exact McNemar p = 2 * 0.5**4 = 0.125, not significant
     (a t interval over games has no width here and would call it certain)."""
