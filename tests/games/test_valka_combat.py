@@ -89,6 +89,8 @@ def test_fireblast_odds_counted_by_hand():
         for d in range(1, 11):
             counts[C.fireblast(C.chance(a, d, 3, 3, True, True))] += 1
     assert counts[C.FB_STRIKES] == 54 and counts[C.FB_SELF_HURT] == 1 and counts[C.FB_MISS] == 45
+    # the same count as a share: a Fireblast strikes in 54 of the rolls, a Chance Strike hurts the target in 55
+    assert C.hit_share(3, 3, True, False) == 0.54 and C.hit_share(3, 3, True, True) == 0.55
 
 
 def test_potion_and_changeling_clear_damage_and_lightning_deals_its_roll():

@@ -130,6 +130,20 @@ def attacker_hurt(outcome):
 
 
 @njit(cache=True)
+def hit_share(strike, shield, lone_one_loses, double_ones_hit):
+    """The share of the 100 rolls of a Chance Strike of ``strike`` against ``shield`` in which the target is hurt:
+    the strike wins, or (``double_ones_hit``) double 1s, where the target deals itself 1 damage. A Fireblast
+    strikes only when it wins (``fireblast``)."""
+    n = 0
+    for a in range(1, 11):
+        for d in range(1, 11):
+            o = resolve(a, d, strike, shield, lone_one_loses, False)
+            if o == ATTACKER_HITS or (double_ones_hit and o == BOTH_HURT):
+                n += 1
+    return n / 100.0
+
+
+@njit(cache=True)
 def fireblast_is_true(power, shield, chance_only):
     """Fireblast: "make a Chance Strike or True Strike against them with +3": a True Strike when the Event's Strike
     ``power`` exceeds the target's Shield (never against Nature's Wrath), otherwise the d10s are rolled."""

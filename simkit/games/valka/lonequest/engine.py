@@ -567,25 +567,13 @@ def fireblast_probability(strike, shield, rules):
     100 rolls of its Chance Strike (``combat.fireblast``: only an attacker's hit strikes)."""
     if combat.fireblast_is_true(strike, shield, False):
         return 1.0
-    n = 0
-    for a in range(1, 11):
-        for d in range(1, 11):
-            o = combat.chance(a, d, strike, shield, rules[R_LONE_ONE_LOSES] == 1, False)
-            if combat.fireblast(o) == combat.FB_STRIKES:
-                n += 1
-    return n / 100.0
+    return combat.hit_share(strike, shield, rules[R_LONE_ONE_LOSES] == 1, False)
 
 
 @njit(cache=True, _nrt=False)
 def hit_probability(strike, shield, rules):
     """P(a Chance Strike damages the Marauder), counted over the 100 rolls (for the Reckless decision)."""
-    n = 0
-    for a in range(1, 11):
-        for d in range(1, 11):
-            o = combat.chance(a, d, strike, shield, rules[R_LONE_ONE_LOSES] == 1, rules[R_DEFENDER_DAMAGE] == 1)
-            if combat.defender_hurt(o):
-                n += 1
-    return n / 100.0
+    return combat.hit_share(strike, shield, rules[R_LONE_ONE_LOSES] == 1, True)
 
 
 # --- moving -----------------------------------------------------------------------------------------

@@ -54,28 +54,24 @@ def deal_ids(frame: pl.DataFrame) -> np.ndarray:
     return np.unique(cols, axis=0, return_inverse=True)[1].reshape(-1)
 
 
-def _sums(ids: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    return np.bincount(ids, weights=values.astype(float), minlength=n)
+def _sums(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per deal, the sum of ``values`` over its rows (``ids`` from :func:`deal_ids`: every deal has a row)."""
+    return np.bincount(ids, weights=np.asarray(values, dtype=float))
 
 
 def deal_rate(won: np.ndarray, ids: np.ndarray) -> Estimate:
     """The share of rows that won, the deal as the unit (:func:`clustered_rate`)."""
-    n = int(ids.max()) + 1 if len(ids) else 0
-    return clustered_rate(_sums(ids, won, n), _sums(ids, np.ones(len(ids)), n))
+    return clustered_rate(_sums(ids, won), _sums(ids, np.ones(len(ids))))
 
 
 def seat_policy_rows(seats: pl.DataFrame) -> list[dict]:
     """Every seat by its policy, per table size: the share of its seat rows that won, the game (block, game) as
     the unit. A game gives a policy several seat rows (its seats at the table, in every cell that replays the
     game's deals and dice), and those rows are correlated, so the interval is :func:`clustered_rate` over games."""
-    keys = [c for c in ("block", "game") if c in seats.columns]
-    per = (seats.group_by("players", "policy", *keys)
-           .agg(m=pl.len(), y=(pl.col("won") > 0).cast(pl.Int64).sum()).sort("players", "policy", *keys))
     rows = []
-    for (np_, policy), g in per.group_by("players", "policy", maintain_order=True):
-        e = clustered_rate(g["y"].to_numpy(), g["m"].to_numpy())
-        rows.append({"players": np_, "seat policy": policy, "win rate": _iv(e), "seats": int(g["m"].sum()),
-                     "games": e.n})
+    for (np_, policy), g in seats.sort("players", "policy").group_by("players", "policy", maintain_order=True):
+        e = deal_rate(g["won"].to_numpy() > 0, deal_ids(g))
+        rows.append({"players": np_, "seat policy": policy, "win rate": _iv(e), "seats": len(g), "games": e.n})
     return rows
 
 
@@ -101,10 +97,9 @@ def _effect(won: np.ndarray, mask: np.ndarray, ids: np.ndarray):
     difference."""
     if not mask.any() or mask.all():
         return None
-    n = int(ids.max()) + 1
-    w, one = won.astype(float), np.ones(len(won))
-    y1, m1 = _sums(ids, w * mask, n), _sums(ids, one * mask, n)
-    y0, m0 = _sums(ids, w * ~mask, n), _sums(ids, one * ~mask, n)
+    w = won.astype(float)
+    y1, m1 = _sums(ids, w * mask), _sums(ids, mask)
+    y0, m0 = _sums(ids, w * ~mask), _sums(ids, ~mask)
     d = clustered_difference(y1, m1, y0, m0)
     with_, without = clustered_rate(y1, m1), clustered_rate(y0, m0)
     return with_, without, d, int(m1.sum())
@@ -202,8 +197,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         sub = frame.filter(pl.col("players") == np_)
         t = sub["turns"].to_numpy().astype(float)
         ids = deal_ids(sub)
-        n = int(ids.max()) + 1 if len(ids) else 0
-        e = clustered_mean(_sums(ids, t, n), _sums(ids, np.ones(len(t)), n))
+        e = clustered_mean(_sums(ids, t), _sums(ids, np.ones(len(t))))
         q = np.percentile(t, [10, 50, 90]) if len(t) else [float("nan")] * 3
         st = deal_rate(sub["stalled"].to_numpy() > 0, ids)
         length_rows.append({"players": np_, "turns (mean)": _iv(e, 2), "rounds (mean)": f"{e.estimate / np_:.2f}",
