@@ -2,6 +2,7 @@
 #   make report   set up .venv and write the bundled reports under reports/ (Markdown and HTML)
 #   make test     set up .venv (and headless Chromium for the HTML test) and run the whole test suite
 #   make check    re-run the committed balance baselines (reports/baseline/) and fail if a number moved
+#   make train    retrain the bundled learned policies (scenarios/*/*.learned.npz) from their seeds
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -9,7 +10,7 @@ STAMP  := $(VENV)/.simkit-installed
 # apt-get needs root: use sudo when not root and sudo exists
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: setup browser test report check bench clean
+.PHONY: setup browser test report check bench train clean
 
 setup: $(STAMP)
 
@@ -38,6 +39,13 @@ check: setup
 
 bench: setup
 	$(BIN)/simkit bench
+
+# The bundled learned policies: expert iteration over `search` (simkit train), reproducible from the seed
+# whatever the number of workers; make report plays the committed weights.
+train: setup
+	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --seed 2026 --budget 900 --iterations 3 \
+	  --share 0.3 --eval-games 2000 --teacher-games 10 --out runs/train-lonequest \
+	  --weights scenarios/valka/lonequest.learned.npz
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .hypothesis

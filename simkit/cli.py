@@ -140,10 +140,12 @@ def _jobs_option(f):
               metavar="RUN_DIR", help="Finish an interrupted or killed run from its manifest (same results as an "
                                       "uninterrupted run). Takes no SCENARIO.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
+@click.option("--strict", is_flag=True, help="Refuse a learned policy trained on other card data or rules than "
+                                             "the scenario's (without it: a warning, recorded in the manifest).")
 @format_option()
 @click.pass_context
 def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_games, backend, scheduler, sets,
-            resume, quiet, fmt):
+            resume, quiet, strict, fmt):
     """Simulate a scenario file and write its results.
 
     Writes one Parquet row per game under the run folder, with manifest.json
@@ -178,7 +180,9 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
         check_out_path(out)
         from simkit.core import loader
 
-        sc = loader.load(scenario, list(sets))  # bad input fails here, before the heavy imports
+        sc = loader.load(scenario, list(sets), strict=strict)  # bad input fails here, before the heavy imports
+        for w in sc.warnings:
+            click.echo(f"simkit: warning: {scenario}: {w}", err=True)
         from simkit.core.runner import make_run_dir, run_simulation
         from simkit.core.seeding import normalize_seed
 
@@ -190,7 +194,8 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
                 block_size=block_size or sc.run.block_size, out=run_dir, progress=show, precision=precision,
                 max_games=max_games, backend=backend, scheduler=scheduler,
                 manifest_extra={"scenario": str(scenario), "scenario_path": str(Path(scenario).resolve()),
-                                "scenario_sha256": sc.sha256, "overrides": sc.overrides},
+                                "scenario_sha256": sc.sha256, "overrides": sc.overrides,
+                                **({"warnings": sc.warnings} if sc.warnings else {})},
             )
         except KeyboardInterrupt:
             _interrupted(run_dir)
@@ -697,6 +702,64 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
         except OSError as exc:
             raise InputError(f"--out: cannot write {out}: {exc.strerror}") from None
         click.echo(f"[policies.{name}] appended to {out}")
+
+
+@cli.command("train")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--name", required=True, help="Name of the learned policy (its [policies.NAME] table and NAME.npz).")
+@click.option("--out", "out", required=True, type=OutPath(file_okay=False, path_type=Path),
+              help="Folder to write NAME.npz, each iteration's weights and scenario.toml (a copy of the scenario "
+                   "that plays the learned policy).")
+@click.option("--weights", type=OutPath(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the final weights (default: SCENARIO_STEM.NAME.npz next to the scenario).")
+@click.option("--base", default=None, help="The heuristic the model starts from and the first teacher searches "
+              "over (default: the first heuristic of the scenario's play list).")
+@click.option("--teacher", "rollouts", type=click.IntRange(min=1, max=10_000), default=32, show_default=True,
+              help="The teacher's rollouts per legal action (`search`, successive halving).")
+@click.option("--teacher-base", type=click.Choice(["learned", "heuristic"]), default="learned", show_default=True,
+              help="What the teacher searches over after the first iteration: the current learned policy (expert "
+                   "iteration) or always the base heuristic.")
+@click.option("--budget", type=click.IntRange(min=1, max=10**8), default=2000, show_default=True,
+              help="Training games in all, split over the iterations.")
+@click.option("--iterations", type=click.IntRange(min=1, max=100), default=3, show_default=True)
+@click.option("--share", type=click.FloatRange(min=0.0, max=1.0, min_open=True), default=0.5, show_default=True,
+              help="Share of the decisions (with two or more legal actions) the teacher labels.")
+@click.option("--hidden", type=click.IntRange(min=0, max=64), default=0, show_default=True,
+              help="Hidden tanh units of the scorer (0: a linear scorer).")
+@click.option("--eval-games", type=click.IntRange(min=10, max=10**8), default=2000, show_default=True,
+              help="Fresh games per cell judging each iteration against the base heuristic and the previous one.")
+@click.option("--teacher-games", type=click.IntRange(min=0, max=10**6), default=40, show_default=True,
+              help="Fresh games per cell judging each iteration against its teacher (0: skip).")
+@click.option("--tolerance", type=click.FloatRange(min=0.0, max=1.0), default=0.02, show_default=True,
+              help="Stop once the learned policy is shown within this of its teacher (95% lower bound of learned − "
+                   "teacher above −tolerance).")
+@click.option("--metric", default="won", show_default=True, help="The per-game column the judgement compares.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@_jobs_option
+def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget, iterations, share, hidden, eval_games,
+              teacher_games, tolerance, metric, seed, quiet, jobs):
+    """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
+
+    Each iteration plays games with the current policy, asks the teacher (`search` over the current policy) at a
+    share of the decisions, fits the scorer to every choice so far, and is judged on fresh seeds, paired, against
+    the base heuristic, the previous iteration and its teacher. Reproducible from --seed (whatever --jobs).
+
+    \b
+    Example:
+      simkit train scenarios/toy/draw.toml --name learned --base timid --budget 400 --out runs/toy-learned
+    """
+    import os
+
+    from simkit.core.train import train
+
+    r = train(scenario, name, out, base=base, rollouts=rollouts, budget=budget, iterations=iterations, seed=seed,
+              hidden=hidden, share=share, eval_games=eval_games, teacher_games=teacher_games, metric=metric,
+              jobs=jobs or os.cpu_count() or 1, teacher_base=teacher_base, weights=weights, tolerance=tolerance,
+              progress=not quiet and sys.stderr.isatty())
+    click.echo(render(r.rows(), "table"), nl=False)
+    click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); wrote {r.weights} and "
+               f"{r.scenario}")
 
 
 @cli.command("ladder")

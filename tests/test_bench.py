@@ -11,8 +11,11 @@ def test_search_is_timed_in_one_cell_of_every_mode_that_has_it():
     for game, mode in registry.all_modes():
         if not mode.default_scenario:
             continue
-        fast, search = bench._split(registry.scenarios_dir() / mode.default_scenario, mode.one_cell)
+        fast, learned, search = bench._split(registry.scenarios_dir() / mode.default_scenario, mode.one_cell)
         assert fast.cells >= 1
+        assert "learned" not in {v.get("kind") for v in fast.describe()["policies"].values()}
+        if learned is not None:  # timed apart from the heuristics: the bar is a third of their speed
+            assert {v.get("kind") for v in learned.describe()["policies"].values()} == {"learned"}
         if search is not None:
             searched.append(mode.name)
             assert search.cells == 1, f"{game.name}/{mode.name}: search timed in {search.cells} cells"

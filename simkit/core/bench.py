@@ -14,25 +14,27 @@ SEARCH_GAMES = 4  # games a `search` policy plays in its one cell: about a CPU-s
 
 
 def _split(path, one_cell: dict | None = None):
-    """The default scenario's simulation with its heuristic and random policies only, and one playing just its
-    `search` policy in one cell (``one_cell``: the mode's scenario values for that; None when the mode has no
-    `search`): the two are timed apart."""
+    """The default scenario's simulation with its heuristic and random policies only, one with its `learned`
+    policies only (None without any), and one playing just its `search` policy in one cell (``one_cell``: the
+    mode's scenario values for that; None when the mode has no `search`): the three are timed apart."""
     from simkit.core.scenario import read_toml
 
     sc = loader.load(path)
     pols = sc.simulation.describe().get("policies", {})
-    fast = [name for name, v in pols.items() if isinstance(v, dict) and v.get("kind") != "search"]
+    kinds = {name: v.get("kind") for name, v in pols.items() if isinstance(v, dict)}
+    fast = [name for name, k in kinds.items() if k not in ("search", "learned")]
+    learned = [name for name, k in kinds.items() if k == "learned"]
     sim = sc.simulation
+    data, _ = read_toml(path)
     if fast and len(fast) < len(pols):
-        data, _ = read_toml(path)
         sim = loader.build(path, {**data, "play": fast})
+    learned_sim = loader.build(path, {**data, "play": learned}) if learned else None
     search = None
     try:
-        data, _ = read_toml(path)
         search = loader.build(path, {**data, **(one_cell or {}), "play": ["search"]})
     except InputError:
         pass
-    return sim, search
+    return sim, learned_sim, search
 
 
 def _targets(name: str | None, games: int | None):
@@ -44,8 +46,10 @@ def _targets(name: str | None, games: int | None):
             path = registry.scenarios_dir() / mode.default_scenario
             if not path.exists():
                 raise InputError(f"bench: default scenario {path} of {game.name}/{mode.name} not found")
-            sim, search = _split(path, mode.one_cell)
+            sim, learned, search = _split(path, mode.one_cell)
             yield game, mode.name, sim, games or mode.bench_games, False
+            if learned is not None:
+                yield game, f"{mode.name} (learned)", learned, games or mode.bench_games, False
             if search is not None:
                 cells = search.cells
                 yield game, f"{mode.name} (search, {SEARCH_GAMES} games × {cells} cell{'s' if cells != 1 else ''})", \

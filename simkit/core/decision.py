@@ -88,6 +88,8 @@ class DecisionGame:
     invariants: Callable | None = None
     seats: int = 1
     search: Search | None = None  # the game's compiled search (``specialize``)
+    learned: Learned | None = None  # the game's compiled `learned` policy (``specialize_learned``)
+    feature_names: tuple[str, ...] = ()  # what each slot of the game's feature vector means
 
 
 # --- streams ---------------------------------------------------------------------------------------------------
@@ -131,7 +133,14 @@ def rollout(s, rng, env, base_kind, base_params, prng, buf, max_steps):
 
 
 def search_action(s, rng, env, legal, n, cfg, base_params, srng):
-    """The `search` policy's choice among ``legal[:n]`` (see the module docstring): rollout-based policy
+    """The `search` policy's choice among ``legal[:n]`` (``search_values`` without the values)."""
+    values = np.empty(max(n, 1), np.float64)
+    return search_values(s, rng, env, legal, n, cfg, base_params, srng, values)
+
+
+def search_values(s, rng, env, legal, n, cfg, base_params, srng, values):
+    """The `search` policy's choice among ``legal[:n]`` (see the module docstring), and in ``values[:n]`` each
+    action's mean rollout reward for the mover (NaN for none played): rollout-based policy
     improvement over the base policy.
 
     Every sample draws one determinization (hidden cards and chance stream resampled from ``srng``) and plays
@@ -141,6 +150,7 @@ def search_action(s, rng, env, legal, n, cfg, base_params, srng):
     ``BUDGET_UNIFORM`` on every action alike. The best action by mean replaces the base policy's action only when
     it is better on the shared samples by more than ``cfg[CFG_CAUTION] / 100`` standard errors of the paired
     difference: with few rollouts or ties, search plays as its base policy does."""
+    values[:n] = np.nan
     if n == 1:
         return legal[0]
     seat = _to_move(s)
@@ -230,6 +240,9 @@ def search_action(s, rng, env, legal, n, cfg, base_params, srng):
                     alive[m] = alive[k]
                     m += 1
             n_alive = m
+    for i in range(n):
+        if cnt[i] > 0:
+            values[i] = sums[i] / cnt[i]
     # the best surviving action by mean, against the base action on the samples both were played in
     ic, vc = ib, -1e300
     for k in range(n_alive):
@@ -290,11 +303,34 @@ class Search(NamedTuple):
 
     rollout: Callable
     search_action: Callable
+    search_values: Callable
     choose: Callable
     play_to_end: Callable
 
 
-_TEMPLATES = (rollout, search_action, choose, play_to_end)
+_TEMPLATES = (rollout, search_action, search_values, choose, play_to_end)
+
+
+def _compile(templates, bindings: dict, module: str, prefix: str) -> dict:
+    """Compile copies of ``templates`` with ``bindings`` as their globals, filed under ``module``'s source file
+    (so that numba caches them like any kernel of that module)."""
+    import sys
+    import types
+
+    mod = sys.modules[module]
+    filename = mod.__file__
+    g = {k: v for k, v in globals().items() if not k.startswith("__")}
+    g.update(bindings, __name__=module)
+    out = {}
+    for f in templates:
+        name = f"{prefix}_{f.__name__}"
+        code = f.__code__.replace(co_filename=filename, co_name=name, co_qualname=name)
+        py = types.FunctionType(code, g, name, f.__defaults__)
+        py.__module__ = module
+        py.__qualname__ = name
+        py.__doc__ = f.__doc__
+        out[f.__name__] = g[f.__name__] = njit(cache=True)(py)
+    return out
 
 
 def specialize(fns: Fns, module: str) -> Search:
@@ -308,25 +344,124 @@ def specialize(fns: Fns, module: str) -> Search:
         SEARCH = D.specialize(FNS, __name__)
         play_to_end = SEARCH.play_to_end
     """
-    import sys
-    import types
+    bindings = dict(_legal_actions=fns.legal_actions, _apply_action=fns.apply_action, _is_over=fns.is_over,
+                    _to_move=fns.to_move, _reward=fns.reward, _resample=fns.resample, _policy=fns.policy)
+    return Search(**_compile(_TEMPLATES, bindings, module, "search"))
 
-    mod = sys.modules[module]
-    filename = mod.__file__
-    g = {k: v for k, v in globals().items() if not k.startswith("__")}
-    g.update(_legal_actions=fns.legal_actions, _apply_action=fns.apply_action, _is_over=fns.is_over,
-             _to_move=fns.to_move, _reward=fns.reward, _resample=fns.resample, _policy=fns.policy,
-             __name__=module)
-    out = {}
-    for f in _TEMPLATES:
-        name = f"search_{f.__name__}"
-        code = f.__code__.replace(co_filename=filename, co_name=name, co_qualname=name)
-        py = types.FunctionType(code, g, name, f.__defaults__)
-        py.__module__ = module
-        py.__qualname__ = name
-        py.__doc__ = f.__doc__
-        out[f.__name__] = g[f.__name__] = njit(cache=True)(py)
-    return Search(**out)
+
+# --- learned policies ------------------------------------------------------------------------------------------
+# A `learned` policy scores every legal action with a small model over the features the game's ``features``
+# function writes for (state, action) from the mover's view, and plays the best. Its float64 parameter vector:
+#
+#     [ the base heuristic's parameters (the game's N_PARAMS) | F H T | w (F) | W1 (H x F) | b1 (H) | v (H) ]
+#
+# score(a) = w . x(a) + sum_h v[h] tanh(b1[h] + W1[h] . x(a)) with x(a) the features; F features, H hidden units
+# (0: a linear scorer), T the temperature (0: the best action; above 0: sample from softmax(score / T)). One
+# feature the game may use is whether ``a`` is the base heuristic's own choice here (``is_base``), so a model
+# can start from the heuristic and learn where it should depart from it.
+#
+# Features are sparse: ``_features(s, env, a, is_base, idx, val) -> m`` writes the m non-zero features of action
+# ``a`` as slots ``idx[:m]`` (0 <= slot < _N_FEATURES; a slot may repeat, its values add up) and values
+# ``val[:m]``, m <= _MAX_NNZ, so that scoring costs the non-zeros, not the length of the vector.
+# Written once here, compiled per game by ``specialize_learned`` with the game's ``_features``, ``_base_policy(s,
+# env, legal, n, params, prng)`` (a heuristic), ``_N_PARAMS``, ``_N_FEATURES`` and ``_MAX_NNZ`` bound as globals.
+LH_FEATURES, LH_HIDDEN, LH_TEMPERATURE = range(3)
+N_LH = 3
+
+
+def action_features(s, env, legal, n, params, prng, out):
+    """The (dense) features of each of ``legal[:n]`` in the rows ``out[:n]``, with ``is_base`` from the base
+    heuristic steered by ``params[:_N_PARAMS]``; returns the base heuristic's action (for training)."""
+    a_base = _base_policy(s, env, legal, n, params[:_N_PARAMS], prng)
+    idx = np.empty(_MAX_NNZ, np.int64)
+    val = np.empty(_MAX_NNZ, np.float64)
+    for i in range(n):
+        out[i, :] = 0.0
+        m = _features(s, env, legal[i], legal[i] == a_base, idx, val)
+        for k in range(m):
+            if idx[k] < out.shape[1]:
+                out[i, idx[k]] += val[k]
+    return a_base
+
+
+def learned_scores(s, env, legal, n, params, prng, scores):
+    """The model's score of each of ``legal[:n]`` in ``scores[:n]`` (see the layout above)."""
+    p = _N_PARAMS
+    f = int(params[p + LH_FEATURES])
+    h = int(params[p + LH_HIDDEN])
+    w = p + N_LH
+    w1 = w + f
+    b1 = w1 + h * f
+    v = b1 + h
+    a_base = _base_policy(s, env, legal, n, params[:p], prng)
+    idx = np.empty(_MAX_NNZ, np.int64)
+    val = np.empty(_MAX_NNZ, np.float64)
+    for i in range(n):
+        m = _features(s, env, legal[i], legal[i] == a_base, idx, val)
+        z = 0.0
+        for k in range(m):
+            if idx[k] < f:
+                z += params[w + idx[k]] * val[k]
+        for j in range(h):
+            u = params[b1 + j]
+            for k in range(m):
+                if idx[k] < f:
+                    u += params[w1 + j * f + idx[k]] * val[k]
+            z += params[v + j] * np.tanh(u)
+        scores[i] = z
+
+
+def learned_action(s, env, legal, n, params, prng):
+    """The `learned` policy's choice among ``legal[:n]``: the best score (the earliest among equals), or with a
+    temperature above 0 a draw from the softmax of the scores (from ``prng``)."""
+    if n == 1:
+        return legal[0]
+    scores = np.empty(n, np.float64)
+    learned_scores(s, env, legal, n, params, prng, scores)
+    t = params[_N_PARAMS + LH_TEMPERATURE]
+    best = 0
+    for i in range(1, n):
+        if scores[i] > scores[best]:
+            best = i
+    if t <= 0.0:
+        return legal[best]
+    top = scores[best]
+    total = 0.0
+    for i in range(n):
+        scores[i] = np.exp((scores[i] - top) / t)
+        total += scores[i]
+    u = (next_u64(prng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
+    acc = 0.0
+    for i in range(n):
+        acc += scores[i]
+        if u < acc:
+            return legal[i]
+    return legal[best]
+
+
+class Learned(NamedTuple):
+    """A game's compiled `learned` machinery (numba dispatchers; see ``specialize_learned``)."""
+
+    action_features: Callable
+    learned_scores: Callable
+    learned_action: Callable
+
+
+_LEARNED_TEMPLATES = (action_features, learned_scores, learned_action)
+
+
+def specialize_learned(features: Callable, base_policy: Callable, n_params: int, n_features: int, max_nnz: int,
+                       module: str) -> Learned:
+    """Compile the `learned` policy for one game: ``features(s, env, a, is_base, idx, val) -> m`` writes the
+    non-zero features of action ``a`` (reading only what the mover may see; at most ``max_nnz``), ``base_policy(s, env, legal, n, params,
+    prng)`` is the heuristic whose choice ``is_base`` names, ``n_params`` its parameter count, ``n_features``
+    the length of the feature vector (a model with another length is refused when a scenario is loaded, and never
+    makes the kernel write out of bounds). Call it at module
+    level in the module that defines the game's ``policy`` (pass ``__name__``), whose ``LEARNED`` branch then
+    calls ``learned_action``."""
+    bindings = dict(_features=features, _base_policy=base_policy, _N_PARAMS=int(n_params),
+                    _N_FEATURES=int(n_features), _MAX_NNZ=int(max_nnz))
+    return Learned(**_compile(_LEARNED_TEMPLATES, bindings, module, "learned"))
 
 
 def search_config(rollouts: int = 16, base_kind: int = HEURISTIC, budget: str = "halving",

@@ -35,12 +35,15 @@ class Scenario:
     simulation: object
     run: RunDefaults = field(default_factory=RunDefaults)
     overrides: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. a learned policy trained on other card data
 
 
-def load(path: str | Path, overrides=None) -> Scenario:
+def load(path: str | Path, overrides=None, strict: bool = False) -> Scenario:
     """Read, validate and build a scenario file; raises InputError on any problem.
 
     ``overrides`` (``--set``): ``Override`` objects or ``"path=value"`` strings, applied before validation.
+    A learned policy trained on other card data or rules than the scenario's is a warning in
+    ``Scenario.warnings``, or with ``strict`` an error.
     """
     from simkit.core.overrides import Override, apply_overrides, parse_set
 
@@ -52,7 +55,11 @@ def load(path: str | Path, overrides=None) -> Scenario:
     if set_hash:
         sha = hashlib.sha256((sha + set_hash).encode()).hexdigest()
     try:
-        return _build(path, sha, data, ovs)
+        sc = _build(path, sha, data, ovs)
+        sc.warnings = stale_learned(path, data, sc.simulation)
+        if strict and sc.warnings:
+            raise InputError(f"{path}: {sc.warnings[0]} (--strict)")
+        return sc
     except InputError as exc:
         if not copies:
             raise
@@ -122,6 +129,31 @@ def load_for_run(run_dir: str | Path, man: dict) -> Scenario:
                          "started (its SHA-256 differs from the manifest's scenario_sha256); restore it, or "
                          "start a new run")
     return sc
+
+
+def stale_learned(path: Path, data: dict, sim) -> list[str]:
+    """Messages for the scenario's learned policies that were trained on other card data or rules."""
+    try:
+        policies = sim.describe().get("policies") or {}
+    except Exception:  # noqa: BLE001 - a simulation without policies has no learned one
+        return []
+    if not any(isinstance(p, dict) and p.get("kind") == "learned" for p in policies.values()):
+        return []
+    from simkit.core.learned import data_hash, load_model, stale_policies
+
+    game, mode = registry.get_mode(data["game"], data["mode"])
+    names = mode.feature_names()
+    for name, spec in policies.items():
+        if isinstance(spec, dict) and spec.get("kind") == "learned":
+            model = load_model(spec["weights"])
+            if (model.game, model.mode) != (data["game"], data["mode"]):
+                raise InputError(f"{path}: field 'policies.{name}.weights' names a policy trained for "
+                                 f"{model.game}/{model.mode}, not {data['game']}/{data['mode']}")
+            if names is None or tuple(model.feature_names) != names:
+                raise InputError(f"{path}: field 'policies.{name}.weights' names a policy trained on other features "
+                                 f"({model.n_features}) than this engine has ({len(names or ())}): retrain it with "
+                                 "simkit train")
+    return stale_policies(policies, data_hash(path, data, game.rules_version))
 
 
 def build(path: str | Path, data: dict):

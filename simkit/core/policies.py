@@ -13,9 +13,11 @@ import numpy as np
 
 # the policy kinds every game shares: rules of thumb steered by parameters, the random legal baseline, and the
 # generic `search` (simkit.core.decision), which a game offers once its engine has the decision-point interface
-HEURISTIC, RANDOM, SEARCH = 0, 1, 2
+HEURISTIC, RANDOM, SEARCH, LEARNED = 0, 1, 2, 3
 KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
 SEARCH_KINDS = {"heuristic": HEURISTIC, "random": RANDOM, "search": SEARCH}
+# the kinds of a game whose engine has a feature function (`learned` policies, simkit.core.learned)
+LEARNED_KINDS = {**SEARCH_KINDS, "learned": LEARNED}
 # a `search` policy's own parameters: rollouts per legal action (mean), the base policy of the rollouts (a
 # heuristic or random policy of the scenario, by name), how the rollouts are spent
 SEARCH_DEFAULTS = {"rollouts": 16, "base": "", "budget": "halving", "caution": 1.0}
@@ -58,6 +60,11 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
         t = ptable.table(name)
         kind = t.get("kind", str, presets.get(name, ("heuristic", {}))[0], choices=list(kinds))
         values = dict(presets.get(name, (kind, {}))[1])
+        if kind == "learned":
+            from simkit.core.learned import read_learned_table
+
+            defined[name] = (kind, read_learned_table(t, values))
+            continue
         if kind == "search":
             values = {**SEARCH_DEFAULTS, **values}
             values["rollouts"] = t.get("rollouts", int, values["rollouts"], min=1, max=100_000)
@@ -107,7 +114,8 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
             if base not in known or known[base][0] == "search":
                 ok = sorted(n for n, p in known.items() if p[0] != "search")
                 raise fields.error(f"policies.{name}.base",
-                                   f"names {base!r}, not a heuristic or random policy; allowed values: {', '.join(ok)}")
+                                   f"names {base!r}, not a heuristic, learned or random policy; allowed values: "
+                                   f"{', '.join(ok)}")
             values["base_kind"], values["base_params"] = known[base][0], dict(known[base][1])
     return out
 
@@ -117,12 +125,38 @@ def compile_policy(kind: str, values: dict, params: dict):
     from simkit.core.decision import search_config
 
     if kind == "search":
-        cfg = search_config(values["rollouts"], SEARCH_KINDS[values["base_kind"]], values["budget"],
+        cfg = search_config(values["rollouts"], LEARNED_KINDS[values["base_kind"]], values["budget"],
                             caution=float(values.get("caution", SEARCH_DEFAULTS["caution"])))
-        base = param_vector(params, values["base_params"])
+        if values["base_kind"] == "learned":
+            base = learned_vector(params, values["base_params"])
+        else:
+            base = param_vector(params, values["base_params"])
         return SEARCH, np.zeros(len(params), np.float64), cfg, base
+    if kind == "learned":
+        vec = learned_vector(params, values)
+        return LEARNED, vec, search_config(), vec
     vec = param_vector(params, values)
     return SEARCH_KINDS[kind], vec, search_config(), vec
+
+
+def learned_vector(params: dict, values: dict) -> np.ndarray:
+    """A `learned` policy's parameter vector: its base heuristic's parameters, then the model
+    (``simkit.core.decision``: the layout)."""
+    from simkit.core.learned import load_model
+
+    base = param_vector(params, values["base_params"])
+    return np.concatenate([base, load_model(values["weights"]).vector(float(values["temperature"]))])
+
+
+def stack_params(vectors) -> np.ndarray:
+    """The parameter vectors of a simulation's cells as one float64 matrix, each padded with zeros to the longest
+    (a `learned` policy's vector is its base heuristic's parameters followed by its model)."""
+    vectors = [np.asarray(v, np.float64) for v in vectors]
+    width = max((v.shape[0] for v in vectors), default=0)
+    out = np.zeros((len(vectors), width), np.float64)
+    for i, v in enumerate(vectors):
+        out[i, :v.shape[0]] = v
+    return out
 
 
 def declared_range(spec: dict, name: str) -> tuple[float, float] | None:

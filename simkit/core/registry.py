@@ -39,6 +39,15 @@ class Mode:
     # scenario values that shrink the default scenario to one cell (e.g. one Warband): `simkit bench` times the
     # mode's slow `search` policy there, on a fixed small number of games
     one_cell: dict | None = None
+    # "module:NAME" of the engine's feature names (a literal tuple; read without importing the module): the
+    # mode can play `learned` policies, and a weights file trained on other features is refused
+    features: str | None = None
+
+    def feature_names(self) -> tuple[str, ...] | None:
+        if self.features is None:
+            return None
+        module, name = self.features.split(":")
+        return tuple(literal_from_source(module, name))
 
 
 @dataclass

@@ -22,10 +22,10 @@ def _build(fields):
     return build_draw(fields)
 
 
-def _engine():
+def _engine(scenario=None):
     from simkit.games.toy.simulation import decision_game
 
-    return decision_game()
+    return decision_game(scenario)
 
 
 def _params():
@@ -40,7 +40,7 @@ GAME = Game(
     rules_file="simkit/games/toy/rules.txt",
     rules_version=RULES_VERSION,
     modes=[Mode("draw", "Draw to Ten", _build, default_scenario="toy/draw.toml", bench_games=100_000,
-                engine=_engine, params=_params)],
+                engine=_engine, params=_params, features="simkit.games.toy.engine:FEATURES")],
     rule_options={
         "rules.win_low": "the least total that wins when you stop (8)",
         "rules.win_high": "the greatest total that wins; above it you lose at once (10)",
@@ -50,5 +50,6 @@ GAME = Game(
         "timid": "heuristic: stops from 6 on",
         "random": "baseline: draws or stops at random",
         "search": "search over timid: 16 rollouts per action",
+        "learned": "learned: a linear scorer over the draw's features, trained by simkit train (see scenarios/toy)",
     },
 )

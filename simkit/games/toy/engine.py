@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.core import decision as D
 from simkit.core.decision import reseed, reshuffle_unseen
-from simkit.core.policies import HEURISTIC, RANDOM
+from simkit.core.policies import HEURISTIC, LEARNED, RANDOM  # noqa: F401
 from simkit.core.rng import randbelow, shuffle
 
 OVER, TOTAL, DRAWS, DECK_N = range(4)
@@ -101,13 +102,61 @@ def resample(s, rng, env, seat, srng):
 
 
 @njit(cache=True)
-def policy(kind, s, env, legal, n, params, prng):
-    """``heuristic``: draw while the total is below ``stop_at``; ``random``: a legal action at random."""
-    if kind == RANDOM:
-        return legal[randbelow(prng, n)]
+def heuristic(s, env, legal, n, params, prng):
+    """Draw while the total is below ``stop_at``."""
     if n > 1 and s[TOTAL] < params[0]:
         return DRAW
     return STOP
+
+
+# the learned policy's features of an action (``features``): names, in slot order
+FEATURES = ("is_base", "draw", "draw_x_total", "draw_x_bust_share", "draw_x_win_share", "stop_x_wins")
+N_FEATURES = len(FEATURES)
+
+
+@njit(cache=True)
+def features(s, env, a, is_base, idx, val):
+    """The mover's view of action ``a`` (sparse: slots ``idx``, values ``val``): whether the heuristic would play
+    it; for a draw the total and the shares of the cards left (their multiset is known: the deck less the cards
+    drawn) that would go above ``win_high`` or land on a winning total; for a stop whether it wins."""
+    m = 0
+    if is_base:
+        idx[m], val[m] = 0, 1.0
+        m += 1
+    if a == DRAW:
+        bust = 0
+        win = 0
+        k = s[DECK_N]
+        for i in range(k):  # reads only the multiset of the unseen cards, not their order
+            t = s[TOTAL] + s[DECK + i]
+            if t > env[1][R_HIGH]:
+                bust += 1
+            elif t >= env[1][R_LOW]:
+                win += 1
+        idx[m], val[m] = 1, 1.0
+        idx[m + 1], val[m + 1] = 2, float(s[TOTAL])
+        idx[m + 2], val[m + 2] = 3, bust / max(k, 1)
+        idx[m + 3], val[m + 3] = 4, win / max(k, 1)
+        m += 4
+    elif env[1][R_LOW] <= s[TOTAL] <= env[1][R_HIGH]:
+        idx[m], val[m] = 5, 1.0
+        m += 1
+    return m
+
+
+LEARNED_FNS = D.specialize_learned(features, heuristic, len(PARAMS), N_FEATURES, 5, __name__)
+learned_action = LEARNED_FNS.learned_action
+
+
+@njit(cache=True)
+def policy(kind, s, env, legal, n, params, prng):
+    """``heuristic``: draw while the total is below ``stop_at``; ``random``: a legal action at random;
+    ``learned``: the learned scorer over ``features``."""
+    if kind == RANDOM:
+        return legal[randbelow(prng, n)]
+    if kind == LEARNED:
+        return learned_action(s, env, legal, n, params, prng)
+    return heuristic(s, env, legal, n, params, prng)
 
 
 @njit(cache=True)

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from simkit.core import decision as D
-from simkit.core.policies import SEARCH, SEARCH_KINDS, compile_policy, read_policies
+from simkit.core.policies import LEARNED_KINDS, SEARCH, compile_policy, read_policies, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.games.toy import RULES_VERSION
@@ -72,9 +72,9 @@ class DrawSim(Simulation):
         self.policy_specs = list(policies)
         compiled = [compile_policy(kind, values, E.PARAMS) for _, kind, values in self.policy_specs]
         self.kinds = np.array([c[0] for c in compiled], np.int64)
-        self.params = np.stack([c[1] for c in compiled])
+        self.params = stack_params([c[1] for c in compiled])
         self.cfgs = np.stack([c[2] for c in compiled])
-        self.base_params = np.stack([c[3] for c in compiled])
+        self.base_params = stack_params([c[3] for c in compiled])
         self.metrics = [
             Metric("win_rate", "won", "rate", ("policy",), "stopped on 8, 9 or 10"),
             Metric("draws", "draws", "mean", ("policy",), "cards drawn"),
@@ -123,7 +123,7 @@ def build_draw(fields) -> DrawSim:
     r.finish()
     presets = dict(E.PRESETS)
     presets["search"] = ("search", {"rollouts": 16, "base": "timid", "budget": "halving"})
-    policies = read_policies(fields, presets, SEARCH_KINDS, E.PARAMS, ["stop_at_8", "timid", "random"])
+    policies = read_policies(fields, presets, LEARNED_KINDS, E.PARAMS, ["stop_at_8", "timid", "random"])
     for name, kind, values in policies:
         if kind == "search" and "base_kind" not in values:  # a preset: resolve its base like read_policies does
             base = presets[values["base"]]
@@ -131,10 +131,16 @@ def build_draw(fields) -> DrawSim:
     return DrawSim(cards, low, high, policies)
 
 
-def decision_game() -> D.DecisionGame:
-    """The interface's view of the bundled scenario (for the generic tests and tools)."""
-    cards = np.array([1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6], np.int32)
-    env = (cards, np.array([8, 10], np.int64))
+def decision_game(scenario=None) -> D.DecisionGame:
+    """The interface's view of the bundled scenario (or ``scenario``): its deck and winning totals, and its
+    heuristic, random and learned policies (for the generic tests and tools)."""
+    from pathlib import Path
+
+    from simkit.core import loader, registry
+
+    path = Path(scenario) if scenario else registry.scenarios_dir() / "toy" / "draw.toml"
+    sim = loader.load(path).simulation
+    env = sim.env()
 
     def new(seed: int):
         s = np.zeros(E.STATE_SIZE, np.int32)
@@ -144,7 +150,9 @@ def decision_game() -> D.DecisionGame:
         return s, rng, env
 
     pols = {}
-    for name, (kind, values) in E.PRESETS.items():
-        k, p, _, _ = compile_policy(kind, values, E.PARAMS)
-        pols[name] = (k, p)
-    return D.DecisionGame("toy/draw", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 1, SEARCHER)
+    for name, kind, values in sim.policy_specs:
+        if kind != "search":
+            k, p, _, _ = compile_policy(kind, values, E.PARAMS)
+            pols[name] = (k, p)
+    return D.DecisionGame("toy/draw", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 1, SEARCHER, E.LEARNED_FNS,
+                          E.FEATURES)

@@ -1,0 +1,312 @@
+"""`simkit train`: learned policies by expert iteration over `search`.
+
+Each iteration plays games with the current policy (at first the base heuristic; DAgger: the states are the
+ones the policy itself reaches), and at a share of its decisions with more than one legal action asks the
+teacher — `search` with the current policy as its rollout policy — which action it plays, recording the mover's
+features of every legal action (``features``: only what the mover may see). A scorer is fitted to all the
+teacher's choices so far (``learned.fit``; one game in five held out to measure how often the model agrees with
+the teacher), and becomes the next iteration's policy, so that the next teacher searches over a stronger policy.
+
+Every iteration is judged on fresh seeds that neither the training nor an earlier iteration used, paired game by
+game (common random numbers): against the base heuristic and the previous iteration at heuristic speed on many
+games, and against its own teacher on fewer. Training stops when the gap to the teacher is inside the noise (its
+95% interval covers 0) or the iterations are spent.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simkit.errors import InputError
+
+EVAL = 1 << 21  # spawn-key offset of the fresh-seed evaluations (never a training game's)
+
+
+@dataclass
+class Gap:
+    """A paired difference of per-game win rates (``a`` − ``b``) with its 95% interval and n."""
+
+    a: float
+    b: float
+    diff: float
+    low: float
+    high: float
+    n: int
+
+
+@dataclass
+class Iteration:
+    iteration: int
+    games: int  # training games played this iteration
+    decisions: int  # teacher-labelled decisions this iteration
+    agreement: float  # held-out share of decisions where the model plays the teacher's action
+    base_agreement: float  # the same share for the base heuristic (feature 0, ``is_base``)
+    vs_base: Gap
+    vs_prev: Gap | None
+    vs_teacher: Gap | None
+    weights: str
+
+
+@dataclass
+class TrainResult:
+    name: str
+    base: str
+    weights: Path
+    scenario: Path
+    iterations: list[Iteration] = field(default_factory=list)
+    stopped: str = ""
+
+    def rows(self) -> list[dict]:
+        def g(x: Gap | None, digits=4):
+            return "–" if x is None else f"{x.diff:+.{digits}f} [{x.low:+.{digits}f}, {x.high:+.{digits}f}]"
+
+        return [{"iteration": it.iteration, "games": it.games, "decisions": it.decisions,
+                 "agrees with teacher": f"{it.agreement:.3f}", f"{self.base} agrees": f"{it.base_agreement:.3f}",
+                 "learned": f"{it.vs_base.a:.4f}", f"vs {self.base}": g(it.vs_base),
+                 "vs previous": g(it.vs_prev), "vs teacher (search)": g(it.vs_teacher),
+                 "n (base / teacher)": f"{it.vs_base.n:,} / {it.vs_teacher.n if it.vs_teacher else 0:,}"}
+                for it in self.iterations]
+
+
+def _gap(a: np.ndarray, b: np.ndarray) -> Gap:
+    from simkit.core import stats
+
+    d = a - b
+    e = stats.mean_interval(len(d), float(d.sum()), float((d * d).sum()))
+    return Gap(float(a.mean()), float(b.mean()), e.estimate, e.low, e.high, len(d))
+
+
+def _stream(*words: int) -> np.ndarray:
+    return np.random.SeedSequence([int(w) for w in words]).generate_state(4, np.uint64)
+
+
+def collect(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, cfg: np.ndarray, teacher_params: np.ndarray,
+            seeds: list[int], share: float, seed: int):
+    """Play one game per seed with policy ``(kind, params)`` at every seat; at a ``share`` of the decisions with
+    two or more legal actions record every action's features and the teacher's choice (``search`` with
+    configuration ``cfg`` over ``teacher_params``). Returns ``(X, counts, target, game)``: the feature rows, the
+    number of rows of each decision, the row the teacher chose and the game index of each decision."""
+    fns = dg.fns
+    f = len(dg.feature_names)
+    buf = np.empty(max(dg.max_actions, 1), np.int64)
+    xbuf = np.zeros((max(dg.max_actions, 1), f), np.float64)
+    values = np.empty(max(dg.max_actions, 1), np.float64)
+    rows, counts, target, games = [], [], [], []
+    threshold = int(share * 2 ** 53)
+    for gi, sd in enumerate(seeds):
+        s, rng, env = dg.new_game(sd)
+        prng = _stream(seed, sd, 1)
+        frng = _stream(seed, sd, 2)
+        srng = _stream(seed, sd, 3)
+        pick = np.random.default_rng([seed, sd, 4])
+        steps = 0
+        while not fns.is_over(s) and steps < 1_000_000:
+            n = fns.legal_actions(s, env, buf)
+            if n == 0:
+                break
+            if n >= 2 and int(pick.integers(0, 2 ** 53)) < threshold:
+                dg.learned.action_features(s, env, buf, n, base_vec, frng, xbuf)
+                a_t = fns_search_values(dg)(s, rng, env, buf, n, cfg, teacher_params, srng, values)
+                hit = [i for i in range(n) if buf[i] == a_t]
+                rows.append(xbuf[:n].copy())
+                counts.append(n)
+                target.append(hit[0])
+                games.append(gi)
+            a = fns.policy(kind, s, env, buf, n, params, prng)
+            fns.apply_action(s, rng, env, a)
+            steps += 1
+    X = np.concatenate(rows) if rows else np.zeros((0, f))
+    return X, np.array(counts, np.int64), np.array(target, np.int64), np.array(games, np.int64)
+
+
+def fns_search_values(dg):
+    if dg.search is None:
+        raise InputError(f"{dg.name}: this engine has no compiled search to be the teacher")
+    return dg.search.search_values
+
+
+def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, cfg, teacher_params, seeds, share, seed):
+    """``collect`` in a worker process (the decision game is rebuilt there from the scenario)."""
+    from simkit.core import registry
+
+    _, mode = registry.get_mode(mode_game, mode_name)
+    dg = mode.engine(scenario)
+    return collect(dg, kind, params, base_vec, cfg, teacher_params, seeds, share, seed)
+
+
+def _write_scenario(scenario: Path, data: dict, out_dir: Path, name: str, weights: Path) -> Path:
+    """``out_dir/scenario.toml``: the scenario with ``[policies.NAME]`` playing the learned policy first, its card
+    files named relative to ``out_dir``."""
+    import tomli_w
+
+    from simkit.core.learned import named_files
+
+    d = {k: v for k, v in data.items()}
+    for field_name, p in named_files(scenario, data).items():
+        d[field_name] = os.path.relpath(p.resolve(), out_dir.resolve())
+    pols = dict(d.get("policies", {}))
+    pols[name] = {"kind": "learned", "weights": os.path.relpath(weights.resolve(), out_dir.resolve())}
+    d["policies"] = pols
+    play = [p for p in d.get("play", []) if p != name]
+    d["play"] = [name] + play
+    path = out_dir / "scenario.toml"
+    tmp = out_dir / ".scenario.toml.tmp"
+    tmp.write_text(f"# written by simkit train from {scenario}: the scenario with the learned policy {name!r}\n"
+                   + tomli_w.dumps(d), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | None = None, rollouts: int = 32,
+          budget: int = 2000, iterations: int = 3, seed: int = 1, hidden: int = 0, share: float = 0.5,
+          eval_games: int = 2000, teacher_games: int = 40, l2: float = 1e-4, metric: str = "won", jobs: int = 1,
+          teacher_base: str = "learned", weights: str | Path | None = None, tolerance: float = 0.02,
+          progress: bool = False,
+          echo=None) -> TrainResult:
+    """Train the learned policy ``name`` for ``scenario`` (see the module docstring). ``budget``: training games
+    in all (split evenly over the iterations); ``eval_games`` / ``teacher_games``: fresh games (per cell) of the
+    judgement against the base heuristic and the previous iteration / against the teacher. The final weights go
+    to ``weights`` (default: ``SCENARIO_STEM.NAME.npz`` next to the scenario), each iteration's into ``out_dir``
+    with ``out_dir/scenario.toml``, the scenario playing the learned policy."""
+    from joblib import Parallel, delayed
+
+    from simkit.core import learned as LM
+    from simkit.core import registry
+    from simkit.core.decision import search_config
+    from simkit.core.policies import HEURISTIC, LEARNED, learned_vector, param_vector
+    from simkit.core.tune import _build, _scenario_parts, per_game_means
+
+    scenario = Path(scenario)
+    out_dir = Path(out_dir)
+    data, mode = _scenario_parts(scenario, [])
+    game = registry.get_game(data["game"])
+    if mode.engine is None:
+        raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no decision-point engine to train on")
+    dg = mode.engine(scenario)
+    if dg.learned is None or not dg.feature_names:
+        raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no feature function yet, so it cannot "
+                         "play a learned policy")
+    if not name.isidentifier():
+        raise InputError(f"--name: must be a policy name of letters, digits and _ (got {name!r})")
+    spec = mode.params()
+    heuristics = [p for p, (k, _) in dg.policies.items() if k == HEURISTIC]
+    if base is None:
+        play = [p for p in data.get("play", []) if p in heuristics]
+        base = play[0] if play else (heuristics[0] if heuristics else None)
+    if base not in heuristics:
+        raise InputError(f"--base: {base!r} is not a heuristic policy of {scenario}; allowed values: "
+                         f"{', '.join(heuristics)}")
+    if budget < iterations:
+        raise InputError(f"--budget: must be at least the number of iterations ({iterations}; got {budget})")
+    if teacher_base not in ("learned", "heuristic"):
+        raise InputError(f"--teacher-base: must be one of 'learned', 'heuristic' (got {teacher_base!r})")
+    out_dir.mkdir(exist_ok=True)
+    base_vec = dg.policies[base][1].astype(np.float64)
+    names = sorted(spec, key=lambda k: spec[k][0])
+    base_params = {k: float(base_vec[spec[k][0]]) for k in names}
+    dhash = LM.data_hash(scenario, data, game.rules_version)
+    base_table = {"kind": "heuristic", **base_params}
+    weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
+    if not weights.parent.is_dir():
+        raise InputError(f"--weights: the folder {weights.parent} does not exist")
+    result = TrainResult(name=name, base=base, weights=weights, scenario=out_dir / "scenario.toml")
+    kind, cur = HEURISTIC, base_vec
+    X_all, counts_all, target_all, game_all = [], [], [], []
+    per_iter = budget // iterations
+    prev_path: Path | None = None
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=iterations, desc=f"train {name}", unit="iteration", leave=False)
+    for it in range(1, iterations + 1):
+        tkind = kind if teacher_base == "learned" else HEURISTIC
+        tparams = cur if teacher_base == "learned" else base_vec
+        cfg = search_config(rollouts, tkind, "halving")
+        seeds = [(seed * 1000 + it) * 1_000_000 + g for g in range(per_iter)]
+        chunks = [seeds[i::max(jobs, 1)] for i in range(max(jobs, 1))] if jobs > 1 else [seeds]
+        if jobs > 1:
+            parts = Parallel(n_jobs=jobs)(delayed(_collect_chunk)(data["game"], data["mode"], str(scenario), kind,
+                                                                  cur, base_vec, cfg, tparams, ch, share, seed)
+                                          for ch in chunks if ch)
+        else:
+            parts = [collect(dg, kind, cur, base_vec, cfg, tparams, seeds, share, seed)]
+        decisions = 0
+        for ch, (X, counts, target, games) in zip(chunks, parts):
+            X_all.append(X)
+            counts_all.append(counts)
+            target_all.append(target)
+            game_all.append(np.array([ch[g] for g in games], np.int64))  # the game's seed: the same for any jobs
+            decisions += len(counts)
+        X = np.concatenate(X_all)
+        counts = np.concatenate(counts_all)
+        target = np.concatenate(target_all)
+        gseed = np.concatenate(game_all)
+        if len(counts) == 0:
+            raise InputError(f"{scenario}: the training games had no decision with two or more legal actions")
+        # one order whatever --jobs: by game seed, each game's decisions in play order (a stable sort)
+        order = np.argsort(gseed, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        X = np.concatenate([X[starts[d]:starts[d + 1]] for d in order])
+        counts, target, gseed = counts[order], target[order], gseed[order]
+        X_all, counts_all, target_all, game_all = [X], [counts], [target], [gseed]
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        held = (gseed % 5) == 0
+        if held.all() or not held.any():
+            held = np.zeros(len(counts), bool)
+        keep_rows = np.repeat(~held, counts)
+        tr_counts = counts[~held]
+        tr = LM.fit(X[keep_rows], np.concatenate([[0], np.cumsum(tr_counts)]), target[~held], hidden=hidden,
+                    l2=l2, seed=seed + it)
+        ho = held if held.any() else np.ones(len(counts), bool)
+        ho_rows = np.repeat(ho, counts)
+        ho_starts = np.concatenate([[0], np.cumsum(counts[ho])])
+        agree = LM.agreement(LM.scores(tr.w, tr.W1, tr.b1, tr.v, X[ho_rows]), ho_starts, target[ho])
+        base_agree = LM.agreement(X[ho_rows, 0], ho_starts, target[ho])  # feature 0: the base heuristic's choice
+        model = LM.Model(data["game"], data["mode"], list(dg.feature_names), tr.w, tr.W1, tr.b1, tr.v, base,
+                         base_params, dhash,
+                         {"iteration": it, "trained_decisions": int(len(counts)), "teacher_rollouts": rollouts,
+                          "seed": seed, "hidden": hidden, "heldout_agreement": round(agree, 6)})
+        path = model.save(out_dir / f"{name}.iter{it}.npz")
+        # judged on fresh seeds, paired: against the base heuristic and the previous iteration
+        pols = {"__base": base_table, "__learned": {"kind": "learned", "weights": str(path.resolve())}}
+        if prev_path is not None:
+            pols["__prev"] = {"kind": "learned", "weights": str(prev_path.resolve())}
+        means = per_game_means(_build(scenario, data, pols), seed, (EVAL + it,), eval_games, metric, jobs)
+        vs_base = _gap(means["__learned"], means["__base"])
+        vs_prev = _gap(means["__learned"], means["__prev"]) if prev_path is not None else None
+        vs_teacher = None
+        if teacher_games > 0:
+            cur_table = base_table if kind == HEURISTIC or teacher_base != "learned" else \
+                {"kind": "learned", "weights": str(prev_path.resolve())}
+            tp = {"__learned": pols["__learned"], "__cur": cur_table,
+                  "__teacher": {"kind": "search", "rollouts": rollouts, "base": "__cur"}}
+            tm = per_game_means(_build(scenario, data, tp), seed, (EVAL + 1000 + it,), teacher_games, metric, jobs)
+            vs_teacher = _gap(tm["__learned"], tm["__teacher"])
+        result.iterations.append(Iteration(it, per_iter, decisions, agree, base_agree, vs_base, vs_prev, vs_teacher,
+                                           str(path)))
+        if echo is not None:
+            r = result.rows()[-1]
+            echo("  ".join(f"{k}: {v}" for k, v in r.items()))
+        if bar is not None:
+            bar.update(1)
+        prev_path = path
+        kind, cur = LEARNED, learned_vector(spec, {"weights": str(path), "temperature": 0.0,
+                                                   "base_params": base_params})
+        if vs_teacher is not None and vs_teacher.low >= -tolerance:
+            result.stopped = (f"iteration {it}: within {tolerance} of the teacher (the 95% interval of learned − "
+                              f"teacher starts at {vs_teacher.low:+.4f})")
+            break
+    else:
+        result.stopped = f"all {iterations} iterations spent"
+    if bar is not None:
+        bar.close()
+    final = LM.load_model(prev_path)
+    final.save(result.weights)
+    _write_scenario(scenario, data, out_dir, name, result.weights)
+    return result
