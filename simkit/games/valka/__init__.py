@@ -30,10 +30,10 @@ def _lonequest_report(run_dir, out_dir):
     return lonequest_report(run_dir, out_dir)
 
 
-def _lonequest_engine():
+def _lonequest_engine(scenario=None):
     from simkit.games.valka.lonequest.simulation import decision_game
 
-    return decision_game()
+    return decision_game(scenario)
 
 
 def _build_multiplayer(variant):
@@ -129,7 +129,8 @@ GAME = Game(
              default_scenario="valka/chance_strike.toml", report=_report, bench_games=200_000),
         Mode("lonequest", "VÁLKA Lonequest (solo)", _build_lonequest,
              default_scenario="valka/lonequest.toml", report=_lonequest_report, bench_games=20_000,
-             engine=_lonequest_engine, params=_lonequest_params, one_cell={"warbands": ["knights"]}),
+             engine=_lonequest_engine, params=_lonequest_params, one_cell={"warbands": ["knights"]},
+             features="simkit.games.valka.lonequest.features:FEATURES"),
         Mode("bounty-hunter", "VÁLKA Bounty Hunter (3-5 players)", _build_multiplayer("bounty-hunter"),
              default_scenario="valka/bounty_hunter.toml", report=_multiplayer_report, bench_games=8_000,
              engine=_multiplayer_engine("bounty-hunter", 4), params=_multiplayer_params),

@@ -17,12 +17,14 @@ import numpy as np
 from numba import njit
 
 from simkit.core import policies as _core
-from simkit.core.policies import HEURISTIC, RANDOM, SEARCH, SEARCH_KINDS  # noqa: F401  (shared kinds)
+from simkit.core.decision import specialize_learned
+from simkit.core.policies import HEURISTIC, LEARNED, LEARNED_KINDS, RANDOM, SEARCH  # noqa: F401  (shared kinds)
 from simkit.core.rng import randbelow
 from simkit.games.valka.lonequest import engine as E
+from simkit.games.valka.lonequest import features as F
 from simkit.games.valka.lonequest import layout as L
 
-KINDS = SEARCH_KINDS
+KINDS = LEARNED_KINDS
 
 # parameter vector layout: name -> (index, default, description, low, high)
 PARAMS = {
@@ -79,6 +81,8 @@ POLICY_DESCRIPTIONS = {
     "greedy_trader": "heuristic: spends its Krone in Markets (Buffs, Stamina, Events, recruits), steals with Thieves",
     "random": "baseline: uniformly random among the legal actions at every decision",
     "search": "search: rollouts of `greedy_trader` from determinized copies of the state at every decision (slow)",
+    "learned": "learned: a linear scorer over the Lonequest features (features.py), trained from "
+               "`greedy_trader_tuned` by expert iteration over `search` (make train); heuristic speed",
 }
 
 
@@ -464,11 +468,18 @@ def heuristic(s, env, legal, n, params, prng):
     return legal[0]
 
 
-@njit(cache=True, _nrt=False)
+LEARNED_FNS = specialize_learned(F.features, heuristic, N_PARAMS, F.N_FEATURES, F.MAX_NNZ, __name__)
+learned_action = LEARNED_FNS.learned_action
+
+
+@njit(cache=True)
 def policy(kind, s, env, legal, n, params, prng):
-    """The decision interface's policy: ``heuristic`` (steered by ``params``) or ``random`` (uniform)."""
+    """The decision interface's policy: ``heuristic`` (steered by ``params``), ``random`` (uniform) or
+    ``learned`` (a scorer over ``features``, with ``heuristic`` as its base)."""
     if kind == RANDOM:
         return legal[randbelow(prng, n)]
+    if kind == LEARNED:
+        return learned_action(s, env, legal, n, params, prng)
     return heuristic(s, env, legal, n, params, prng)
 
 

@@ -6,7 +6,7 @@ scenario fails fast (``simkit run`` on a bad field costs a fraction of a second,
 
 from __future__ import annotations
 
-from simkit.core.policies import SEARCH_KINDS, read_policies
+from simkit.core.policies import LEARNED_KINDS, read_policies
 from simkit.core.registry import literal_from_source
 from simkit.core.scenario import cwd_relative
 from simkit.games.valka.cards import WARBANDS, load_cards
@@ -40,7 +40,7 @@ def read_lonequest(fields) -> dict:
         raise fields.error("warbands", "must name at least one Warband")
     presets = literal_from_source("simkit.games.valka.lonequest.policies", "PRESETS")
     params = literal_from_source("simkit.games.valka.lonequest.policies", "PARAMS")
-    policies = read_policies(fields, presets, SEARCH_KINDS, params, ["cautious", "aggressive", "greedy_trader"])
+    policies = read_policies(fields, presets, LEARNED_KINDS, params, ["cautious", "aggressive", "greedy_trader"])
     r = fields.table("rules", default={})
     opts = {
         "strong_enuf": r.get("strong_enuf", str, "sum", choices=STRONG_ENUF),

@@ -21,13 +21,14 @@ import numpy as np
 from numba import njit
 
 from simkit.core.decision import DecisionGame, Fns, specialize
-from simkit.core.policies import HEURISTIC, SEARCH, compile_policy
+from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.games.valka import RULES_VERSION
 from simkit.games.valka.cards import WARBANDS, CardSet
 from simkit.games.valka.lonequest import engine as E
 from simkit.games.valka.lonequest import layout as L
+from simkit.games.valka.lonequest.features import FEATURES
 from simkit.games.valka.lonequest import policies as pol
 from simkit.games.valka.lonequest.scenario import (  # noqa: F401  (re-exported)
     ESCAPE, FIREBLAST, GRAVE, MARKET_TRADE, POTION, RETREAT_EQUIPMENT, SCOPES, SPENT_EVENTS, STRONG_ENUF,
@@ -206,9 +207,9 @@ class LonequestSim(Simulation):
         self._warbands = np.array([WARBANDS.index(w) for w, _ in cells], np.int64)
         compiled = [compile_policy(p[1], p[2], pol.PARAMS) for _, p in cells]
         self._kinds = np.array([c[0] for c in compiled], np.int64)
-        self._params = np.stack([c[1] for c in compiled]) if cells else np.zeros((0, pol.N_PARAMS))
+        self._params = stack_params([c[1] for c in compiled]) if cells else np.zeros((0, pol.N_PARAMS))
         self._cfgs = np.stack([c[2] for c in compiled]) if cells else np.zeros((0, 4), np.int64)
-        self._base = np.stack([c[3] for c in compiled]) if cells else np.zeros((0, pol.N_PARAMS))
+        self._base = stack_params([c[3] for c in compiled]) if cells else np.zeros((0, pol.N_PARAMS))
         self.search = bool((self._kinds == SEARCH).any())
         self._cell_warband = np.array([w for w, _ in cells], dtype=object)
         self._cell_policy = np.array([p[0] for _, p in cells], dtype=object)
@@ -293,7 +294,8 @@ def decision_game(scenario: str | Path | None = None) -> DecisionGame:
             k, vec, _, _ = compile_policy(kind, values, pol.PARAMS)
             policies[name] = (k, vec)
     return DecisionGame(name="valka/lonequest", fns=fns(), max_actions=L.MAX_ACTIONS, new_game=new_game,
-                        policies=policies, invariants=E.invariants, search=SEARCHER)
+                        policies=policies, invariants=E.invariants, search=SEARCHER, learned=pol.LEARNED_FNS,
+                        feature_names=FEATURES)
 
 
 def build_lonequest(fields) -> LonequestSim:
