@@ -15,6 +15,8 @@ from simkit.core.plotting import grouped_bars, lines
 from simkit.core.report import (
     STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown,
 )
+from simkit.core.sensitivity import markdown as sens_markdown
+from simkit.core.sensitivity import sensitivity
 from simkit.core.stats import Estimate, mean_interval, pooled_rate, wilson
 from simkit.core.tables import render
 
@@ -197,6 +199,26 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["warbands"], label="P(win)")
             + "\n")
 
+    # --- policy sensitivity: the Warband ranking under every policy against the strongest's ---
+    table = {p: {w: win[(w, p)] for w in warbands if (w, p) in win} for p in policies if p != "random"}
+    sens_text = ""
+    if best in table and len(table) > 1:
+        comps = sensitivity(table, best)
+        sens_text = (
+            "## Does the Warband ranking depend on the policy?
+
+"
+            f"A balance conclusion holds for a game *and* a way of playing it. Each policy's ranking of the "
+            f"{len(warbands)} Warbands (its P(win) per Warband, {_n_note(r['n'] for r in cells.values())}) against "
+            f"the ranking under the strongest policy, `{best}`: Spearman's rank correlation and the pairs of "
+            "Warbands whose order flips; a flip is *resolved* when both policies separate the pair by more than "
+            "1.96 standard errors of the difference (conservative: the Warbands of a game share its dice). "
+            "`random` is left out. `search` plays too few games per Warband for a ranking of its own (see the "
+            "ladder above).
+
+" + sens_markdown(comps, best, "Warbands") + "
+")
+
     # --- headline: the strongest policy's answer ---
     bw = {w: win[(w, best)] for w in warbands if (w, best) in win}
     by_w = sorted(bw, key=lambda w: -bw[w].estimate)
@@ -227,7 +249,7 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
         "How much does skill matter? Every policy on the same games, all Warbands pooled (a game's value is its "
         "mean over the Warbands, which replay its dice); the tuned heuristic comes from `simkit tune` (its "
         "parameters are in the scenario file).\n\n"
-        + ladder_text + "\n" + search_text
+        + ladder_text + "\n" + search_text + sens_text
         + "## What was simulated\n\n"
         f"{len(warbands)} Warbands × {len(policies)} policies = {n_cells} cells, "
         f"{int(man.get('games', 0)):,} solo Lonequest games per cell (root seed {man.get('root_seed')}). "
