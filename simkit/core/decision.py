@@ -51,10 +51,10 @@ from simkit.core.policies import HEURISTIC, RANDOM, SEARCH  # noqa: F401  (re-ex
 from simkit.core.rng import next_u64, randbelow
 
 # search configuration vector (int64): what a `search` policy's parameters compile to
-CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS, CFG_CAUTION = range(5)
-N_CFG = 5
-BUDGET_UNIFORM, BUDGET_HALVING = 0, 1
-BUDGETS = {"uniform": BUDGET_UNIFORM, "halving": BUDGET_HALVING}
+CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS, CFG_CAUTION, CFG_EXPLORE = range(6)
+N_CFG = 6
+BUDGET_UNIFORM, BUDGET_HALVING, BUDGET_TREE = 0, 1, 2
+BUDGETS = {"uniform": BUDGET_UNIFORM, "halving": BUDGET_HALVING, "ismcts": BUDGET_TREE}
 # capacity of the rollouts' action buffer in `search_action`: every engine's MAX_ACTIONS must be at most this
 ROLLOUT_BUFFER = 4096
 
@@ -276,9 +276,129 @@ def search_values(s, rng, env, legal, n, cfg, base_params, srng, values):
     return legal[ib]
 
 
+def ismcts_action(s, rng, env, legal, n, cfg, base_params, srng):
+    """`search` with ``budget = "ismcts"``: information-set Monte Carlo tree search over determinizations
+    (single-observer ISMCTS, Cowling, Powley and Whitehouse 2012; OpenSpiel's ``ismcts.py``).
+
+    Each of ``cfg[CFG_ROLLOUTS] * n`` iterations resamples what the mover cannot see (``_resample`` from
+    ``srng``), walks down one tree whose nodes are action histories, choosing among the children whose action is
+    legal in this determinization by UCB1 with availability counts (exploration ``cfg[CFG_EXPLORE] / 100``),
+    adds one node (the base policy's own action first), plays on with the base policy, and credits every node on
+    the path with the reward of the seat that chose its action. Decisions with one legal action add no node.
+    Plays the root's most visited action (the base policy's among equals)."""
+    if n == 1:
+        return legal[0]
+    root_seat = _to_move(s)
+    iters = max(cfg[CFG_ROLLOUTS] * n, 1)
+    c = cfg[CFG_EXPLORE] / 100.0
+    base_kind = cfg[CFG_BASE_KIND]
+    max_steps = cfg[CFG_MAX_STEPS]
+    cap = iters + 2
+    act = np.zeros(cap, np.int64)
+    child = np.full(cap, -1, np.int64)  # first child
+    sib = np.full(cap, -1, np.int64)  # next sibling
+    seat_of = np.zeros(cap, np.int64)  # the seat that chose the node's action
+    visits = np.zeros(cap, np.float64)
+    value = np.zeros(cap, np.float64)
+    avail = np.zeros(cap, np.float64)
+    n_nodes = 1
+    path = np.zeros(cap, np.int64)
+    buf = np.zeros(max(legal.shape[0], ROLLOUT_BUFFER), np.int64)
+    s2 = np.zeros(s.shape[0], s.dtype)
+    rng2 = np.zeros(4, np.uint64)
+    rs = np.zeros(4, np.uint64)
+    prng2 = np.zeros(4, np.uint64)
+    reseed(prng2, srng)
+    a_base = _policy(base_kind, s, env, legal, n, base_params, prng2)
+    for _ in range(iters):
+        for j in range(s.shape[0]):
+            s2[j] = s[j]
+        for j in range(4):
+            rng2[j] = rng[j]
+        reseed(rs, srng)
+        _resample(s2, rng2, env, root_seat, rs)
+        reseed(prng2, rs)
+        node = 0
+        depth = 0
+        steps = 0
+        while not _is_over(s2) and steps < max_steps:
+            m = _legal_actions(s2, env, buf)
+            if m == 0:
+                break
+            steps += 1
+            if m == 1:
+                _apply_action(s2, rng2, env, buf[0])
+                continue
+            mover = _to_move(s2)
+            # availability: every child whose action is legal here was available to choose
+            best, best_v = -1, -1e300
+            k = child[node]
+            while k >= 0:
+                ok = False
+                for i in range(m):
+                    if buf[i] == act[k]:
+                        ok = True
+                        break
+                if ok:
+                    avail[k] += 1.0
+                    u = value[k] / visits[k] + c * np.sqrt(np.log(avail[k]) / visits[k])
+                    if u > best_v:
+                        best, best_v = k, u
+                k = sib[k]
+            # an untried legal action: the base policy's own first
+            a_new = -1
+            if n_nodes < cap:
+                a_pol = _policy(base_kind, s2, env, buf, m, base_params, prng2) if node > 0 else a_base
+                for r in range(m + 1):
+                    a = a_pol if r == 0 else buf[r - 1]
+                    tried = False
+                    k = child[node]
+                    while k >= 0:
+                        if act[k] == a:
+                            tried = True
+                            break
+                        k = sib[k]
+                    if not tried:
+                        a_new = a
+                        break
+            if a_new >= 0:
+                k = n_nodes
+                n_nodes += 1
+                act[k] = a_new
+                seat_of[k] = mover
+                avail[k] = 1.0
+                sib[k] = child[node]
+                child[node] = k
+                path[depth] = k
+                depth += 1
+                _apply_action(s2, rng2, env, a_new)
+                break
+            if best < 0:
+                break
+            path[depth] = best
+            depth += 1
+            node = best
+            _apply_action(s2, rng2, env, act[best])
+        rollout(s2, rng2, env, base_kind, base_params, prng2, buf, max_steps)
+        for d in range(depth):
+            k = path[d]
+            visits[k] += 1.0
+            value[k] += _reward(s2, env, seat_of[k])
+    pick, most = a_base, -1.0
+    k = child[0]
+    while k >= 0:
+        if visits[k] > most or (visits[k] == most and act[k] == a_base):
+            pick, most = act[k], visits[k]
+        k = sib[k]
+    return pick
+
+
 def choose(s, rng, env, legal, n, kind, params, cfg, base_params, prng):
-    """One decision by a policy of any kind: the game's own (heuristic, random) or `search`."""
+    """One decision by a policy of any kind: the game's own (heuristic, random, learned) or `search` (flat, or
+    with ``budget = "ismcts"`` the tree)."""
     if kind == SEARCH:
+        if cfg[CFG_BUDGET] == BUDGET_TREE:
+            return ismcts_action(s, rng, env, legal, n, cfg, base_params, prng)
         return search_action(s, rng, env, legal, n, cfg, base_params, prng)
     return _policy(kind, s, env, legal, n, params, prng)
 
@@ -304,11 +424,12 @@ class Search(NamedTuple):
     rollout: Callable
     search_action: Callable
     search_values: Callable
+    ismcts_action: Callable
     choose: Callable
     play_to_end: Callable
 
 
-_TEMPLATES = (rollout, search_action, search_values, choose, play_to_end)
+_TEMPLATES = (rollout, search_action, search_values, ismcts_action, choose, play_to_end)
 
 
 def _compile(templates, bindings: dict, module: str, prefix: str) -> dict:
@@ -465,9 +586,11 @@ def specialize_learned(features: Callable, base_policy: Callable, n_params: int,
 
 
 def search_config(rollouts: int = 16, base_kind: int = HEURISTIC, budget: str = "halving",
-                  max_steps: int = 100_000, caution: float = 1.0) -> np.ndarray:
-    """The int64 configuration vector of a `search` policy (``caution`` in standard errors, kept in hundredths)."""
+                  max_steps: int = 100_000, caution: float = 1.0, exploration: float = 0.7) -> np.ndarray:
+    """The int64 configuration vector of a `search` policy (``caution`` in standard errors and ``exploration``,
+    the tree's UCB constant, kept in hundredths)."""
     cfg = np.zeros(N_CFG, np.int64)
+    cfg[CFG_EXPLORE] = int(round(exploration * 100))
     cfg[CFG_ROLLOUTS] = rollouts
     cfg[CFG_BASE_KIND] = base_kind
     cfg[CFG_BUDGET] = BUDGETS[budget]

@@ -21,6 +21,7 @@ LEARNED_KINDS = {**SEARCH_KINDS, "learned": LEARNED}
 # a `search` policy's own parameters: rollouts per legal action (mean), the base policy of the rollouts (a
 # heuristic or random policy of the scenario, by name), how the rollouts are spent
 SEARCH_DEFAULTS = {"rollouts": 16, "base": "", "budget": "halving", "caution": 1.0}
+EXPLORATION = 0.7  # the tree's UCB constant (budget = "ismcts")
 
 
 def param_range(entry) -> tuple[float, float]:
@@ -69,8 +70,11 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
             values = {**SEARCH_DEFAULTS, **values}
             values["rollouts"] = t.get("rollouts", int, values["rollouts"], min=1, max=100_000)
             values["base"] = t.get("base", str, values["base"] or default_play[0])
-            values["budget"] = t.get("budget", str, values["budget"], choices=["halving", "uniform"])
+            values["budget"] = t.get("budget", str, values["budget"], choices=["halving", "uniform", "ismcts"])
             values["caution"] = t.get("caution", float, values["caution"], min=0.0, max=10.0)
+            exploration = t.get("exploration", float, values.get("exploration", EXPLORATION), min=0.0, max=10.0)
+            if values["budget"] == "ismcts":
+                values["exploration"] = exploration
             t.finish()
             defined[name] = (kind, values)
             continue
@@ -126,7 +130,8 @@ def compile_policy(kind: str, values: dict, params: dict):
 
     if kind == "search":
         cfg = search_config(values["rollouts"], LEARNED_KINDS[values["base_kind"]], values["budget"],
-                            caution=float(values.get("caution", SEARCH_DEFAULTS["caution"])))
+                            caution=float(values.get("caution", SEARCH_DEFAULTS["caution"])),
+                            exploration=float(values.get("exploration", EXPLORATION)))
         if values["base_kind"] == "learned":
             base = learned_vector(params, values["base_params"])
         else:
