@@ -481,11 +481,13 @@ def specialize(fns: Fns, module: str) -> Search:
 # feature the game may use is whether ``a`` is the base heuristic's own choice here (``is_base``), so a model
 # can start from the heuristic and learn where it should depart from it.
 #
-# Features are sparse: ``_features(s, env, a, is_base, idx, val) -> m`` writes the m non-zero features of action
-# ``a`` as slots ``idx[:m]`` (0 <= slot < _N_FEATURES; a slot may repeat, its values add up) and values
-# ``val[:m]``, m <= _MAX_NNZ, so that scoring costs the non-zeros, not the length of the vector.
-# Written once here, compiled per game by ``specialize_learned`` with the game's ``_features``, ``_base_policy(s,
-# env, legal, n, params, prng)`` (a heuristic), ``_N_PARAMS``, ``_N_FEATURES`` and ``_MAX_NNZ`` bound as globals.
+# Features are sparse: ``_features(s, env, a, is_base, st, idx, val) -> m`` writes the m non-zero features of
+# action ``a`` as slots ``idx[:m]`` (0 <= slot < _N_FEATURES; a slot may repeat, its values add up) and values
+# ``val[:m]``, m <= _MAX_NNZ, so that scoring costs the non-zeros, not the length of the vector. ``st`` holds what
+# the game's ``_state(s, env, st)`` computed once per decision (numbers that every action's features share).
+# Written once here, compiled per game by ``specialize_learned`` with the game's ``_features``, ``_state``,
+# ``_base_policy(s, env, legal, n, params, prng)`` (a heuristic), ``_N_PARAMS``, ``_N_FEATURES``, ``_N_STATE`` and
+# ``_MAX_NNZ`` bound as globals.
 LH_FEATURES, LH_HIDDEN, LH_TEMPERATURE = range(3)
 N_LH = 3
 
@@ -496,9 +498,11 @@ def action_features(s, env, legal, n, params, prng, out):
     a_base = _base_policy(s, env, legal, n, params[:_N_PARAMS], prng)
     idx = np.empty(_MAX_NNZ, np.int64)
     val = np.empty(_MAX_NNZ, np.float64)
+    st = np.empty(_N_STATE, np.float64)
+    _state(s, env, st)
     for i in range(n):
         out[i, :] = 0.0
-        m = _features(s, env, legal[i], legal[i] == a_base, idx, val)
+        m = _features(s, env, legal[i], legal[i] == a_base, st, idx, val)
         for k in range(m):
             if idx[k] < out.shape[1]:
                 out[i, idx[k]] += val[k]
@@ -517,8 +521,10 @@ def learned_scores(s, env, legal, n, params, prng, scores):
     a_base = _base_policy(s, env, legal, n, params[:p], prng)
     idx = np.empty(_MAX_NNZ, np.int64)
     val = np.empty(_MAX_NNZ, np.float64)
+    st = np.empty(_N_STATE, np.float64)
+    _state(s, env, st)
     for i in range(n):
-        m = _features(s, env, legal[i], legal[i] == a_base, idx, val)
+        m = _features(s, env, legal[i], legal[i] == a_base, st, idx, val)
         z = 0.0
         for k in range(m):
             if idx[k] < f:
@@ -571,17 +577,32 @@ class Learned(NamedTuple):
 _LEARNED_TEMPLATES = (action_features, learned_scores, learned_action)
 
 
+def no_state(s, env, st):
+    """A game without shared per-decision numbers."""
+    st[0] = 0.0
+
+
+def stateless_features(s, env, a, is_base, st, idx, val):
+    """The features of a game whose ``features(s, env, a, is_base, idx, val)`` takes no shared state."""
+    return _plain_features(s, env, a, is_base, idx, val)
+
+
 def specialize_learned(features: Callable, base_policy: Callable, n_params: int, n_features: int, max_nnz: int,
-                       module: str) -> Learned:
-    """Compile the `learned` policy for one game: ``features(s, env, a, is_base, idx, val) -> m`` writes the
-    non-zero features of action ``a`` (reading only what the mover may see; at most ``max_nnz``), ``base_policy(s, env, legal, n, params,
+                       module: str, state: Callable | None = None, n_state: int = 1) -> Learned:
+    """Compile the `learned` policy for one game: ``features(s, env, a, is_base, st, idx, val) -> m`` writes the
+    non-zero features of action ``a`` (reading only what the mover may see; at most ``max_nnz``) from the
+    ``n_state`` numbers ``state(s, env, st)`` computed once for the decision (without ``state``:
+    ``features(s, env, a, is_base, idx, val)``), ``base_policy(s, env, legal, n, params,
     prng)`` is the heuristic whose choice ``is_base`` names, ``n_params`` its parameter count, ``n_features``
     the length of the feature vector (a model with another length is refused when a scenario is loaded, and never
     makes the kernel write out of bounds). Call it at module
     level in the module that defines the game's ``policy`` (pass ``__name__``), whose ``LEARNED`` branch then
     calls ``learned_action``."""
-    bindings = dict(_features=features, _base_policy=base_policy, _N_PARAMS=int(n_params),
-                    _N_FEATURES=int(n_features), _MAX_NNZ=int(max_nnz))
+    if state is None:  # ``features(s, env, a, is_base, idx, val)``: give it the shared-state signature
+        adapters = _compile((no_state, stateless_features), dict(_plain_features=features), module, "learned")
+        state, features, n_state = adapters["no_state"], adapters["stateless_features"], 1
+    bindings = dict(_features=features, _state=state, _base_policy=base_policy, _N_PARAMS=int(n_params),
+                    _N_FEATURES=int(n_features), _N_STATE=max(int(n_state), 1), _MAX_NNZ=int(max_nnz))
     return Learned(**_compile(_LEARNED_TEMPLATES, bindings, module, "learned"))
 
 

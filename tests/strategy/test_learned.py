@@ -263,3 +263,21 @@ def test_learned_policy_does_not_peek(name):
         assert picks[0] == picks[1], f"{name}: learned chose {picks} from states differing only in hidden information"
         checked += 1
     assert checked >= 5 and differed >= 1
+
+
+def test_lonequest_hit_share_tables_match_the_dice():
+    """The Lonequest features look a Chance Strike's (and a rolled Fireblast's) share of hits up by Strike − Shield:
+    equal to counting the 100 rolls (combat.hit_share) for every Strike and Shield from 0 to 24, both lone-one
+    readings."""
+    from simkit.games.valka import combat
+    from simkit.games.valka.lonequest import engine as LE
+    from simkit.games.valka.lonequest import features as LF
+
+    for lone in (0, 1):
+        rules = np.zeros(LE.N_RULES, np.int64)
+        rules[LE.R_LONE_ONE_LOSES] = lone
+        for strike in range(25):
+            for shield in range(25):
+                assert LF.share(LF.HIT_SHARE, strike, shield, rules) == combat.hit_share(strike, shield, lone == 1, True)
+                assert LF.share(LF.FIREBLAST_SHARE, strike, shield, rules) == \
+                    combat.hit_share(strike, shield, lone == 1, False)

@@ -14,8 +14,10 @@ revealed Marauders, Krone, Stamina, the Buffs and Events in hand, how many cards
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
+from simkit.games.valka import combat
 from simkit.games.valka.lonequest import engine as E
 from simkit.games.valka.lonequest import layout as L
 
@@ -48,7 +50,28 @@ MAX_NNZ = 2 + N_SCALARS + 8
  RECOVERED) = range(NUM0, NUM0 + len(NUMBERS))
 
 
-@njit(cache=True)
+# a Chance Strike's share of hits depends on Strike − Shield only (tests: equal to combat.hit_share on a grid):
+# tables by that margin, clipped to ±MARGIN (the shares are constant beyond ±10), row 1 under lone_one = "loses"
+MARGIN = 20
+
+
+def _share_table(double_ones_hit: bool) -> np.ndarray:
+    return np.array([[combat.hit_share(max(m, 0), max(-m, 0), lone, double_ones_hit)
+                      for m in range(-MARGIN, MARGIN + 1)] for lone in (False, True)])
+
+
+HIT_SHARE = _share_table(True)  # a Chance or Reckless Strike hurts the Marauder (engine.hit_probability)
+FIREBLAST_SHARE = _share_table(False)  # a rolled Fireblast strikes (engine.fireblast_probability)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def share(table, strike, shield, rules):
+    """``table``'s share for ``strike`` against ``shield`` (by their margin) under the rules' lone-one reading."""
+    m = min(max(strike - shield, -MARGIN), MARGIN)
+    return table[1 if rules[E.R_LONE_ONE_LOSES] == 1 else 0, m + MARGIN]
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def category(s, env, a):
     """The kind of action ``a`` at the pending decision (an index into CATEGORIES)."""
     ph = s[L.PHASE]
@@ -125,26 +148,20 @@ def category(s, env, a):
     return 48
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _put(idx, val, m, slot, value):
     idx[m] = slot
     val[m] = value
     return m + 1
 
 
-@njit(cache=True)
-def features(s, env, a, is_base, idx, val):
-    """The non-zero features of action ``a`` (see the module docstring); returns how many."""
-    ph = s[L.PHASE]
-    rules = env[E.E_RULES]
-    fighters = env[E.E_FIGHTERS]
-    buffs = env[E.E_BUFFS]
-    m = 0
-    cat = category(s, env, a)
-    if is_base:
-        m = _put(idx, val, m, 0, 1.0)
-        m = _put(idx, val, m, BASE0 + cat, 1.0)
-    # the state, crossed with the action's kind
+N_STATE = N_SCALARS + 1  # the SCALARS, then the weakest Marauder's Health left
+
+
+@njit(cache=True, _nrt=False)
+def state(s, env, st):
+    """The numbers every action of the decision shares (once per decision): the SCALARS, then the Health left
+    of the weakest Marauder."""
     nf, nm = s[L.FRONT_N], s[L.MAR_N]
     fh = 0
     for i in range(nf):
@@ -157,63 +174,40 @@ def features(s, env, a, is_base, idx, val):
         if h < weakest:
             weakest = h
     loc = s[L.LOC]
-    here = s[L.LOC_N + loc] if 0 <= loc < L.N_LOC else 0
+    st[0] = 1.0
+    st[1] = s[L.STAMINA] / 10.0
+    st[2] = s[L.KRONE] / 50.0
+    st[3] = nf / 4.0
+    st[4] = fh / 10.0
+    st[5] = nm / 4.0
+    st[6] = mh / 10.0
+    st[7] = L.deck_len(s, L.WB_HEAD) / 10.0
+    st[8] = E.locations_cleared(s) / 6.0
+    st[9] = (s[L.LOC_N + loc] if 0 <= loc < L.N_LOC else 0) / 5.0
+    st[10] = weakest
+
+
+@njit(cache=True, _nrt=False)
+def features(s, env, a, is_base, st, idx, val):
+    """The non-zero features of action ``a`` (see the module docstring) from the decision's ``state``; returns
+    how many."""
+    ph = s[L.PHASE]
+    m = 0
+    cat = category(s, env, a)
+    if is_base:
+        m = _put(idx, val, m, 0, 1.0)
+        m = _put(idx, val, m, BASE0 + cat, 1.0)
+    # the state, crossed with the action's kind
     base = CAT0 + cat * N_SCALARS
-    m = _put(idx, val, m, base, 1.0)
-    m = _put(idx, val, m, base + 1, s[L.STAMINA] / 10.0)
-    m = _put(idx, val, m, base + 2, s[L.KRONE] / 50.0)
-    m = _put(idx, val, m, base + 3, nf / 4.0)
-    m = _put(idx, val, m, base + 4, fh / 10.0)
-    m = _put(idx, val, m, base + 5, nm / 4.0)
-    m = _put(idx, val, m, base + 6, mh / 10.0)
-    m = _put(idx, val, m, base + 7, L.deck_len(s, L.WB_HEAD) / 10.0)
-    m = _put(idx, val, m, base + 8, E.locations_cleared(s) / 6.0)
-    m = _put(idx, val, m, base + 9, here / 5.0)
+    for k in range(N_SCALARS):
+        m = _put(idx, val, m, base + k, st[k])
     # the action's own numbers
     if ph == L.PH_STRIKE:
-        if a < L.ST_TEAM or a >= L.ST_RECKLESS:
-            off = a - (L.ST_TRUE if a < L.ST_TEAM else L.ST_RECKLESS if a < L.ST_CHANCE else L.ST_CHANCE)
-            i, j = off // L.MAX_MAR, off % L.MAX_MAR
-        else:
-            i, j = -1, a - L.ST_TEAM
-        sh = E.marauder_shield(s, env, j)
-        left = E.marauder_left(s, env, j)
-        if i >= 0:
-            st = E.total_strike(s, env, i)
-            p = 1.0 if a < L.ST_TEAM else E.hit_probability(st, sh, rules)
-            m = _put(idx, val, m, ATTACKER_HEALTH, E.health_left(s, env, i) / 5.0)
-            m = _put(idx, val, m, STRIKE_MARGIN, (st - sh) / 5.0)
-        else:
-            p = 1.0
-        m = _put(idx, val, m, HIT_CHANCE, p)
-        m = _put(idx, val, m, TARGET_HEALTH, left / 5.0)
-        if left <= 1:
-            m = _put(idx, val, m, TARGET_FALLS, 1.0)
-        m = _put(idx, val, m, TARGET_STRIKE, fighters[s[E.mar_slot(j)], L.FS] / 5.0)
-        if left == weakest:
-            m = _put(idx, val, m, WEAKEST, 1.0)
-    elif ph == L.PH_SPECIAL:
-        if L.SP_FEAR <= a < L.SP_POTION:
-            m = _put(idx, val, m, EVENT_TARGET, E.marauder_left(s, env, a - L.SP_FEAR) / 5.0)
-        elif L.SP_FIREBLAST <= a < L.SP_LIGHTNING:
-            j = a - L.SP_FIREBLAST
-            m = _put(idx, val, m, EVENT_TARGET, E.marauder_left(s, env, j) / 5.0)
-            m = _put(idx, val, m, FIREBLAST_CHANCE,
-                     E.fireblast_probability(E.fireblast_strike(s, env), E.marauder_shield(s, env, j), rules))
-        elif a == L.SP_LIGHTNING:
-            ones = 0
-            for j in range(nm):
-                ones += E.marauder_left(s, env, j) == 1
-            for i in range(nf):
-                ones -= E.health_left(s, env, i) == 1
-            m = _put(idx, val, m, LIGHTNING_BALANCE, ones / 4.0)
-        elif L.SP_POTION <= a < L.SP_REINFORCE:
-            i = a - L.SP_POTION
-            m = _put(idx, val, m, POTION_HEALS, (s[E.slot(i) + L.F_DAMAGE] - E.potion_damage(s, env, i)) / 5.0)
-        elif L.SP_BRIBE <= a < L.SP_FEAR:
-            t = (a - L.SP_BRIBE) % L.N_LOC
-            m = _put(idx, val, m, DEST_CARDS, s[L.LOC_N + t] / 5.0)
-    elif ph == L.PH_MARKET:
+        return strike_numbers(s, env, a, int(st[N_SCALARS]), idx, val, m)
+    if ph == L.PH_SPECIAL:
+        return special_numbers(s, env, a, idx, val, m)
+    buffs = env[E.E_BUFFS]
+    if ph == L.PH_MARKET:
         if L.MK_BUY <= a < L.MK_EVENT:
             m = _put(idx, val, m, MARKET_VALUE, buffs[(a - L.MK_BUY) % L.N_BUFFS, 1] / 5.0)
         elif a >= L.MK_SWAP:
@@ -225,8 +219,67 @@ def features(s, env, a, is_base, idx, val):
     elif (ph == L.PH_MARCH or ph == L.PH_START or ph == L.PH_EXPLORE) and 0 <= a < L.N_LOC:
         m = _put(idx, val, m, DEST_CARDS, s[L.LOC_N + a] / 5.0)
     elif ph == L.PH_GRAVE and a > 0:
+        fighters = env[E.E_FIGHTERS]
         f = a - 1
         m = _put(idx, val, m, RECOVERED, (fighters[f, L.FS] + fighters[f, L.FSH] + fighters[f, L.FH]) / 10.0)
     elif ph == L.PH_BOON:
         m = _put(idx, val, m, EVENT_TARGET, E.marauder_left(s, env, a) / 5.0)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def strike_numbers(s, env, a, weakest, idx, val, m):
+    """A strike's numbers: its chance to hit, the target's Health left, Strike and whether it falls to a hit, the
+    attacker's Health left and margin, whether the target is the weakest Marauder."""
+    rules = env[E.E_RULES]
+    if a < L.ST_TEAM or a >= L.ST_RECKLESS:
+        off = a - (L.ST_TRUE if a < L.ST_TEAM else L.ST_RECKLESS if a < L.ST_CHANCE else L.ST_CHANCE)
+        i, j = off // L.MAX_MAR, off % L.MAX_MAR
+    else:
+        i, j = -1, a - L.ST_TEAM
+    sh = E.marauder_shield(s, env, j)
+    left = E.marauder_left(s, env, j)
+    p = 1.0
+    if i >= 0:
+        strike = E.total_strike(s, env, i)
+        if a >= L.ST_TEAM:
+            p = share(HIT_SHARE, strike, sh, rules)
+        m = _put(idx, val, m, ATTACKER_HEALTH, E.health_left(s, env, i) / 5.0)
+        m = _put(idx, val, m, STRIKE_MARGIN, (strike - sh) / 5.0)
+    m = _put(idx, val, m, HIT_CHANCE, p)
+    m = _put(idx, val, m, TARGET_HEALTH, left / 5.0)
+    if left <= 1:
+        m = _put(idx, val, m, TARGET_FALLS, 1.0)
+    m = _put(idx, val, m, TARGET_STRIKE, env[E.E_FIGHTERS][s[E.mar_slot(j)], L.FS] / 5.0)
+    if left == weakest:
+        m = _put(idx, val, m, WEAKEST, 1.0)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def special_numbers(s, env, a, idx, val, m):
+    """A special action's numbers: its target's Health left, a Fireblast's chance, a Lightning Bolt's balance of
+    1-Health cards, what a Potion heals, a Bribe's or Retreat's destination."""
+    rules = env[E.E_RULES]
+    if L.SP_FEAR <= a < L.SP_POTION:
+        m = _put(idx, val, m, EVENT_TARGET, E.marauder_left(s, env, a - L.SP_FEAR) / 5.0)
+    elif L.SP_FIREBLAST <= a < L.SP_LIGHTNING:
+        j = a - L.SP_FIREBLAST
+        m = _put(idx, val, m, EVENT_TARGET, E.marauder_left(s, env, j) / 5.0)
+        fs, sh = E.fireblast_strike(s, env), E.marauder_shield(s, env, j)
+        m = _put(idx, val, m, FIREBLAST_CHANCE, 1.0 if combat.fireblast_is_true(fs, sh, False) else
+                 share(FIREBLAST_SHARE, fs, sh, rules))
+    elif a == L.SP_LIGHTNING:
+        ones = 0
+        for j in range(s[L.MAR_N]):
+            ones += E.marauder_left(s, env, j) == 1
+        for i in range(s[L.FRONT_N]):
+            ones -= E.health_left(s, env, i) == 1
+        m = _put(idx, val, m, LIGHTNING_BALANCE, ones / 4.0)
+    elif L.SP_POTION <= a < L.SP_REINFORCE:
+        i = a - L.SP_POTION
+        m = _put(idx, val, m, POTION_HEALS, (s[E.slot(i) + L.F_DAMAGE] - E.potion_damage(s, env, i)) / 5.0)
+    elif L.SP_BRIBE <= a < L.SP_FEAR:
+        t = (a - L.SP_BRIBE) % L.N_LOC
+        m = _put(idx, val, m, DEST_CARDS, s[L.LOC_N + t] / 5.0)
     return m

@@ -468,7 +468,8 @@ def heuristic(s, env, legal, n, params, prng):
     return legal[0]
 
 
-LEARNED_FNS = specialize_learned(F.features, heuristic, N_PARAMS, F.N_FEATURES, F.MAX_NNZ, __name__)
+LEARNED_FNS = specialize_learned(F.features, heuristic, N_PARAMS, F.N_FEATURES, F.MAX_NNZ, __name__, F.state,
+                                 F.N_STATE)
 learned_action = LEARNED_FNS.learned_action
 
 
