@@ -43,7 +43,7 @@ bench: setup
 # The bundled learned policies: expert iteration over `search` (simkit train), reproducible from the seed
 # whatever the number of workers; make report plays the committed weights.
 train: setup
-	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --seed 2026 --budget 900 --iterations 3 \
+	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --seed 2026 --budget 300 --iterations 1 \
 	  --share 0.3 --eval-games 2000 --teacher-games 10 --out runs/train-lonequest \
 	  --weights scenarios/valka/lonequest.learned.npz
 
