@@ -787,7 +787,8 @@ def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, fmt):
     click.echo(render(table_rows(rungs, metric), fmt))
     if fmt == "table":
         click.echo(f"{games:,} games per cell, the same games for every policy (seed {seed}); gaps are paired "
-                   f"game by game; 'below best' is Holm-corrected over {max(len(rungs) - 1, 0)} comparisons.")
+                   f"game by game; 'below best' (p adj.) allows for the best having been picked from the same games: each "
+                   "policy against the best of the others, step-down max statistic, family-wise 5%.")
 
 
 @cli.command("bench")

@@ -155,8 +155,10 @@ def effective_n(n: int, s: float, ss: float, c: int) -> float:
     ``n·c`` over the design effect, the design effect taken at its upper 90%
     confidence bound: with few events it cannot be estimated (one event says
     nothing about how events cluster), so it is scaled by G / χ²₀.₁(G), where
-    G = s² / ss is the effective number of games with events. With many
-    events the factor is close to 1.
+    G = s² / ss is the effective number of games with events of the rarer
+    outcome (successes for p ≤ 1/2, failures above, as in
+    :func:`clustered_rate`: near 1 the few failures are what clusters). With
+    many events the factor is close to 1.
     """
     if c <= 1 or n < 2:
         return float(n * max(c, 1))
@@ -165,6 +167,8 @@ def effective_n(n: int, s: float, ss: float, c: int) -> float:
     if var_y <= 0 or p <= 0 or p >= 1:
         return float(n)
     deff = n * c * var_y / (n * p * (1 - p))
+    if p > 0.5:  # the rarer outcome says how the rows cluster: a game's failures c − k, Σ(c − k)² = n·c² − 2c·s + ss
+        s, ss = n * c - s, n * c * c - 2 * c * s + ss
     g = s * s / ss if ss > 0 else 1.0
     deff *= g / float(_st.chi2.ppf(0.1, g))
     return float(min(n * c, max(n, n * c / deff)))
@@ -182,8 +186,8 @@ def clustered_rate(y, m, confidence: float = CONFIDENCE) -> Estimate:
     between Kish's effective number of clusters (Σm)² / Σm² (every cluster
     all successes or none) and Σm (independent rows), so it stays inside
     [0, 1] and holds near 0 and 1. With no successes (or no failures) the clusters' floor is used. With equal
-    ``m``, p ≤ 1/2 and some spread between clusters it is :func:`pooled_rate` (which bounds the design effect by
-    the successes only, here by the rarer outcome, and takes the games when no cluster departs from p).
+    ``m`` and some spread between clusters it is :func:`pooled_rate` (which takes the games when no cluster departs
+    from p).
     ``n`` of the result is the number of clusters (those with ``m`` > 0).
     """
     import numpy as np

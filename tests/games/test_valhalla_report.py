@@ -112,7 +112,7 @@ def test_paired_differences_match_rows(report, a, b):
         assert r["verdict"] == expected
         if r["p-value"] != "< 0.0001" and r["p (Holm)"] != "< 0.0001":
             assert float(r["p (Holm)"]) >= float(r["p-value"])
-        assert r["paired games"] == "800"
+        assert r["n (games)"] == "400"  # n counts games (each played by both Jarls), not the 800 (game, Jarl) pairs
         p_value = r["p-value"]
         assert p_value == "< 0.0001" or 0.0 <= float(p_value) <= 1.0
 
@@ -140,7 +140,7 @@ def level_report(tmp_path_factory, report):
     )
     run_dir = tmp_path / "run"
     simkit.run(scenario, games=1500, seed=5, jobs=1, out=run_dir)
-    files = solo_report(main_run, tmp_path / "report", levels_run=run_dir)
+    files = solo_report(main_run, tmp_path / "report", levels_run=run_dir, jarls_run=main_run)
     return run_dir, files, files[0].read_text()
 
 
@@ -148,9 +148,11 @@ def test_level_section_leads_and_explains(level_report):
     _, files, text = level_report
     assert "endings-by-level.png" in {f.name for f in files}
     body = text.split("\n\n", 2)[2]  # after the title and the stand-in notice: the headline comes first
-    assert body.startswith("Under the strongest practical policy, **`builder`**, P(win) is")
-    assert text.index("## Why the levels barely matter") < text.index("## Skill ladder") < text.index(
-        "## What was simulated")
+    assert body.startswith("**Over all 2 Jarls** under the strongest practical policy, **`builder`**, P(win) is")
+    assert text.index("## The levels over all Jarls") < text.index("## One Jarl in depth") < text.index(
+        "## Skill ladder") < text.index("## What was simulated")
+    # the page reconciles the one-Jarl deep run with the all-Jarls answer
+    assert "The one-Jarl deep run below (sigurd, 1,500 games per level) measures Level I − III" in text
     assert "Levels change one thing only" in text and "cards left at the end falls from" in text
 
 
@@ -162,7 +164,7 @@ def test_level_endings_match_the_rows(level_report):
     for lv, r in zip((1, 2, 3), rows):
         d = df.filter(pl.col("level") == lv)
         n = d.height
-        assert int(r["rows"]) == n == 3000
+        assert n == 3000 and int(r["n (games)"]) == 1500  # n counts games (each played in both deck variants)
 
         def share(expr):
             return d.select(expr.cast(pl.Float64).mean()).item()
@@ -199,3 +201,63 @@ def test_level_endings_match_the_rows(level_report):
 ])
 def test_more_games_note(more, note):
     assert more_games_note(more) == note
+
+
+def _headline_numbers(text: str) -> dict:
+    """The first paragraph's P(win) per level and its Level I − III, as printed."""
+    head = text.split("\n\n", 2)[2].split("\n\n", 1)[0]
+    rates = re.findall(r"\*\*(\d\.\d{3})\*\* \[(\d\.\d{3}), (\d\.\d{3})\] at Level (I+)", head)
+    diff = re.search(r"Level I − III = \*\*([+-]\d\.\d{4}) \[([+-]\d\.\d{4}), ([+-]\d\.\d{4})\]\*\*", head)
+    games = re.search(r"n = ([\d,]+) games", head)
+    return {"rates": {lv: tuple(map(float, r)) for *r, lv in rates}, "diff": tuple(map(float, diff.groups())),
+            "games": int(games.group(1).replace(",", "")), "text": head}
+
+
+def test_headline_answers_over_all_jarls_from_the_rows(report):
+    """The first paragraph answers "how hard are the levels?" over every Jarl of the run (the strongest
+    heuristic, `builder`), and its numbers are the games' own: P(win) per level the share of won rows, Level
+    I − III the mean paired difference, n the number of games (400, each played by both Jarls)."""
+    run_dir, _, text = report
+    df = simkit.results.load(run_dir).filter(pl.col("policy") == "builder")
+    h = _headline_numbers(text)
+    assert h["text"].startswith("**Over all 2 Jarls** under the strongest practical policy, **`builder`**")
+    assert set(h["rates"]) == {"I", "II", "III"} and h["games"] == 400
+    for lv, name in ((1, "I"), (2, "II"), (3, "III")):
+        est, low, high = h["rates"][name]
+        direct = df.filter(pl.col("level") == lv)["won"].cast(pl.Float64).mean()
+        assert est == pytest.approx(direct, abs=5e-4 + 1e-9) and low <= est <= high
+    wa = df.filter(pl.col("level") == 1).select(*KEYS, wa=pl.col("won").cast(pl.Int64))
+    wb = df.filter(pl.col("level") == 3).select(*KEYS, wb=pl.col("won").cast(pl.Int64))
+    j = wa.join(wb, on=KEYS)
+    per = j.group_by("block", "game").agg((pl.col("wa") - pl.col("wb")).cast(pl.Float64).mean().alias("d"))
+    d = per["d"].to_numpy()
+    assert len(d) == 400
+    est, low, high = h["diff"]
+    assert est == pytest.approx(d.mean(), abs=5e-5 + 1e-9)
+    half = 1.959964 * d.std(ddof=1) / math.sqrt(len(d))  # the normal interval over games, the game the unit
+    assert (low, high) == pytest.approx((d.mean() - half, d.mean() + half), abs=5e-5 + 1e-9)
+    # per Jarl: the section's table, each Jarl's I − III on the same 400 games
+    rows = {r["Jarl"]: r for r in _table(text, "### Per Jarl (every set)")}
+    assert set(rows) == {"sigurd", "egil"}
+    for jl, r in rows.items():
+        dj = j.filter(pl.col("jarl") == jl).select((pl.col("wa") - pl.col("wb")).cast(pl.Float64).mean()).item()
+        assert float(DIFF.match(r["I − III [95%]"]).group(1)) == pytest.approx(dj, abs=5e-5 + 1e-9)
+        assert r["n (games)"] == "400"
+
+
+def test_one_n_per_number(report):
+    """Every table of the main run gives n as games (400 here), never the rows behind a pooled rate (800 rows
+    per policy and level, 9,600 over the run): the same rate cannot appear with two n."""
+    _, _, text = report
+    ns = set()
+    for block in text.split("\n\n"):
+        lines = [ln for ln in block.splitlines() if ln.startswith("|")]
+        if len(lines) < 3:
+            continue
+        head = [c.strip() for c in lines[0].strip("|").split("|")]
+        for col in ("n", "n (games)", "games", "rows", "paired games"):
+            if col in head:
+                i = head.index(col)
+                ns |= {ln.strip("|").split("|")[i].strip() for ln in lines[2:]}
+    ns.discard("—")
+    assert ns == {"400"}, ns

@@ -68,6 +68,28 @@ def test_pooled_rate_between_independent_and_fully_clustered():
     assert e.low > 0
 
 
+def test_pooled_rate_near_one_mirrors_near_zero():
+    """Near 1 the rare outcome is the failure: the interval is the mirror of the one for the failures' rate.
+
+    By hand: 1000 games of 8 cells, 3 games lose 3 of their 8 cells (9 failures, Σ(c − k)² = 27); G = 81 / 27 = 3
+    games' worth of failures, so the design effect 3.0 is widened by 3 / chi2.ppf(0.1, 3) = 5.13 to 15.4, and the
+    effective n 8000 / 15.4 = 520 is raised to its floor, the 1000 games (a game's cells all agree). The old bound
+    took G from the 7,991 successes (G ≈ 999, factor ≈ 1.06): 2,519 effective rows, an interval half as wide."""
+    n, c = 1000, 8
+    k = np.full(n, c)
+    k[:3] = 5
+    s, ss = int(k.sum()), int((k * k).sum())
+    hi, lo = stats.pooled_rate(n, s, ss, c), stats.pooled_rate(n, n * c - s, int(((c - k) ** 2).sum()), c)
+    assert (hi.low, hi.high) == pytest.approx((1 - lo.high, 1 - lo.low), abs=1e-12)
+    p = 9 / 8000
+    var_y = (27 / 64 - n * p * p) / (n - 1)
+    deff = n * c * var_y / (n * p * (1 - p)) * 3 / stats._st.chi2.ppf(0.1, 3)
+    assert deff == pytest.approx(15.39, abs=0.01) and n * c / deff < n
+    w = stats.wilson(p * n, n)
+    assert (lo.low, lo.high) == pytest.approx((w.low, w.high), rel=1e-9)
+    assert stats.effective_n(n, s, ss, c) == stats.effective_n(n, n * c - s, int(((c - k) ** 2).sum()), c) == n
+
+
 def test_mde_and_games_for_mde_agree():
     n = stats.games_for_mde(0.3, 0.02, 0.001)
     assert stats.mde(0.3, n, 0.001) <= 0.02 < stats.mde(0.3, n - 5, 0.001)

@@ -4,6 +4,7 @@ exact odds."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from simkit.cli import cli
@@ -83,3 +84,39 @@ def test_ladder_cli():
                                    "--format", "csv"])
     assert res.exit_code == 0, res.output
     assert res.output.splitlines()[0].startswith("rank,policy,kind,won")
+
+
+def test_pair_p_is_paired_gap_for_every_pair():
+    """The step-down verdict scores every pair with the same test as the rung's own p (McNemar for 0/1 values, the
+    sign test when every game moved alike, else t): the vectorised pair_p equals paired_gap pair by pair."""
+    from simkit.core.ladder import pair_p, paired_gap
+
+    rng = np.random.default_rng(3)
+    u = rng.random((120, 1))
+    cases = [(rng.random((120, 4)) < u).astype(float),  # one cell: 0/1
+             rng.binomial(6, np.repeat(u, 4, axis=1)) / 6]  # shares over 6 cells
+    alike = rng.binomial(6, np.repeat(u, 3, axis=1)) / 6
+    alike[:, 2] = 0.5  # a constant column
+    alike[:, 1] = alike[:, 2] - 0.25  # moved alike against column 2 in every game: the sign test
+    cases.append(alike)
+    for x in cases:
+        p, gap = pair_p(x)
+        for j in range(x.shape[1]):
+            for i in range(x.shape[1]):
+                if i != j:
+                    g, _, _, q = paired_gap(x[:, j], x[:, i])
+                    assert p[j, i] == pytest.approx(q, rel=1e-9) and gap[j, i] == pytest.approx(g, abs=1e-12)
+    assert pair_p(cases[2])[0][1, 2] == 2 * 0.5 ** 120
+
+
+def test_below_best_when_the_best_is_picked_by_hand():
+    """Three policies over 10 games, a wins 9 where b and c win 1 (b and c identical): b and c are below a.
+    McNemar's exact p for a against b: 8 discordant games all one way, 2 · 0.5⁸ = 0.0078; the step-down verdict
+    asks more (a max over 3 policies): its p is larger than the pair's, and still below 0.05."""
+    a = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 0], float)
+    b = np.array([1, 0, 0, 0, 0, 0, 0, 0, 0, 0], float)
+    rows = rungs_from({"a": a, "b": b, "c": b.copy()}, {})
+    by = {r.policy: r for r in rows}
+    assert rows[0].policy == "a" and by["b"].p == pytest.approx(2 * 0.5 ** 8)
+    assert by["b"].p < by["b"].p_adj < 0.05 and by["b"].below_best and by["c"].below_best
+    assert not rows[0].below_best and rows[0].p_adj > 0.9  # nothing beats a: T_a < 0

@@ -206,17 +206,197 @@ def _verdict(pd, p_holm: float) -> str:
     return "no clear difference"
 
 
+# ---------------------------------------------------------------- the levels over all Jarls (the game a designer ships)
+
+
+def _level_wide(frame: pl.LazyFrame, levels: list[int]) -> pl.LazyFrame:
+    """One row per game and cell apart from the level (``PAIR_KEYS``): ``w{L}`` = won at level L; only rows played
+    at every level."""
+    return (frame.group_by(PAIR_KEYS)
+            .agg(*[pl.col("won").filter(pl.col("level") == L_).cast(pl.Int64).sum().alias(f"w{L_}") for L_ in levels],
+                 pl.col("level").n_unique().alias("nl"))
+            .filter(pl.col("nl") == len(levels)))
+
+
+def level_numbers(wide: pl.LazyFrame, by: list[str], levels: list[int]) -> dict[tuple, dict]:
+    """Per group of ``by`` (``[]``: everything pooled): P(win) per level and the paired differences between levels,
+    the game ``(block, game)`` as the unit. A game's rows are its cells of the group (Jarls, monster / deck sets);
+    P(win) is :func:`clustered_rate` over games, a difference the normal interval of the per-game mean of
+    won(a) − won(b) over its paired rows. ``games`` is the n of every number, ``rows`` the (game, cell) pairs."""
+    from simkit.core.stats import clustered_rate, mean_interval
+
+    per = (wide.group_by(["block", "game", *by])
+           .agg(pl.len().alias("m"), *[pl.col(f"w{L_}").sum() for L_ in levels])
+           .sort(["block", "game", *by]).collect())
+    groups = [((), per)] if not by else sorted(per.group_by(by, maintain_order=True), key=lambda kv: kv[0])
+    out = {}
+    for key, g in groups:
+        m = g["m"].to_numpy().astype(float)
+        w = {L_: g[f"w{L_}"].to_numpy().astype(float) for L_ in levels}
+        diffs = {}
+        for a, b in ((a, b) for a in levels for b in levels if a < b):
+            d = (w[a] - w[b]) / m
+            diffs[(a, b)] = mean_interval(len(d), float(d.sum()), float((d * d).sum()))
+        out[tuple(key)] = {"rates": {L_: clustered_rate(w[L_], m) for L_ in levels}, "diffs": diffs,
+                           "games": len(m), "rows": int(m.sum())}
+    return out
+
+
+def _diff_p(e: Estimate) -> float:
+    """Two-sided normal p-value of a difference from its normal 95% interval."""
+    from scipy.stats import norm
+
+    se = (e.high - e.estimate) / z_value() if e.high > e.estimate else 0.0
+    return float(2 * norm.sf(abs(e.estimate) / se)) if se > 0 else (0.0 if e.estimate else 1.0)
+
+
+def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | None = None) -> tuple[str, str, dict]:
+    """``(headline, section, numbers)``: the levels over every Jarl, under ``policy`` (the strongest practical one),
+    pooled over Jarls and monster / deck sets and per set and per Jarl, the game as the unit. ``deep`` (optional):
+    the one-Jarl level run's ``{"jarl", "games", "diff"}`` (its Level I − III), reconciled in words."""
+    frame = frame.filter(pl.col("policy") == policy)
+    levels = sorted(int(x) for x in frame.select(pl.col("level").unique()).collect()["level"].to_list())
+    lo, hi = levels[0], levels[-1]
+    wide = _level_wide(frame, levels)
+    pooled = level_numbers(wide, [], levels)[()]
+    if lo == hi:  # one level: nothing to compare
+        e = pooled["rates"][lo]
+        return (f"Under the strongest practical policy, **`{policy}`**, P(win) is **{e.estimate:.3f}** [{e.low:.3f}, "
+                f"{e.high:.3f}] at Level {_lv(lo)}, the only level played (every Jarl, monster and deck pooled; "
+                f"n = {pooled['games']:,} games).", "", {"policy": policy, "levels": levels, "pooled": pooled,
+                                                          "games": pooled["games"], "run": man})
+    sets = level_numbers(wide, ["monster", "variant"], levels)
+    per_jarl = level_numbers(wide, ["jarl"], levels)
+    monsters = _order(man.get("monsters"), {k[0] for k in sets})
+    variants = _order(man.get("variants"), {k[1] for k in sets})
+    mvs = [(m, v) for m in monsters for v in variants if (m, v) in sets]
+    jarls = _order(man.get("jarls"), {k[0] for k in per_jarl})
+    steps = [(a, b) for a, b in zip(levels, levels[1:])]
+    pairs = steps + ([(lo, hi)] if len(levels) > 2 else [])
+    # one Holm family for every verdict of the section: the pooled steps, I − III per set and per Jarl
+    fam = [("all", (), ab) for ab in pairs] + [("set", mv, (lo, hi)) for mv in mvs] + \
+          [("jarl", (j,), (lo, hi)) for j in jarls]
+    src = {"all": {(): pooled}, "set": sets, "jarl": per_jarl}
+    raw = [_diff_p(src[kind][key]["diffs"][ab]) for kind, key, ab in fam]
+    adj = dict(zip(fam, holm(raw)))
+    raw = dict(zip(fam, raw))
+    G = pooled["games"]
+    n_text = f"n = {G:,} games"
+
+    def verdict(kind, key, ab):
+        return _verdict(src[kind][key]["diffs"][ab], adj[(kind, key, ab)])
+
+    rows = [{"level": _lv(L_), "discards after a lost battle": DISCARDS.get(L_, "?"),
+             "P(win) [95%]": _iv(pooled["rates"][L_]), "n (games)": G} for L_ in levels]
+    drows = [{"levels": f"{_lv(a)} − {_lv(b)}", "P(win) difference [95%]": _siv(*_e3(pooled["diffs"][(a, b)])),
+              "p-value": _p(raw[("all", (), (a, b))]), "p (Holm)": _p(adj[("all", (), (a, b))]),
+              "verdict": verdict("all", (), (a, b)), "n (games)": G} for a, b in pairs]
+    srows = []
+    for m, v in mvs:
+        c = sets[(m, v)]
+        srows.append({"monster": m, "variant": v,
+                      **{f"P(win) {_lv(L_)}": _iv(c["rates"][L_]) for L_ in levels},
+                      f"{_lv(lo)} − {_lv(hi)} [95%]": _siv(*_e3(c["diffs"][(lo, hi)])),
+                      "p (Holm)": _p(adj[("set", (m, v), (lo, hi))]), "verdict": verdict("set", (m, v), (lo, hi)),
+                      "n (games)": c["games"]})
+    by_drop = sorted(jarls, key=lambda j: -per_jarl[(j,)]["diffs"][(lo, hi)].estimate)
+    jrows = []
+    for j in by_drop:
+        c = per_jarl[(j,)]
+        jrows.append({"Jarl": j + (" (the deep run's Jarl)" if deep and deep.get("jarl") == j else ""),
+                      f"P(win) {_lv(lo)}": _iv(c["rates"][lo]), f"P(win) {_lv(hi)}": _iv(c["rates"][hi]),
+                      f"{_lv(lo)} − {_lv(hi)} [95%]": _siv(*_e3(c["diffs"][(lo, hi)])),
+                      "p (Holm)": _p(adj[("jarl", (j,), (lo, hi))]), "verdict": verdict("jarl", (j,), (lo, hi)),
+                      "n (games)": c["games"]})
+
+    d = pooled["diffs"][(lo, hi)]
+    step_words = []
+    for a, b in steps:
+        e = pooled["diffs"][(a, b)]
+        v = verdict("all", (), (a, b))
+        how = {"harder": "harder than", "no clear difference": "not told apart (after Holm) from"}.get(v, "easier than")
+        step_words.append(f"Level {_lv(b)} is {how} Level {_lv(a)} ({_siv(*_e3(e))})")
+    set_d = {mv: sets[mv]["diffs"][(lo, hi)] for mv in mvs}
+    most = max(mvs, key=lambda mv: set_d[mv].estimate) if mvs else None
+    least = min(mvs, key=lambda mv: set_d[mv].estimate) if mvs else None
+    jd = {j: per_jarl[(j,)]["diffs"][(lo, hi)] for j in jarls}
+    headline = (
+        f"**Over all {len(jarls)} Jarls** under the strongest practical policy, **`{policy}`**, P(win) is "
+        + ", ".join(f"**{pooled['rates'][L_].estimate:.3f}** [{pooled['rates'][L_].low:.3f}, "
+                    f"{pooled['rates'][L_].high:.3f}] at Level {_lv(L_)}" for L_ in levels)
+        + f" ({len(mvs)} monster / deck set{'s' if len(mvs) != 1 else ''} and the Jarls pooled; {n_text}, each "
+        "played by every Jarl in every "
+        f"set at every level): Level {_lv(lo)} − {_lv(hi)} = **{_siv(*_e3(d))}** (95%). "
+        + "; ".join(step_words) + ". "
+        + (f"The levels bite hardest against {most[0]} / {most[1]} ({_lv(lo)} − {_lv(hi)} = "
+           f"{_siv(*_e3(set_d[most]))}) and least against {least[0]} / {least[1]} ({_siv(*_e3(set_d[least]))}); "
+           if most else "")
+        + (f"per Jarl the drop runs from {_siv(*_e3(jd[by_drop[-1]]))} ({by_drop[-1]}) to "
+           f"{_siv(*_e3(jd[by_drop[0]]))} ({by_drop[0]}), each on the same {G:,} games." if len(jarls) > 1 else ""))
+    reconcile = ""
+    if deep and deep.get("jarl") in jd and deep.get("diff") is not None:
+        j = deep["jarl"]
+        rank = by_drop.index(j) + 1
+        dd, dj = deep["diff"], jd[j]
+        z = z_value()
+        se = math.hypot((dd.high - dd.low) / (2 * z), (dj.high - dj.low) / (2 * z))  # two runs, two seeds
+        agree = se > 0 and abs(dd.estimate - dj.estimate) / se < z
+        if dd.high < d.low:
+            scope = "is below the all-Jarls drop: the one-Jarl figures understate the levels for the game as shipped"
+        elif dd.low > d.high:
+            scope = "is above the all-Jarls drop: the one-Jarl figures overstate the levels for the game as shipped"
+        else:
+            scope = "is not told apart from the all-Jarls drop"
+        reconcile = (
+            f"The one-Jarl deep run below ({j}, {deep['games']:,} games per level) measures Level {_lv(lo)} − "
+            f"{_lv(hi)} = {_siv(*_e3(dd))} for {j} alone; here, on {G:,} games, {j} drops {_siv(*_e3(dj))} "
+            f"(rank {rank} of {len(jarls)} from the largest drop), against {_siv(*_e3(d))} over all Jarls. The "
+            f"two runs {'agree' if agree else 'disagree'} on {j} (difference {dd.estimate - dj.estimate:+.4f}, "
+            f"{'within' if agree else 'beyond'} 1.96 standard errors of the two runs). {j} is one of the Jarls the "
+            f"levels touch {'least' if rank > len(jarls) / 2 else 'most'}, and its deep-run drop {scope}. The "
+            "answer for the game is the all-Jarls one above; the deep run shows the mechanism (the discards "
+            "bite only when a game reaches the end of the deck) at a precision the all-Jarls run cannot reach for "
+            "the small steps.")
+    section = (
+        "## The levels over all Jarls\n\n"
+        f"Policy `{policy}` (the strongest practical policy: the top heuristic of the skill ladder), every Jarl "
+        f"({len(jarls)}), every monster and deck variant ({len(mvs)} set{'s' if len(mvs) != 1 else ''}) and every "
+        f"level, {G:,} games (root seed "
+        f"{man.get('root_seed')}): game g of block b is played by every Jarl in every set at every level on the "
+        "same shuffle and dice, so a game is the unit of every interval and `n` counts games "
+        f"({pooled['rows']:,} (game, Jarl, set) rows per level behind the pooled rates). P(win): Wilson on the "
+        "effective number of rows (the game a cluster of its rows); differences: the normal interval of the "
+        "per-game mean of won(lower) − won(higher) over its paired rows. Verdicts: Holm over the "
+        f"{len(fam)} differences of this section (the pooled steps, {_lv(lo)} − {_lv(hi)} per set and per "
+        "Jarl), family-wise 5%.\n\n"
+        + (reconcile + "\n\n" if reconcile else "")
+        + "### Pooled over Jarls and sets\n\n" + render(rows, "md") + "\n" + render(drows, "md") + "\n"
+        "### Per monster and deck variant (all Jarls)\n\n" + render(srows, "md") + "\n"
+        f"### Per Jarl (every set), by the drop from Level {_lv(lo)} to {_lv(hi)}\n\n" + render(jrows, "md") + "\n"
+    )
+    numbers = {"policy": policy, "levels": levels, "pooled": pooled, "sets": sets, "jarls": per_jarl,
+               "games": G, "run": man}
+    return headline, section, numbers
+
+
+def _e3(e: Estimate) -> tuple[float, float, float]:
+    return e.estimate, e.low, e.high
+
+
 # ---------------------------------------------------------------- the report
 
 
 def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path | None = None,
-                search_ladder: dict | None = None) -> list[Path]:
+                search_ladder: dict | None = None, jarls_run: str | Path | None = None) -> list[Path]:
     """Write ``out_dir/report.md`` with ``win-by-level.png``, ``jarls.png`` and ``skill-ladder.png``; return the
     files.
 
-    ``levels_run`` (optional): a run of the strongest policy with one Jarl and many games, which answers the level
-    question (``levels_section``) and leads the report. ``search_ladder`` (optional): ``{"rungs", "games",
-    "cells", "seed", "search", "where"}``, a ladder on fewer games that includes the slow `search` policy."""
+    The report opens with the levels over all Jarls (``all_jarls_section``), under the strongest practical policy:
+    from ``jarls_run`` (optional: a run of that policy with every Jarl, monster, deck and level on more games) or
+    else from the main run's rows of that policy. ``levels_run`` (optional): a run of the strongest policy with
+    one Jarl and many games (``levels_section``), a supporting section reconciled with the all-Jarls answer.
+    ``search_ladder`` (optional): ``{"rungs", "games", "cells", "seed", "search", "where"}``, a ladder on fewer
+    games that includes the slow `search` policy."""
     from simkit.core import ladder
 
     run_dir, out_dir = Path(run_dir), Path(out_dir)
@@ -280,7 +460,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
                     f"{_lv(a)} − {_lv(b)} [95%]": _siv(pd.estimate, pd.low, pd.high),
                     "p-value": _p(pd.p_value), "p (Holm)": _p(ph), "verdict": _verdict(pd, ph),
                     "paired / unpaired width": f"{r['ratio']:.2f}" if not math.isnan(r["ratio"]) else "–",
-                    "paired games": r["pairs"],
+                    "n (games)": r["games"],
                 })
         paired_text += f"### Level {_lv(a)} → {_lv(b)}\n\n" + render(rows, "md") + "\n"
         if ratios:
@@ -368,7 +548,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
             for c in range(kmax + 1):
                 row[str(c)] = f"{cnt.get(c, 0) / n:.3f}" if c <= sizes.get((m, v), kmax) else "–"
             row["mean [95%]"] = _iv(_mean(cd_cells[(m, v, lv)], "cd"), 2)
-            row["n"] = n
+            row["n (games)"] = cd_cells[(m, v, lv)]["games"]
             dist_rows.append(row)
 
     # --- means per policy ---
@@ -376,7 +556,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
     mean_rows = []
     for p in policies:
         c = mcells[(p,)]
-        mean_rows.append({"policy": p, **{label: _iv(_mean(c, col), 2) for col, label in MEANS}, "n": c["n"]})
+        mean_rows.append({"policy": p, **{label: _iv(_mean(c, col), 2) for col, label in MEANS},
+                          "n (games)": c["games"]})
 
     # --- how games end ---
     ends_p = _clustered(frame, ["policy"], ends)
@@ -384,12 +565,12 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
     end_rows, end_rows_lv = [], []
     for p in policies:
         c = ends_p[(p,)]
-        end_rows.append({"policy": p, **{k: _iv(_rate(c, k)) for k in ends}, "n": c["n"]})
+        end_rows.append({"policy": p, **{k: _iv(_rate(c, k)) for k in ends}, "n (games)": c["games"]})
         for lv in levels:
             c = ends_pl.get((p, lv))
             if c:
                 end_rows_lv.append({"policy": p, "level": _lv(lv), **{k: _iv(_rate(c, k)) for k in ends},
-                                    "n": c["n"]})
+                                    "n (games)": c["games"]})
     other_ends = sum(c["n"] - round(sum(c[k][2] for k in ends)) for c in cells.values())
 
     # --- the skill ladder: every policy on the same games, all cells pooled (the game as the unit) ---
@@ -415,13 +596,24 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
             "games, so the level question is answered under the strongest heuristic.\n\n"
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)")
             + "\n")
+    deep = None
+    level_text, level_files = "", []
     if levels_run is not None:
-        headline, level_text, level_files = levels_section(levels_run, out_dir)
+        _, level_text, level_files, deep = levels_section(levels_run, out_dir)
+    # the answer: the levels over all Jarls, under the strongest practical policy (the ladder's top heuristic)
+    if jarls_run is not None:
+        jman = results.manifest(jarls_run)
+        jframe = results.scan(jarls_run)
+        top = _policy_order(jman, list(jman.get("policies", {})))[0]
     else:
-        best = rungs[0].policy
-        headline = (f"The strongest policy on the skill ladder is **`{best}`** (P(win) {rungs[0].value:.3f}, all "
-                    "cells pooled); see the difficulty tables for the levels.")
-        level_text, level_files = "", []
+        jman, jframe = man, frame
+        top = next((r.policy for r in rungs if lkinds.get(r.policy, "heuristic") == "heuristic"), first)
+    headline, jarls_text, jnum = all_jarls_section(jframe, top, jman, deep)
+    main_note = ""
+    if jarls_run is not None:
+        main_note = (f" These tables come from the main run ({int(man.get('games', 0)):,} games, every policy); the "
+                     f"all-Jarls level run above measures `{top}` on {jnum['games']:,} other games (root seed "
+                     f"{jman.get('root_seed')}): read `{top}`'s levels there.")
 
     # --- text ---
     opts = man.get("rule_options", {})
@@ -440,6 +632,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         # the stand-in notice once: the card files' own notice only when it says something else
         + (f"Card data notice: {notice}\n\n" if notice and "stand-in" not in notice.lower() else "")
         + f"{headline}\n\n"
+        + jarls_text
         + level_text
         + ladder_text
         + "## What was simulated\n\n"
@@ -456,11 +649,12 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         "level are the same game played at another level. Level differences are therefore measured on paired "
         "games, which removes most of the luck from them.\n\n"
         "All intervals are 95%: Wilson intervals for shares, normal intervals for means and paired differences."
-        f"{deff_text}\n\n"
+        f"{deff_text} Every `n` counts games: game g of block b is one game however many cells replay it.\n\n"
         "## Difficulty: P(win) by monster, deck variant and level\n\n"
         f"![P(win) by level]({png_levels.name})\n\n"
         f"P(win) (every monster card defeated) with its 95% interval, all {len(jarl_list)} Jarls pooled; "
-        f"{cells[next(iter(cells))]['n']:,} games per entry. The plot shows policy `{first}`.\n\n"
+        f"n = {cells[next(iter(cells))]['games']:,} games per entry, each played by every Jarl "
+        f"({cells[next(iter(cells))]['n']:,} rows). The plot shows policy `{first}`.{main_note}\n\n"
         + difficulty
         + "## Paired differences between levels\n\n"
         "For each monster, variant and policy: the mean over paired games of won(lower level) − won(higher "
@@ -508,15 +702,21 @@ LEVEL_JARL = "sigurd"  # the level run's Jarl: one representative Jarl, the game
 # under `builder_tuned` (paired differences about +0.0015, 95% half-width 0.0016); 80,000 (seed 2027) resolves
 # both with their lower bounds near +0.0005 (about 3 standard errors), at 1,440,000 games (about 170 CPU-seconds)
 LEVEL_GAMES = 80_000
+# games per cell of the all-Jarls level run (the strongest heuristic, every Jarl, monster, deck and level: 306
+# cells, seed 2029), which answers the level question for the game as shipped: 200 games gave the pooled steps
+# a 95% half-width of about 0.0095 (I − II +0.017, II − III +0.005), 2,500 about 0.0027, at 765,000 games (about
+# 1.1 times a one-Jarl game's cost: some 100 CPU-seconds against the one-Jarl run's 170)
+JARLS_GAMES = 2_500
 # the ladder with `search` (seconds a game): one cell, the one the README measures search on
 SEARCH_CELL = {"monsters": ["dragon"], "variants": ["base"], "levels": [1], "jarls": [LEVEL_JARL]}
 SEARCH_GAMES = 30
 
 
 def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
-    """Run the bundled Solo scenario (seed 2026) into ``out_dir/valhalla/run``, the level run (the strongest
-    heuristic, one Jarl, seed 2027) into ``out_dir/valhalla/levels-run`` and a small ladder with `search` in one
-    cell (seed 2028), and write the report."""
+    """Run the bundled Solo scenario (seed 2026) into ``out_dir/valhalla/run``, the all-Jarls level run (the
+    strongest heuristic, every Jarl, seed 2029) into ``out_dir/valhalla/jarls-run``, the one-Jarl level run (seed
+    2027) into ``out_dir/valhalla/levels-run`` and a small ladder with `search` in one cell (seed 2028), and write
+    the report."""
     import json
     import os
 
@@ -531,6 +731,8 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
     rungs = rungs_from_rows(results.scan(run), kinds)
     best = next(r.policy for r in rungs if r.kind == "heuristic")
+    jarls_run = run_bundled("valhalla/solo.toml", base / "jarls-run", 100 if quick else JARLS_GAMES, seed=2029,
+                            jobs=jobs, overrides=[f'play=["{best}"]'])
     levels = run_bundled("valhalla/solo.toml", base / "levels-run", 1_000 if quick else LEVEL_GAMES, seed=2027,
                          jobs=jobs, overrides=[f'jarls=["{LEVEL_JARL}"]', f'play=["{best}"]'])
     n = 2 if quick else SEARCH_GAMES
@@ -543,7 +745,7 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
     cell = ", ".join(f"{k[:-1] if k.endswith('s') else k} {', '.join(map(str, v))}" for k, v in SEARCH_CELL.items())
     return solo_report(run, base, levels, {"rungs": srungs, "games": n, "cells": 1, "seed": 2028, "search": what,
-                                            "where": cell})
+                                            "where": cell}, jarls_run=jarls_run)
 
 
 # ---------------------------------------------------------------- why levels barely matter (the level run)
@@ -583,10 +785,11 @@ def more_games_note(more: float) -> str:
     return f" (resolving a difference this small would take about {size} as many games)"
 
 
-def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, list[Path]]:
-    """``(headline, section, files)`` of the level run: one policy (the strongest practical one), one Jarl, every
-    monster, deck variant and level on the same games. Per level: P(win), paired differences, how games end,
-    cards left in the deck and lost battles, and the words that explain them."""
+def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, list[Path], dict]:
+    """``(headline, section, files, deep)`` of the level run: one policy (the strongest practical one), one Jarl,
+    every monster, deck variant and level on the same games. Per level: P(win), paired differences, how games
+    end, cards left in the deck and lost battles, and the words that explain them. ``deep``: ``{"jarl", "games",
+    "diff"}`` (its lowest − highest level difference), for the report to reconcile with the all-Jarls answer."""
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     man = results.manifest(run_dir)
     frame = results.scan(run_dir)
@@ -615,7 +818,7 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
         row["deck empty at the end"] = _iv(_rate(c, "deck_out"))
         row["cards left (mean)"] = _iv(_mean(c, "cards_left"), 1)
         row["lost battles (mean)"] = _iv(_mean(c, "lost_battles"), 2)
-        row["rows"] = c["n"]
+        row["n (games)"] = c["games"]
         rows.append(row)
 
     # paired differences between levels, pooled over the monster / deck sets (the game is the unit), Holm
@@ -651,7 +854,7 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
             for L_ in levels:
                 c = mv[(m, v, L_)]
                 row[f"deck losses {_lv(L_)}"] = f"{c['deck_early'][0] + c['final_lost'][0]:.3f}"
-            row["games"] = mv[(m, v, levels[0])]["n"]
+            row["n (games)"] = mv[(m, v, levels[0])]["games"]
             mvrows.append(row)
 
     png = lines(
@@ -703,14 +906,15 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
         f" (95%). {steps[0] if steps else ''}{'; ' + steps[1] if len(steps) > 1 else ''}. Levels only change the "
         f"discards after a lost battle, so they bite when a game reaches the end of the deck: deck losses "
         f"{deck[lo]:.3f} → {deck[hi]:.3f}." if (lo, hi) in diffs else "")
+    jarl_name = ", ".join(jarls) or "all Jarls"
     section = (
-        "## Why the levels barely matter\n\n"
+        f"## One Jarl in depth: why the levels barely matter for {jarl_name}\n\n"
         f"![How games end by level]({png.name})\n\n"
         f"The level comparison is made under the strongest practical policy, `{policy}` (the top of the skill ladder "
         f"below without the slow `search`), with one Jarl ({', '.join(jarls) or 'all'}) and every monster and deck "
-        f"variant: {n_games:,} games per level, each played at every level on the same shuffle and dice (root seed "
-        f"{man.get('root_seed')}). Rows pool the {mvs} monster / deck sets, with the game as the unit of every "
-        "interval.\n\n"
+        f"variant: {n_games:,} games per level, each played at every level in every monster / deck set on the same "
+        f"shuffle and dice (root seed {man.get('root_seed')}). Rows pool the {mvs} monster / deck sets, with the "
+        "game as the unit of every interval: `n` counts games.\n\n"
         + words + "\n\n"
         "### How games end, per level\n\n"
         "`won (attacking)`: the last monster card fell to an ordinary attack; `won by the final attack`: to the "
@@ -727,4 +931,6 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
         + render(mvrows, "md") + "\n"
         "### The level run\n\n" + manifest_section(man).replace("## Run\n\n", "") + "\n"
     )
-    return headline, section, [png]
+    deep = {"jarl": jarls[0] if len(jarls) == 1 else None, "games": n_games,
+            "diff": diffs[(lo, hi)] if (lo, hi) in diffs else None}
+    return headline, section, [png], deep

@@ -307,10 +307,10 @@ def _gap(rungs, name: str, other: str) -> str:
         return "no paired comparison"
     if a is rungs[0]:
         return (f"`{other}` {b.value:.3f} on the same games: {a.policy} − {other} = {-b.gap:+.3f} "
-                f"[{-b.gap_high:+.3f}, {-b.gap_low:+.3f}], Holm p = {b.p_holm:.2g}")
+                f"[{-b.gap_high:+.3f}, {-b.gap_low:+.3f}], p = {b.p:.2g}")
     if b is rungs[0]:
         return (f"`{other}` {b.value:.3f} on the same games: {a.policy} − {other} = {a.gap:+.3f} "
-                f"[{a.gap_low:+.3f}, {a.gap_high:+.3f}], Holm p = {a.p_holm:.2g}")
+                f"[{a.gap_low:+.3f}, {a.gap_high:+.3f}], p = {a.p:.2g}")
     return f"`{other}` {b.value:.3f} on the same games"
 
 
