@@ -233,6 +233,8 @@ def report_cmd(run_dir, out, bundled, quick, html, jobs):
             raise InputError("--quick: only with --bundled (a run folder is reported as it is)")
         if run_dir is None:
             raise InputError("report: give a RUN_DIR, or --bundled for the bundled reports")
+        if not run_dir.exists():  # before polars is imported: an input error stays cheap
+            raise InputError(f"{run_dir}: run folder not found")
         from simkit.core import report, results
 
         written = report.report_run(run_dir, out)
