@@ -317,6 +317,7 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
 
     from simkit.core import loader
 
+    check_out_path(out)
     sa = loader.load(a)
     sb = loader.load(b or a, list(sets))
     from simkit.core import compare as cmp

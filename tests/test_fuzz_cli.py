@@ -201,6 +201,13 @@ CORPUS = [
     ("odds --plot unknown extension", ["odds", "chance-strike", "--strike", "1:2", "--shield", "1", "--plot", "x.gif"], ["--plot", ".gif"], None),
     ("odds --plot under /proc", ["odds", "chance-strike", "--plot", "/proc/x.png"], ["--plot"], None),
     ("odds --out under a file", ["odds", "test-fate", "--out", "inputs/small.toml/x.md"], ["--out"], None),
+    # only the last level of an output path is created (as git does), never its missing parents
+    ("run --out in a missing folder", ["run", LQ, *GAMES, "--out", "no/such/run"], ["--out", "folder no/such does not exist"], None),
+    ("report --out in a missing folder", ["report", RUN_DIR, "--out", "no/such/rep"], ["--out", "folder no/such does not exist"], None),
+    ("odds --plot in a missing folder", ["odds", "chance-strike", "--strike", "1:2", "--plot", "no/such/x.png"], ["--plot", "folder no/such does not exist"], None),
+    ("odds --out in a missing folder", ["odds", "test-fate", "--out", "no/x.md"], ["--out", "folder no does not exist"], None),
+    ("compare --out in a missing folder", ["compare", LQ, *GAMES, "--set", "rules.strong_enuf=each", "--out", "no/such/c"], ["--out", "folder no/such does not exist"], None),
+    ("sweep --out in a missing folder", ["sweep", LQ, *GAMES, "--set", "fighters.old_gob.health=1:2", "--out", "no/such/s"], ["--out", "folder no/such does not exist"], None),
     ("sweep --out ''", ["sweep", LQ, "--set", "fighters.old_gob.health=1:2", "--out", ""], ["--out"], None),
     ("sweep same axis twice", ["sweep", LQ, "--set", "fighters.old_gob.health=1:3", "--set", "fighters.old_gob.health=2:4"], ["twice"], None),
     ("baseline name a/b", ["baseline", "a/b", LQ, "--games", "10", "--baselines", "bl"], ["a/b"], None),
