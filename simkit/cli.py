@@ -42,10 +42,10 @@ class SimkitGroup(click.Group):
                 click.echo("simkit: interrupted", err=True)
             else:
                 click.echo("simkit: aborted", err=True)
-            sys.exit(130)
-        except KeyboardInterrupt:
+            sys.exit(128 + getattr(exc.__context__, "signum", 2))  # 130 for Ctrl-C, 143 for SIGTERM
+        except KeyboardInterrupt as exc:
             click.echo("simkit: interrupted", err=True)
-            sys.exit(130)
+            sys.exit(128 + getattr(exc, "signum", 2))
         except OSError as exc:
             # a path that cannot be written or read (under a file, /proc, a full disk): one line naming it
             where = exc.filename or "simkit"
@@ -165,8 +165,8 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
 
         try:
             res, sc = resume_run(resume, jobs=jobs, progress=show, backend=backend, scheduler=scheduler)
-        except KeyboardInterrupt:
-            _interrupted(resume)
+        except KeyboardInterrupt as exc:
+            _interrupted(resume, exc)
         run_dir, root = resume, res.manifest["root_seed"]
     else:
         if scenario is None:
@@ -192,8 +192,8 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
                 manifest_extra={"scenario": str(scenario), "scenario_path": str(Path(scenario).resolve()),
                                 "scenario_sha256": sc.sha256, "overrides": sc.overrides},
             )
-        except KeyboardInterrupt:
-            _interrupted(run_dir)
+        except KeyboardInterrupt as exc:
+            _interrupted(run_dir, exc)
     if not quiet:
         click.echo(render(summary_rows(res.summary), fmt), nl=False)
     rate = res.games * sc.simulation.cells / max(res.wall_seconds, 1e-9)
@@ -202,10 +202,14 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
     click.echo(f"results: {run_dir}", err=True)
 
 
-def _interrupted(run_dir) -> None:
-    click.echo(f"\nsimkit: interrupted; finished blocks were kept in {run_dir} "
+def _interrupted(run_dir, exc: KeyboardInterrupt) -> None:
+    """Ctrl-C (exit 130) or SIGTERM (exit 143): the finished blocks are kept and the manifest says so."""
+    signum = getattr(exc, "signum", 2)
+    what = "interrupted" if signum == 2 else f"stopped by signal {signum} (SIGTERM)" if signum == 15 \
+        else f"stopped by signal {signum}"
+    click.echo(f"\nsimkit: {what}; finished blocks were kept in {run_dir} "
                f"(finish the run with: simkit run --resume {run_dir})", err=True)
-    sys.exit(130)
+    sys.exit(128 + signum)
 
 
 @cli.command("report")

@@ -38,29 +38,77 @@ def _atomic_target(path: Path):
     return Path(tmp)
 
 
+class BlockWriteError(Exception):
+    """A block could not be written (a full disk, a quota, an I/O error); picklable, so a worker can raise it.
+
+    ``args``: (run folder, block, bytes the block needs, errno, the system's message)."""
+
+    def __init__(self, run_dir: str, block: int, nbytes: int, errno: int | None, strerror: str):
+        super().__init__(run_dir, block, nbytes, errno, strerror)
+        self.run_dir, self.block, self.nbytes, self.errno, self.strerror = run_dir, block, nbytes, errno, strerror
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` and flush it to the disk (so a full disk is found here, not later)."""
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def write_block(run_dir: Path, block: int, frame: pl.DataFrame) -> Path:
-    """Write one block's rows atomically (temp file + rename)."""
+    """Write one block's rows atomically (temp file + rename).
+
+    The Parquet bytes are made in memory and then written by Python, so a full disk is an ``OSError`` with its
+    errno (not a polars ComputeError), raised as :class:`BlockWriteError` with the bytes the block needs.
+    """
+    import io
+
     path = block_path(run_dir, block)
-    tmp = _atomic_target(path)
+    buf = io.BytesIO()
+    frame.write_parquet(buf, compression="zstd")
+    data = buf.getvalue()
+    tmp = None
     try:
-        frame.write_parquet(tmp, compression="zstd")
+        tmp = _atomic_target(path)
+        _write_bytes(tmp, data)
         os.replace(tmp, path)
+    except OSError as exc:
+        raise BlockWriteError(str(run_dir), block, len(data), exc.errno, exc.strerror or str(exc)) from None
     finally:
-        if tmp.exists():
+        if tmp is not None and tmp.exists():
             tmp.unlink()
     return path
 
 
-def write_json(path: Path, data) -> None:
-    """Write JSON atomically."""
+def write_json(path: Path, data, in_place_fallback: bool = False) -> None:
+    """Write JSON atomically. With ``in_place_fallback``, a file that cannot be written beside (a full disk) is
+    overwritten in place instead: a small file reuses the disk blocks it already holds."""
     path = Path(path)
-    tmp = _atomic_target(path)
+    text = json.dumps(data, indent=2, sort_keys=False, default=str) + "\n"
+    tmp = None
     try:
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+        tmp = _atomic_target(path)
+        _write_bytes(tmp, text.encode())
         os.replace(tmp, path)
+    except OSError:
+        if not (in_place_fallback and path.is_file()):
+            raise
+        with open(path, "r+b") as fh:
+            fh.write(text.encode())
+            fh.truncate()
+            fh.flush()
+            os.fsync(fh.fileno())
     finally:
-        if tmp.exists():
+        if tmp is not None and tmp.exists():
             tmp.unlink()
+
+
+def remove_temporary(run_dir: Path) -> None:
+    """Remove the hidden temporary files a stopped run left (a block or manifest being written)."""
+    run_dir = Path(run_dir)
+    for tmp in [*run_dir.glob(".*.tmp"), *(run_dir / BLOCKS).glob(".block-*.tmp")]:
+        tmp.unlink(missing_ok=True)
 
 
 def read_json(path: Path):
