@@ -140,8 +140,12 @@ def block_index(path: Path) -> int | None:
 
 
 def check_blocks(files: list[Path]) -> None:
-    """Every block readable and with the same columns and types as the first; else an InputError naming it."""
-    first = None
+    """Every block readable and with the same columns and types as the others; else an InputError naming the
+    block that differs. The reference is the schema most blocks share (so a damaged block 0 is the one named);
+    when two blocks alone disagree, both are named."""
+    from collections import Counter
+
+    schemas = []
     for f in files:
         try:
             schema = dict(pl.read_parquet_schema(f))
@@ -150,18 +154,25 @@ def check_blocks(files: list[Path]) -> None:
                              "damaged: delete the block and finish the run with `simkit run --resume`") from None
         if "block" not in schema:
             raise InputError(f"{f}: not a simkit block (no 'block' column)")
-        if first is None:
-            first = (f, schema)
+        schemas.append((f, schema))
+    if not schemas:
+        return
+    counts = Counter(tuple(map(str, s.items())) for _, s in schemas)
+    (top, n_top), *rest = counts.most_common()
+    f0, s0 = next((f, s) for f, s in schemas if tuple(map(str, s.items())) == top)
+    tie = bool(rest) and rest[0][1] == n_top
+    for f, schema in schemas:
+        if schema == s0:
             continue
-        f0, s0 = first
+        where = f"{f}" if not tie else f"{f} (or {f0.name}: the two blocks disagree)"
         for col, dtype in s0.items():
             if col not in schema:
-                raise InputError(f"{f}: column '{col}' is missing (present in {f0.name})")
+                raise InputError(f"{where}: column '{col}' is missing (present in {f0.name})")
             if schema[col] != dtype:
-                raise InputError(f"{f}: column '{col}' has type {schema[col]} (expected {dtype}, as in {f0.name})")
+                raise InputError(f"{where}: column '{col}' has type {schema[col]} (expected {dtype}, as in "
+                                 f"{f0.name})")
         extra = [c for c in schema if c not in s0]
-        if extra:
-            raise InputError(f"{f}: unexpected column '{extra[0]}' (not in {f0.name})")
+        raise InputError(f"{where}: unexpected column '{extra[0]}' (not in {f0.name})")
 
 
 def scan(run_dir: str | Path) -> pl.LazyFrame:
