@@ -508,6 +508,10 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
 
     root = Path.cwd()
     loaded = [(f, ck.load_baseline(f)) for f in files]  # validate every file before playing any game
+    for f, data in loaded:
+        if data["format"] < ck.FORMAT:
+            click.echo(f"simkit: note: {f} is baseline format {data['format']}: its .npz carries no checksum of "
+                       "the JSON's numbers yet; re-record it with `simkit baseline --all`", err=True)
     if update:
         for f, data in loaded:
             ck.record(f, data["scenario"], data["overrides"], data["seed"], data["games"], data["block_size"],
@@ -612,7 +616,7 @@ def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, 
             tols = ck.Tolerances.from_json(d["tolerance"], str(f)) if isinstance(d.get("tolerance"), dict) \
                 else ck.Tolerances(ck.Tolerance(float(d.get("tolerance", ck.DEFAULT_RATE_TOLERANCE))))
             specs.append((f, d0, d.get("block_size"), float(d.get("alpha", ck.DEFAULT_ALPHA))
-                          if d.get("format") == ck.FORMAT else ck.DEFAULT_ALPHA,
+                          if d.get("format") in ck.READABLE_FORMATS else ck.DEFAULT_ALPHA,
                           float(d.get("power", ck.DEFAULT_POWER)), float(d.get("redeal", ck.DEFAULT_REDEAL)), tols))
     else:
         if not name or not scenario:
