@@ -253,17 +253,20 @@ class _Signals:
         return False
 
 
-def lock_run_dir(run_dir: Path, option: str) -> int:
+def lock_run_dir(run_dir: Path, option: str) -> int | None:
     """Own the run folder: an exclusive OS lock (flock) on the folder, held until the process ends or
     :func:`unlock_run_dir`; the kernel releases it on any exit, a kill -9 included. A folder another process
-    owns is refused."""
+    owns is refused. (A file system without flock, such as some network mounts, runs unlocked: None.)"""
+    import errno
     import fcntl
 
     fd = os.open(run_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except OSError as exc:
         os.close(fd)
+        if exc.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):
+            return None
         who = ""
         try:
             man = results.read_json(run_dir / "manifest.json")
