@@ -141,7 +141,7 @@ def test_a_baseline_whose_json_and_npz_disagree_is_refused(tmp_path, mutate):
     assert res.exit_code == 2, res.output
     err = res.stderr.strip()
     assert len(err.splitlines()) == 1 and err.startswith("simkit: error:"), err
-    assert str(base / "small.npz") in err and "does not match the record of its baseline JSON" in err, err
+    assert str(base / "small.npz") in err and "does not match the record of its baseline JSON small.json" in err, err
 
 
 def test_an_npz_from_another_recording_is_refused(tmp_path):

@@ -294,8 +294,8 @@ def pack_outcomes(outcomes: dict[str, np.ndarray], block_rows: np.ndarray,
     return buf.getvalue(), spec
 
 
-def unpack_outcomes(data: bytes, spec: dict, rows: int, where: str,
-                    record: str | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def unpack_outcomes(data: bytes, spec: dict, rows: int, where: str, record: str | None = None,
+                    json_name: str = "") -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Read the ``.npz`` back into columns, validating every array against the JSON's spec; with ``record``
     (format 3), the checksum the ``.npz`` carries must be the JSON record's."""
     try:
@@ -310,7 +310,7 @@ def unpack_outcomes(data: bytes, spec: dict, rows: int, where: str,
                              "re-record with `simkit baseline --all`")
         if carried.tobytes().hex() != record:
             raise InputError(f"{where}: the checksum it carries does not match the record of its baseline JSON "
-                             "(its metrics, cells, tolerances or settings were edited, or the two files come from "
+                             f"{json_name} (its metrics, cells, tolerances or settings were edited, or the two files come from "
                              "different recordings); re-record with `simkit baseline --all`")
     expected = {"block_rows", "cell", "game"} | {"i_" + k for k in spec["ints"]} | {"f_" + k for k in spec["floats"]}
     if spec["flags"]:
@@ -542,7 +542,7 @@ def load_baseline(path: Path) -> dict:
         raise InputError(f"{where}: field 'cells' must be a non-empty list of objects")
     if not isinstance(data["metrics"], list):
         raise InputError(f"{where}: field 'metrics' must be a list")
-    old, block_rows = unpack_outcomes(raw, spec, int(o["rows"]), str(npz), record)
+    old, block_rows = unpack_outcomes(raw, spec, int(o["rows"]), str(npz), record, path.name)
     if int(old["cell"].max(initial=0)) >= len(data["cells"]):
         raise InputError(f"{npz}: array 'cell' refers to cell {int(old['cell'].max())}; field 'cells' lists "
                          f"{len(data['cells'])}")
