@@ -42,10 +42,10 @@ class SimkitGroup(click.Group):
                 click.echo("simkit: interrupted", err=True)
             else:
                 click.echo("simkit: aborted", err=True)
-            sys.exit(130)
-        except KeyboardInterrupt:
+            sys.exit(128 + getattr(exc.__context__, "signum", 2))  # 130 for Ctrl-C, 143 for SIGTERM
+        except KeyboardInterrupt as exc:
             click.echo("simkit: interrupted", err=True)
-            sys.exit(130)
+            sys.exit(128 + getattr(exc, "signum", 2))
         except OSError as exc:
             # a path that cannot be written or read (under a file, /proc, a full disk): one line naming it
             where = exc.filename or "simkit"
@@ -167,8 +167,8 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
 
         try:
             res, sc = resume_run(resume, jobs=jobs, progress=show, backend=backend, scheduler=scheduler)
-        except KeyboardInterrupt:
-            _interrupted(resume)
+        except KeyboardInterrupt as exc:
+            _interrupted(resume, exc)
         run_dir, root = resume, res.manifest["root_seed"]
     else:
         if scenario is None:
@@ -197,8 +197,8 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
                                 "scenario_sha256": sc.sha256, "overrides": sc.overrides,
                                 **({"warnings": sc.warnings} if sc.warnings else {})},
             )
-        except KeyboardInterrupt:
-            _interrupted(run_dir)
+        except KeyboardInterrupt as exc:
+            _interrupted(run_dir, exc)
     if not quiet:
         click.echo(render(summary_rows(res.summary), fmt), nl=False)
     rate = res.games * sc.simulation.cells / max(res.wall_seconds, 1e-9)
@@ -207,10 +207,14 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
     click.echo(f"results: {run_dir}", err=True)
 
 
-def _interrupted(run_dir) -> None:
-    click.echo(f"\nsimkit: interrupted; finished blocks were kept in {run_dir} "
+def _interrupted(run_dir, exc: KeyboardInterrupt) -> None:
+    """Ctrl-C (exit 130) or SIGTERM (exit 143): the finished blocks are kept and the manifest says so."""
+    signum = getattr(exc, "signum", 2)
+    what = "interrupted" if signum == 2 else f"stopped by signal {signum} (SIGTERM)" if signum == 15 \
+        else f"stopped by signal {signum}"
+    click.echo(f"\nsimkit: {what}; finished blocks were kept in {run_dir} "
                f"(finish the run with: simkit run --resume {run_dir})", err=True)
-    sys.exit(130)
+    sys.exit(128 + signum)
 
 
 @cli.command("report")
@@ -238,6 +242,8 @@ def report_cmd(run_dir, out, bundled, quick, html, jobs):
             raise InputError("--quick: only with --bundled (a run folder is reported as it is)")
         if run_dir is None:
             raise InputError("report: give a RUN_DIR, or --bundled for the bundled reports")
+        if not run_dir.exists():  # before polars is imported: an input error stays cheap
+            raise InputError(f"{run_dir}: run folder not found")
         from simkit.core import report, results
 
         written = report.report_run(run_dir, out)
@@ -320,6 +326,7 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
 
     from simkit.core import loader
 
+    check_out_path(out)
     sa = loader.load(a)
     sb = loader.load(b or a, list(sets))
     from simkit.core import compare as cmp
@@ -506,6 +513,10 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
 
     root = Path.cwd()
     loaded = [(f, ck.load_baseline(f)) for f in files]  # validate every file before playing any game
+    for f, data in loaded:
+        if data["format"] < ck.FORMAT:
+            click.echo(f"simkit: note: {f} is baseline format {data['format']}: its .npz carries no checksum of "
+                       "the JSON's numbers yet; re-record it with `simkit baseline --all`", err=True)
     if update:
         for f, data in loaded:
             ck.record(f, data["scenario"], data["overrides"], data["seed"], data["games"], data["block_size"],
@@ -610,7 +621,7 @@ def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, 
             tols = ck.Tolerances.from_json(d["tolerance"], str(f)) if isinstance(d.get("tolerance"), dict) \
                 else ck.Tolerances(ck.Tolerance(float(d.get("tolerance", ck.DEFAULT_RATE_TOLERANCE))))
             specs.append((f, d0, d.get("block_size"), float(d.get("alpha", ck.DEFAULT_ALPHA))
-                          if d.get("format") == ck.FORMAT else ck.DEFAULT_ALPHA,
+                          if d.get("format") in ck.READABLE_FORMATS else ck.DEFAULT_ALPHA,
                           float(d.get("power", ck.DEFAULT_POWER)), float(d.get("redeal", ck.DEFAULT_REDEAL)), tols))
     else:
         if not name or not scenario:

@@ -97,7 +97,7 @@ def test_check_passes_a_real_null(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("mutate, needle", [
-    (lambda d, z: d.update(format=1), "field 'format' must be 2"),
+    (lambda d, z: d.update(format=1), "field 'format' must be 3"),
     (lambda d, z: d.pop("seed"), "baseline field 'seed' is missing"),
     (lambda d, z: d.update(games=-3), "field 'games' must be an integer at least 1"),
     (lambda d, z: d.update(alpha="low"), "field 'alpha' must be a number"),
@@ -117,6 +117,53 @@ def test_bad_baseline_is_one_clean_line(tmp_path, mutate, needle):
     err = res.stderr.strip()
     assert len(err.splitlines()) == 1 and err.startswith("simkit: error:") and needle in err, err
     assert str(base) in err
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda d: d["metrics"].pop(),  # an entry dropped
+    lambda d: d["metrics"][0].update(metric="renamed"),  # renamed
+    lambda d: d["metrics"][1].update(estimate=d["metrics"][1]["estimate"] + 0.1),  # a value changed
+    lambda d: d["metrics"][0].update(tolerance=1e9),  # a tolerance loosened
+    lambda d: d["tolerance"]["rate"].update(absolute=0.5),
+    lambda d: d.update(alpha=1e-9),
+    lambda d: d["cells"].reverse(),
+], ids=["dropped", "renamed", "value", "tolerance", "rate-tolerance", "alpha", "cells"])
+def test_a_baseline_whose_json_and_npz_disagree_is_refused(tmp_path, mutate):
+    """The JSON and its .npz carry each other's checksum: an edited record is a clean error naming the file,
+    never "check passed" (the old gate replayed the .npz and never read the JSON's metrics)."""
+    base = _small(tmp_path)
+    f = base / "small.json"
+    data = json.loads(f.read_text())
+    assert data["format"] == 3
+    mutate(data)
+    f.write_text(json.dumps(data, indent=1))
+    res = CliRunner().invoke(cli, ["check", "--baselines", str(base), "--jobs", "1"])
+    assert res.exit_code == 2, res.output
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("simkit: error:"), err
+    assert str(base / "small.npz") in err and "does not match the record of its baseline JSON small.json" in err, err
+
+
+def test_an_npz_from_another_recording_is_refused(tmp_path):
+    """Both checksums are checked: the JSON's of the .npz, and the .npz's of the JSON."""
+    import hashlib
+
+    base = _small(tmp_path)
+    f, z = base / "small.json", base / "small.npz"
+    data = json.loads(f.read_text())
+    other = tmp_path / "other"
+    p = tmp_path / "lq.toml"
+    res = CliRunner().invoke(cli, ["baseline", "small", str(p), "--games", "600", "--seed", "5", "--jobs", "1",
+                                   "--baselines", str(other)])
+    assert res.exit_code == 0, res.output
+    shutil.copy(other / "small.npz", z)
+    res = CliRunner().invoke(cli, ["check", "--baselines", str(base), "--jobs", "1"])
+    assert res.exit_code == 2 and "SHA-256 does not match" in res.stderr, res.output
+    data["outcomes"]["sha256"] = hashlib.sha256(z.read_bytes()).hexdigest()  # the JSON re-hashed by hand
+    data["metrics"] = json.loads((other / "small.json").read_text())["metrics"]
+    f.write_text(json.dumps(data))
+    res = CliRunner().invoke(cli, ["check", "--baselines", str(base), "--jobs", "1"])
+    assert res.exit_code == 2 and "does not match the record" in res.stderr, res.output
 
 
 def test_npz_arrays_are_validated(tmp_path):

@@ -165,8 +165,15 @@ CORPUS = [
     # scenario lists with wrong shapes
     ("play nested list", ["run", "s.toml", *GAMES], ["s.toml", "play[0]"], scenario(LQ, 'play = [', 'play = [["cautious"], ')),
     ("play duplicated", ["run", "s.toml", *GAMES], ["s.toml", "play[1]", "twice"], scenario(LQ, 'play = ["greedy_trader_tuned", "cautious"', 'play = ["cautious", "cautious"')),
-    ("empty levels", ["run", "s.toml", *GAMES], ["s.toml"], scenario(VH, "levels = [1, 2, 3]", "levels = []")),
-    ("empty monsters", ["run", "s.toml", *GAMES], ["s.toml"], scenario(VH, 'monsters = ["troll", "dragon", "serpent"]', "monsters = []")),
+    ("empty levels", ["run", "s.toml", *GAMES], ["s.toml", "field 'levels' must list at least one value"], scenario(VH, "levels = [1, 2, 3]", "levels = []")),
+    ("empty monsters", ["run", "s.toml", *GAMES], ["s.toml", "field 'monsters' must list at least one value"], scenario(VH, 'monsters = ["troll", "dragon", "serpent"]', "monsters = []")),
+    # messages that name the right thing
+    ("mode of a game without modes", ["run", "inputs/v.toml"], ["v.toml", "field 'mode'", "no simulation modes", "simkit odds valeria", "valka"],
+     write("inputs/v.toml", 'game = "valeria"\nmode = "chance-strike"\n')),
+    ("cards empty", ["run", "s.toml", *GAMES], ["s.toml", "field 'cards' must name a file"], scenario(LQ, 'cards = "cards.toml"', 'cards = ""')),
+    ("cards a folder", ["run", "s.toml", *GAMES], ["s.toml", "field 'cards' names a folder"], scenario(LQ, 'cards = "cards.toml"', 'cards = "."')),
+    ("run.block_size huge", ["run", "s.toml", *GAMES], ["s.toml", "run.block_size", "at most 1000000000"], scenario(LQ, "block_size = 1000 ", "block_size = 99999999999 ")),
+    ("run.games huge", ["run", "s.toml", "--jobs", "1", "--quiet"], ["s.toml", "run.games", "at most 1000000000"], scenario(LQ, "games = 5000 ", "games = 99999999999 ")),
     ("empty warbands", ["run", "s.toml", *GAMES], ["s.toml", "warbands"], scenario(LQ, "warbands = [", "warbands = [] #")),
     # policy parameters
     ("krone_reserve nan", ["run", LQ, *GAMES, "--set", "policies.cautious.krone_reserve=nan"], ["krone_reserve", "finite"], None),
@@ -201,6 +208,13 @@ CORPUS = [
     ("odds --plot unknown extension", ["odds", "chance-strike", "--strike", "1:2", "--shield", "1", "--plot", "x.gif"], ["--plot", ".gif"], None),
     ("odds --plot under /proc", ["odds", "chance-strike", "--plot", "/proc/x.png"], ["--plot"], None),
     ("odds --out under a file", ["odds", "test-fate", "--out", "inputs/small.toml/x.md"], ["--out"], None),
+    # only the last level of an output path is created (as git does), never its missing parents
+    ("run --out in a missing folder", ["run", LQ, *GAMES, "--out", "no/such/run"], ["--out", "folder no/such does not exist"], None),
+    ("report --out in a missing folder", ["report", RUN_DIR, "--out", "no/such/rep"], ["--out", "folder no/such does not exist"], None),
+    ("odds --plot in a missing folder", ["odds", "chance-strike", "--strike", "1:2", "--plot", "no/such/x.png"], ["--plot", "folder no/such does not exist"], None),
+    ("odds --out in a missing folder", ["odds", "test-fate", "--out", "no/x.md"], ["--out", "folder no does not exist"], None),
+    ("compare --out in a missing folder", ["compare", LQ, *GAMES, "--set", "rules.strong_enuf=each", "--out", "no/such/c"], ["--out", "folder no/such does not exist"], None),
+    ("sweep --out in a missing folder", ["sweep", LQ, *GAMES, "--set", "fighters.old_gob.health=1:2", "--out", "no/such/s"], ["--out", "folder no/such does not exist"], None),
     ("sweep --out ''", ["sweep", LQ, "--set", "fighters.old_gob.health=1:2", "--out", ""], ["--out"], None),
     ("sweep same axis twice", ["sweep", LQ, "--set", "fighters.old_gob.health=1:3", "--set", "fighters.old_gob.health=2:4"], ["twice"], None),
     ("baseline name a/b", ["baseline", "a/b", LQ, "--games", "10", "--baselines", "bl"], ["a/b"], None),
@@ -290,6 +304,41 @@ def test_unfinished_run_report_counts_its_blocks(workdir):
     text = (case / "report/report.md").read_text()
     assert "**Unfinished run** (status: running): 2 of 4 blocks were written, 200 games per cell" in text
     assert "| games | 200 |" in text and not re.search(r"\b0 games", text)
+
+
+def test_a_scenario_with_a_utf8_bom_is_read(tmp_path):
+    """Some Windows editors start a UTF-8 file with a byte-order mark: it is not part of the TOML, so it is
+    accepted (it used to be "Invalid statement (at line 1, column 1)")."""
+    import tomllib
+
+    from simkit.core.scenario import read_toml
+
+    p = tmp_path / "s.toml"
+    p.write_bytes("\ufeff".encode() + Path(LQ).read_bytes())
+    data, sha = read_toml(p)
+    assert data == tomllib.loads(Path(LQ).read_text()) and len(sha) == 64
+
+
+def test_a_damaged_block_0_is_the_one_named(tmp_path):
+    """The reference schema is the one most blocks share: a block 0 missing a column is named as itself (it used
+    to be reported as `block-000001.parquet: unexpected column ...`)."""
+    import polars as pl
+
+    from simkit.core import results
+    from simkit.errors import InputError
+
+    for b in range(3):
+        frame = pl.DataFrame({"block": [b] * 4, "won": [1, 0, 1, 1], "turns": [3, 4, 5, 6]})
+        results.write_block(tmp_path, b, frame.drop("turns") if b == 0 else frame)
+    files = results.block_files(tmp_path)
+    with pytest.raises(InputError) as exc:
+        results.check_blocks(files)
+    assert str(exc.value).startswith(f"{files[0]}: column 'turns' is missing (present in block-000001.parquet)")
+    files[1].unlink()  # two blocks alone: both are named
+    with pytest.raises(InputError) as exc:
+        results.check_blocks(results.block_files(tmp_path))
+    assert "block-000000.parquet" in str(exc.value) and "block-000002.parquet" in str(exc.value)
+    assert "disagree" in str(exc.value)
 
 
 # --- property-based fuzzing -------------------------------------------------------------------------------

@@ -59,7 +59,8 @@ import polars as pl
 from simkit.core import stats
 from simkit.errors import InputError
 
-FORMAT = 2
+FORMAT = 3  # 3: the .npz carries the checksum of the JSON's record (2: only the JSON that of the .npz)
+READABLE_FORMATS = (2, 3)
 DEFAULT_ALPHA = 0.01
 DEFAULT_POWER = 0.8
 DEFAULT_REDEAL = 0.35  # measured: The Old Gob's Health 3→4 re-dealt about 35% of the Goblins games
@@ -67,6 +68,18 @@ DEFAULT_RATE_TOLERANCE = 0.02
 DEFAULT_MEAN_TOLERANCE = 0.05  # relative to the baseline value
 FIELDS = ("format", "scenario", "overrides", "seed", "games", "block_size", "alpha", "power", "redeal",
           "tolerance", "outcomes", "cells", "metrics")
+# What the gate replays, not what it recorded: changing these tries another experiment against the same record
+REPLAYED = ("scenario", "overrides", "seed")
+RECORD_ARRAY = "record_sha256"
+
+
+def record_sha256(data: dict) -> str:
+    """SHA-256 of a baseline JSON's record: every field but those the gate replays (``REPLAYED``) and the
+    outcome file's own checksum (which covers this one), as canonical JSON. The ``.npz`` carries it."""
+    rec = {k: v for k, v in data.items() if k not in REPLAYED and not k.startswith("_")}
+    rec["outcomes"] = {k: v for k, v in (rec.get("outcomes") or {}).items() if k != "sha256"}
+    text = json.dumps(rec, sort_keys=True, separators=(",", ":"), default=_json_default)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # ---------------------------------------------------------------- tolerances
@@ -235,9 +248,18 @@ def play(sim, seed: int, games: int, block_size: int, jobs: int | None = None):
 # ---------------------------------------------------------------- the outcome file
 
 
-def pack_outcomes(outcomes: dict[str, np.ndarray], block_rows: np.ndarray) -> tuple[bytes, dict]:
-    """The compact ``.npz`` bytes and the column spec recorded in the JSON."""
+def outcome_spec(outcomes: dict[str, np.ndarray]) -> dict:
+    """The column spec recorded in the JSON (which columns are 0/1 flags, offset integers or floats)."""
+    return pack_outcomes(outcomes, np.zeros(0, np.int64))[1]
+
+
+def pack_outcomes(outcomes: dict[str, np.ndarray], block_rows: np.ndarray,
+                  record: str | None = None) -> tuple[bytes, dict]:
+    """The compact ``.npz`` bytes (with the JSON record's checksum ``record``, when given) and the column spec
+    recorded in the JSON."""
     arrays = {"block_rows": block_rows.astype(np.int64)}
+    if record is not None:
+        arrays[RECORD_ARRAY] = np.frombuffer(bytes.fromhex(record), np.uint8)
     spec = {"flags": [], "ints": {}, "floats": []}
     flags = []
     for k, v in outcomes.items():
@@ -272,13 +294,24 @@ def pack_outcomes(outcomes: dict[str, np.ndarray], block_rows: np.ndarray) -> tu
     return buf.getvalue(), spec
 
 
-def unpack_outcomes(data: bytes, spec: dict, rows: int, where: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Read the ``.npz`` back into columns, validating every array against the JSON's spec."""
+def unpack_outcomes(data: bytes, spec: dict, rows: int, where: str, record: str | None = None,
+                    json_name: str = "") -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Read the ``.npz`` back into columns, validating every array against the JSON's spec; with ``record``
+    (format 3), the checksum the ``.npz`` carries must be the JSON record's."""
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
     except Exception as exc:  # noqa: BLE001  (zip, header or dtype errors all mean a bad file)
         raise InputError(f"{where}: not a readable outcome file ({type(exc).__name__}: {exc})") from None
+    if record is not None:
+        carried = arrays.pop(RECORD_ARRAY, None)
+        if carried is None or carried.dtype != np.uint8 or carried.shape != (32,):
+            raise InputError(f"{where}: carries no checksum of its baseline JSON (array {RECORD_ARRAY!r}); "
+                             "re-record with `simkit baseline --all`")
+        if carried.tobytes().hex() != record:
+            raise InputError(f"{where}: the checksum it carries does not match the record of its baseline JSON "
+                             f"{json_name} (its metrics, cells, tolerances or settings were edited, or the two files come from "
+                             "different recordings); re-record with `simkit baseline --all`")
     expected = {"block_rows", "cell", "game"} | {"i_" + k for k in spec["ints"]} | {"f_" + k for k in spec["floats"]}
     if spec["flags"]:
         expected.add("flags")
@@ -462,9 +495,11 @@ def load_baseline(path: Path) -> dict:
         raise InputError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(data, dict):
         raise InputError(f"{where}: a baseline must be a JSON object with fields {', '.join(FIELDS)}")
-    if data.get("format") != FORMAT:
-        raise InputError(f"{where}: field 'format' must be {FORMAT} (got {data.get('format')!r}); re-record it "
-                         "with `simkit baseline --all` (older baselines kept no per-game outcomes)")
+    if data.get("format") not in READABLE_FORMATS or isinstance(data.get("format"), bool):
+        raise InputError(f"{where}: field 'format' must be {FORMAT} (or {READABLE_FORMATS[0]}, before the cross "
+                         f"checksums) (got {data.get('format')!r}); re-record it with `simkit baseline --all` "
+                         "(format 1 kept no per-game outcomes)")
+    record = record_sha256(data) if data["format"] >= 3 else None
     missing = [f for f in FIELDS if f not in data]
     if missing:
         raise InputError(f"{where}: baseline field {missing[0]!r} is missing (expected {', '.join(FIELDS)})")
@@ -505,12 +540,12 @@ def load_baseline(path: Path) -> dict:
                          "come from different recordings); re-record with `simkit baseline --all`")
     if not isinstance(data["cells"], list) or not data["cells"] or not all(isinstance(c, dict) for c in data["cells"]):
         raise InputError(f"{where}: field 'cells' must be a non-empty list of objects")
-    old, block_rows = unpack_outcomes(raw, spec, int(o["rows"]), str(npz))
+    if not isinstance(data["metrics"], list):
+        raise InputError(f"{where}: field 'metrics' must be a list")
+    old, block_rows = unpack_outcomes(raw, spec, int(o["rows"]), str(npz), record, path.name)
     if int(old["cell"].max(initial=0)) >= len(data["cells"]):
         raise InputError(f"{npz}: array 'cell' refers to cell {int(old['cell'].max())}; field 'cells' lists "
                          f"{len(data['cells'])}")
-    if not isinstance(data["metrics"], list):
-        raise InputError(f"{where}: field 'metrics' must be a list")
     data["_old"], data["_block_rows"] = old, block_rows
     return data
 
@@ -577,7 +612,7 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
             "needs the most)")
     acc, table, out, rows = play(sim, seed, games, block_size, jobs)
     nums = judge(paired_numbers(sim, table, out, out, rows), alpha, tolerances)
-    raw, spec = pack_outcomes(out, rows)
+    spec = outcome_spec(out)
     summary = acc.summary()
     by_key = {(x.metric, x.group): x for x in nums}
     m = len(nums)
@@ -599,11 +634,13 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
         "mde": {"worst_ratio": worst_ratio, "above_tolerance": above, "metric": worst["metric"],
                 "group": worst["group"],
                 "mde": worst["mde"], "tolerance": worst["tolerance"]},
-        "outcomes": {"file": npz.name, "sha256": hashlib.sha256(raw).hexdigest(), "rows": int(rows.sum()),
-                     "columns": spec},
+        "outcomes": {"file": npz.name, "sha256": None, "rows": int(rows.sum()), "columns": spec},
         "cells": table,
         "metrics": [r for r in summary if "tolerance" in r],
     }
+    data = json.loads(json.dumps(data, default=_json_default))  # as `check` will read it back
+    raw, _ = pack_outcomes(out, rows, record_sha256(data))  # the .npz carries the JSON record's checksum ...
+    data["outcomes"]["sha256"] = hashlib.sha256(raw).hexdigest()  # ... and the JSON the .npz's
     path.parent.mkdir(parents=True, exist_ok=True)
     npz.write_bytes(raw)
     path.write_text(json.dumps(data, indent=1, default=_json_default) + "\n")

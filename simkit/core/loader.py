@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simkit.core import registry
+from simkit.core.limits import MAX_GAMES
 from simkit.core.scenario import Fields, read_toml
 from simkit.errors import InputError
 
@@ -75,13 +76,18 @@ def _build(path: Path, sha: str, data: dict, ovs) -> Scenario:
     game_names = sorted(registry.games())
     game_name = top.get("game", str, choices=game_names)
     game = registry.get_game(game_name)
+    if not game.modes:
+        with_modes = [g.name for g in registry.games().values() if g.modes]
+        odds = ", ".join(f"simkit odds {c.name}" for c in game.odds_commands)
+        raise top.error("mode", f"cannot be given: game {game_name!r} has no simulation modes"
+                        f"{' (its odds: ' + odds + ')' if odds else ''}; games with modes: {', '.join(with_modes)}")
     mode_name = top.get("mode", str, choices=[m.name for m in game.modes])
     mode = game.mode(mode_name)
     top.get("description", str, "")
     run = top.table("run", default={})
     defaults = RunDefaults(
-        games=run.get("games", int, None, min=1),
-        block_size=run.get("block_size", int, None, min=1),
+        games=run.get("games", int, None, min=1, max=MAX_GAMES),
+        block_size=run.get("block_size", int, None, min=1, max=MAX_GAMES),  # capped as --block-size is
         seed=run.get("seed", int, None, min=0),
     )
     run.finish()

@@ -25,7 +25,9 @@ class OutPath(click.Path):
 
 
 def check_out_path(path: Path | str | None, option: str = "--out") -> Path | None:
-    """Refuse an output path that cannot be written: empty, under a file, under /proc or an unwritable folder."""
+    """Refuse an output path that cannot be written: empty, under a file, under /proc or an unwritable folder,
+    or in a folder that does not exist: like ``git``, only the last level (the run folder, the plot file) is
+    created, never its missing parents."""
     if path is None:
         return None
     if not str(path).strip():
@@ -40,6 +42,9 @@ def check_out_path(path: Path | str | None, option: str = "--out") -> Path | Non
                     or not os.access(parent if parent.is_dir() else parent.parent, os.W_OK):
                 raise InputError(f"{option} {path}: {parent} is not writable")
             break
+    if not (p.exists() or p.is_symlink()) and not p.parent.is_dir():
+        raise InputError(f"{option} {path}: folder {p.parent} does not exist (only the last level is created; "
+                         f"create {p.parent} first)")
     return p
 
 

@@ -38,29 +38,77 @@ def _atomic_target(path: Path):
     return Path(tmp)
 
 
+class BlockWriteError(Exception):
+    """A block could not be written (a full disk, a quota, an I/O error); picklable, so a worker can raise it.
+
+    ``args``: (run folder, block, bytes the block needs, errno, the system's message)."""
+
+    def __init__(self, run_dir: str, block: int, nbytes: int, errno: int | None, strerror: str):
+        super().__init__(run_dir, block, nbytes, errno, strerror)
+        self.run_dir, self.block, self.nbytes, self.errno, self.strerror = run_dir, block, nbytes, errno, strerror
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` and flush it to the disk (so a full disk is found here, not later)."""
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def write_block(run_dir: Path, block: int, frame: pl.DataFrame) -> Path:
-    """Write one block's rows atomically (temp file + rename)."""
+    """Write one block's rows atomically (temp file + rename).
+
+    The Parquet bytes are made in memory and then written by Python, so a full disk is an ``OSError`` with its
+    errno (not a polars ComputeError), raised as :class:`BlockWriteError` with the bytes the block needs.
+    """
+    import io
+
     path = block_path(run_dir, block)
-    tmp = _atomic_target(path)
+    buf = io.BytesIO()
+    frame.write_parquet(buf, compression="zstd")
+    data = buf.getvalue()
+    tmp = None
     try:
-        frame.write_parquet(tmp, compression="zstd")
+        tmp = _atomic_target(path)
+        _write_bytes(tmp, data)
         os.replace(tmp, path)
+    except OSError as exc:
+        raise BlockWriteError(str(run_dir), block, len(data), exc.errno, exc.strerror or str(exc)) from None
     finally:
-        if tmp.exists():
+        if tmp is not None and tmp.exists():
             tmp.unlink()
     return path
 
 
-def write_json(path: Path, data) -> None:
-    """Write JSON atomically."""
+def write_json(path: Path, data, in_place_fallback: bool = False) -> None:
+    """Write JSON atomically. With ``in_place_fallback``, a file that cannot be written beside (a full disk) is
+    overwritten in place instead: a small file reuses the disk blocks it already holds."""
     path = Path(path)
-    tmp = _atomic_target(path)
+    text = json.dumps(data, indent=2, sort_keys=False, default=str) + "\n"
+    tmp = None
     try:
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+        tmp = _atomic_target(path)
+        _write_bytes(tmp, text.encode())
         os.replace(tmp, path)
+    except OSError:
+        if not (in_place_fallback and path.is_file()):
+            raise
+        with open(path, "r+b") as fh:
+            fh.write(text.encode())
+            fh.truncate()
+            fh.flush()
+            os.fsync(fh.fileno())
     finally:
-        if tmp.exists():
+        if tmp is not None and tmp.exists():
             tmp.unlink()
+
+
+def remove_temporary(run_dir: Path) -> None:
+    """Remove the hidden temporary files a stopped run left (a block or manifest being written)."""
+    run_dir = Path(run_dir)
+    for tmp in [*run_dir.glob(".*.tmp"), *(run_dir / BLOCKS).glob(".block-*.tmp")]:
+        tmp.unlink(missing_ok=True)
 
 
 def read_json(path: Path):
@@ -92,8 +140,12 @@ def block_index(path: Path) -> int | None:
 
 
 def check_blocks(files: list[Path]) -> None:
-    """Every block readable and with the same columns and types as the first; else an InputError naming it."""
-    first = None
+    """Every block readable and with the same columns and types as the others; else an InputError naming the
+    block that differs. The reference is the schema most blocks share (so a damaged block 0 is the one named);
+    when two blocks alone disagree, both are named."""
+    from collections import Counter
+
+    schemas = []
     for f in files:
         try:
             schema = dict(pl.read_parquet_schema(f))
@@ -102,18 +154,25 @@ def check_blocks(files: list[Path]) -> None:
                              "damaged: delete the block and finish the run with `simkit run --resume`") from None
         if "block" not in schema:
             raise InputError(f"{f}: not a simkit block (no 'block' column)")
-        if first is None:
-            first = (f, schema)
+        schemas.append((f, schema))
+    if not schemas:
+        return
+    counts = Counter(tuple(map(str, s.items())) for _, s in schemas)
+    (top, n_top), *rest = counts.most_common()
+    f0, s0 = next((f, s) for f, s in schemas if tuple(map(str, s.items())) == top)
+    tie = bool(rest) and rest[0][1] == n_top
+    for f, schema in schemas:
+        if schema == s0:
             continue
-        f0, s0 = first
+        where = f"{f}" if not tie else f"{f} (or {f0.name}: the two blocks disagree)"
         for col, dtype in s0.items():
             if col not in schema:
-                raise InputError(f"{f}: column '{col}' is missing (present in {f0.name})")
+                raise InputError(f"{where}: column '{col}' is missing (present in {f0.name})")
             if schema[col] != dtype:
-                raise InputError(f"{f}: column '{col}' has type {schema[col]} (expected {dtype}, as in {f0.name})")
+                raise InputError(f"{where}: column '{col}' has type {schema[col]} (expected {dtype}, as in "
+                                 f"{f0.name})")
         extra = [c for c in schema if c not in s0]
-        if extra:
-            raise InputError(f"{f}: unexpected column '{extra[0]}' (not in {f0.name})")
+        raise InputError(f"{where}: unexpected column '{extra[0]}' (not in {f0.name})")
 
 
 def scan(run_dir: str | Path) -> pl.LazyFrame:

@@ -215,6 +215,98 @@ def _progress(total: int, enabled: bool, desc: str):
                 dynamic_ncols=True, smoothing=0.1, file=sys.stderr)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what schedulers, CI runners and ``timeout`` send) during a run: it stops like Ctrl-C, and the
+    command exits with 128 + ``signum`` (143)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _Signals:
+    """While a run plays its blocks: SIGTERM raises :class:`Terminated` in the main thread (a second one is
+    ignored while the run stops); ``signum`` records it even when a worker's death reaches the loop first."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self._old = None
+
+    def _handler(self, signum, frame):
+        if self.signum is None:
+            self.signum = signum
+            raise Terminated(signum)
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGTERM, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGTERM, self._old)
+        return False
+
+
+def lock_run_dir(run_dir: Path, option: str) -> int | None:
+    """Own the run folder: an exclusive OS lock (flock) on the folder, held until the process ends or
+    :func:`unlock_run_dir`; the kernel releases it on any exit, a kill -9 included. A folder another process
+    owns is refused. (A file system without flock, such as some network mounts, runs unlocked: None.)"""
+    import errno
+    import fcntl
+
+    fd = os.open(run_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):
+            return None
+        who = ""
+        try:
+            man = results.read_json(run_dir / "manifest.json")
+            if isinstance(man, dict) and isinstance(man.get("pid"), int):
+                who = f" (process {man['pid']}{' on ' + man['host'] if man.get('host') else ''})"
+        except InputError:
+            pass
+        raise InputError(f"{option} {run_dir}: another simkit run is writing this run folder{who}; one process "
+                         "owns a run folder at a time: wait for it to end, stop it, or choose another --out") from None
+    return fd
+
+
+def unlock_run_dir(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # closing the descriptor releases the flock
+
+
+def _stop_run(run_dir: Path, manifest: dict, size, n_blocks: int, start: float) -> tuple[int, int]:
+    """A run stopped before its end (Ctrl-C, SIGTERM, a full disk, an error): remove its temporary files and
+    record ``interrupted`` with the blocks that are on disk (what ``--resume`` will keep). Returns (blocks,
+    games per cell) kept."""
+    results.remove_temporary(run_dir)
+    kept = sorted(i for i in (results.block_index(f) for f in results.block_files(run_dir))
+                  if i is not None and i < n_blocks)
+    games = sum(size(i) for i in kept)
+    manifest.pop("pid", None)
+    manifest.pop("host", None)
+    manifest.update(status="interrupted", games=games, blocks=len(kept),
+                    wall_seconds=round(time.perf_counter() - start, 3))
+    results.write_json(run_dir / "manifest.json", manifest, in_place_fallback=True)
+    return len(kept), games
+
+
+def _size_text(nbytes: int) -> str:
+    for unit, k in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if nbytes >= k:
+            return f"{nbytes / k:.1f} {unit}"
+    return f"{nbytes} bytes"
+
+
 def make_run_dir(base: str | Path, mode: str, root_seed: int) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     base = Path(base)
@@ -294,23 +386,51 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
         "host": _host(),
     }
     created = False
+    lock = None
     if resume and run_dir is None:
         raise InputError("--resume: needs the run folder")
     if run_dir is not None:
-        if results.block_files(run_dir) and not resume:
-            raise InputError(f"--out: {run_dir} already holds result blocks; choose a new folder "
-                             f"(or finish that run with `simkit run --resume {run_dir}`)")
+        option = "--resume" if resume else "--out"
         created = not run_dir.exists()
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--out: cannot create the run folder {run_dir} ({exc.strerror or exc})") from None
+        try:
+            lock = lock_run_dir(run_dir, option)  # before anything is read or written: one writer at a time
+        except InputError:
+            if created:
+                run_dir.rmdir()
+            raise
+        try:
+            if results.block_files(run_dir) and not resume:
+                raise InputError(f"--out: {run_dir} already holds result blocks; choose a new folder "
+                                 f"(or finish that run with `simkit run --resume {run_dir}`)")
             if resume:
                 old = results.read_json(run_dir / "manifest.json")
                 manifest["resumed"] = int(old.get("resumed", 0) or 0) + 1 if isinstance(old, dict) else 1
-                for tmp in (run_dir / results.BLOCKS).glob(".block-*.tmp"):
-                    tmp.unlink(missing_ok=True)  # a block a killed worker was writing
+                results.remove_temporary(run_dir)  # a block a killed worker was writing
             results.write_json(run_dir / "manifest.json", manifest)
-        except OSError as exc:
+        except (OSError, InputError) as exc:
+            unlock_run_dir(lock)
+            if created:  # refused before any game (e.g. a disk already full): leave no empty run folder
+                import shutil
+
+                shutil.rmtree(run_dir, ignore_errors=True)
+            if isinstance(exc, InputError):
+                raise
             raise InputError(f"--out: cannot write the run folder {run_dir} ({exc.strerror or exc})") from None
+    try:
+        with _Signals() as signals:
+            return _play(sim, run_dir, manifest, created, signals, root_seed, n_blocks, size, target, jobs,
+                         backend, scheduler, progress, sequential, stop_when, min_games, resume)
+    finally:
+        unlock_run_dir(lock)
+
+
+def _play(sim, run_dir, manifest, created, signals, root_seed, n_blocks, size, target, jobs, backend, scheduler,
+          progress, sequential, stop_when, min_games, resume) -> RunResult:
+    """The blocks of :func:`run_simulation`, in order, and what a stop before the end leaves on disk."""
 
     acc = StatsAccumulator(sim.metrics)
     done_games = 0
@@ -348,14 +468,27 @@ def run_simulation(sim: Simulation, games: int | None = None, *, seed=None, jobs
             else:
                 (run_dir / "manifest.json").unlink(missing_ok=True)
         raise
-    except KeyboardInterrupt:
+    except results.BlockWriteError as exc:
+        bar.close()
+        kept, games = _stop_run(run_dir, manifest, size, n_blocks, start)
+        need = _size_text(exc.nbytes)
+        if kept == 0 and created:
+            import shutil
+
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise InputError(f"--out {run_dir}: cannot write block {exc.block} ({exc.strerror}); each block needs "
+                             f"about {need}; no block was finished, so the run folder was removed") from None
+        raise InputError(f"--out {run_dir}: cannot write block {exc.block} ({exc.strerror}); each block needs "
+                         f"about {need}; the run stopped with {kept} finished block{'s' if kept != 1 else ''} "
+                         f"({games:,} games per cell) kept and its manifest marked 'interrupted': free space, then "
+                         f"finish the run with `simkit run --resume {run_dir}`") from None
+    except BaseException as exc:
+        # Ctrl-C, SIGTERM, or a worker killed by the same signal: keep what is on disk, and say so in the manifest
         bar.close()
         if run_dir is not None:
-            manifest.pop("pid", None)
-            manifest.pop("host", None)
-            manifest.update(status="interrupted", games=done_games, blocks=done_blocks,
-                            wall_seconds=round(time.perf_counter() - start, 3))
-            results.write_json(run_dir / "manifest.json", manifest)
+            _stop_run(run_dir, manifest, size, n_blocks, start)
+        if signals.signum is not None and not isinstance(exc, KeyboardInterrupt):
+            raise Terminated(signals.signum) from None
         raise
     bar.close()
     if run_dir is not None and sequential:
@@ -410,8 +543,6 @@ def resume_run(run_dir: str | Path, *, jobs: int | None = None, progress: bool =
     Blocks are deterministic, so the finished run (its blocks and summary.json) is identical to a run that
     was never interrupted.
     """
-    import socket
-
     from simkit.core import loader
 
     run_dir = Path(run_dir)
@@ -419,17 +550,7 @@ def resume_run(run_dir: str | Path, *, jobs: int | None = None, progress: bool =
     where = f"--resume {run_dir}"
     if man.get("status") == "complete":
         raise InputError(f"{where}: the run is already complete (nothing to resume)")
-    pid = man.get("pid")
-    if man.get("status") == "running" and isinstance(pid, int) and man.get("host") == socket.gethostname():
-        try:
-            os.kill(pid, 0)
-            alive = True
-        except ProcessLookupError:
-            alive = False
-        except PermissionError:
-            alive = True
-        if alive and pid != os.getpid():
-            raise InputError(f"{where}: the run is still running (process {pid}); stop it first")
+    # a run still going owns its folder (an OS lock): run_simulation refuses to resume it
     sc = loader.load_for_run(run_dir, man)
     try:
         seed = int(man.get("root_seed"))

@@ -30,7 +30,8 @@ def read_toml(path: str | Path) -> tuple[dict, str]:
         raise InputError(f"{p}: is a folder, expected a scenario file (.toml)")
     raw = p.read_bytes()
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        # a UTF-8 byte-order mark (written by some Windows editors) is not TOML, but harmless: accepted
+        data = tomllib.loads(raw.decode("utf-8").removeprefix("\ufeff"))
     except UnicodeDecodeError:
         raise InputError(f"{p}: not a text file (expected TOML)") from None
     except tomllib.TOMLDecodeError as exc:
@@ -131,9 +132,13 @@ class Fields:
         """A field naming a data file (``cards = "cards.toml"``): its path, relative to the scenario file unless
         absolute; an error naming the field when the file does not exist."""
         rel = self.get(name, str, default)
+        if not rel.strip():
+            raise self.error(name, f"must name a file (got {rel!r})")
         path = Path(rel) if Path(rel).is_absolute() else Path(self.file).parent / rel
         if not path.exists():
             raise self.error(name, f"names a file that does not exist: {path}")
+        if path.is_dir():
+            raise self.error(name, f"names a folder, not a file: {path}")
         return path
 
     def keys(self) -> list[str]:

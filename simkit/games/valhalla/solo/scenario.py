@@ -56,6 +56,9 @@ def read_solo(fields) -> dict:
     for i, j in enumerate(jarls):
         if j not in deck.jarl_keys:
             raise fields.error(f"jarls[{i}]", f"must be one of {', '.join(map(repr, deck.jarl_keys))} (got {j!r})")
+    for name, value in (("monsters", mk), ("variants", variants), ("levels", levels), ("jarls", jarls)):
+        if not value:  # an empty list has no cell to play (and used to fail deep in the kernels' set-up)
+            raise fields.error(name, "must list at least one value (got [])")
     # the policies' presets and parameters, read from policies.py without importing it (it compiles kernels)
     presets = literal_from_source("simkit.games.valhalla.solo.policies", "PRESETS")
     params = literal_from_source("simkit.games.valhalla.solo.policies", "PARAMS")
