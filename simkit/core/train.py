@@ -139,6 +139,23 @@ def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, cfg, 
     return collect(dg, kind, params, base_vec, cfg, teacher_params, seeds, share, seed)
 
 
+def _training_copy(scenario: Path, data: dict, out_dir: Path, name: str) -> Path:
+    """``out_dir/.train-scenario.toml``: the scenario without policy ``name`` (and out of ``play``), its card files
+    named by absolute path (the data hash is the same: it hashes their contents)."""
+    import tomli_w
+
+    from simkit.core.learned import named_files
+
+    d = dict(data)
+    for field_name, p in named_files(scenario, data).items():
+        d[field_name] = str(p.resolve())
+    d["policies"] = {k: v for k, v in d.get("policies", {}).items() if k != name}
+    d["play"] = [p for p in d.get("play", []) if p != name] or d.get("play", [])
+    path = out_dir / ".train-scenario.toml"
+    path.write_text(tomli_w.dumps(d), encoding="utf-8")
+    return path
+
+
 def _write_scenario(scenario: Path, data: dict, out_dir: Path, name: str, weights: Path) -> Path:
     """``out_dir/scenario.toml``: the scenario with ``[policies.NAME]`` playing the learned policy first, its card
     files named relative to ``out_dir``."""
@@ -187,12 +204,20 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
     game = registry.get_game(data["game"])
     if mode.engine is None:
         raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no decision-point engine to train on")
+    if not name.isidentifier():
+        raise InputError(f"--name: must be a policy name of letters, digits and _ (got {name!r})")
+    out_dir.mkdir(exist_ok=True)
+    # train on a copy without the policy being trained (its old weights may be missing or stale)
+    dhash = LM.data_hash(scenario, data, game.rules_version)
+    source = scenario
+    scenario = _training_copy(source, data, out_dir, name)
+    from simkit.core.scenario import read_toml
+
+    data = read_toml(scenario)[0]
     dg = mode.engine(scenario)
     if dg.learned is None or not dg.feature_names:
         raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no feature function yet, so it cannot "
                          "play a learned policy")
-    if not name.isidentifier():
-        raise InputError(f"--name: must be a policy name of letters, digits and _ (got {name!r})")
     spec = mode.params()
     heuristics = [p for p, (k, _) in dg.policies.items() if k == HEURISTIC]
     if base is None:
@@ -205,13 +230,11 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         raise InputError(f"--budget: must be at least the number of iterations ({iterations}; got {budget})")
     if teacher_base not in ("learned", "heuristic"):
         raise InputError(f"--teacher-base: must be one of 'learned', 'heuristic' (got {teacher_base!r})")
-    out_dir.mkdir(exist_ok=True)
     base_vec = dg.policies[base][1].astype(np.float64)
     names = sorted(spec, key=lambda k: spec[k][0])
     base_params = {k: float(base_vec[spec[k][0]]) for k in names}
-    dhash = LM.data_hash(scenario, data, game.rules_version)
     base_table = {"kind": "heuristic", **base_params}
-    weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
+    weights = Path(weights) if weights is not None else source.parent / f"{source.stem}.{name}.npz"
     if not weights.parent.is_dir():
         raise InputError(f"--weights: the folder {weights.parent} does not exist")
     result = TrainResult(name=name, base=base, weights=weights, scenario=out_dir / "scenario.toml")
@@ -308,5 +331,5 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         bar.close()
     final = LM.load_model(prev_path)
     final.save(result.weights)
-    _write_scenario(scenario, data, out_dir, name, result.weights)
+    _write_scenario(source, read_toml(source)[0], out_dir, name, result.weights)
     return result
