@@ -28,11 +28,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
+import icepool
 import numpy as np
 from numba import njit
 
-from simkit.core.exact import die, product
+from simkit.core.dice import probabilities
 from simkit.core.rng import roll, seed_stream
 
 NO_DAMAGE, ATTACKER_HITS, DEFENDER_HITS, BOTH_HURT = 0, 1, 2, 3
@@ -75,17 +77,41 @@ def resolve(attacker_roll, defender_roll, strike, shield, lone_one_loses, defend
     return DEFENDER_HITS if defender_deals_damage else NO_DAMAGE
 
 
-def outcome_distribution(strike: int, shield: int, rules: ChanceStrikeRules = ChanceStrikeRules()) -> dict[int, Fraction]:
-    """Exact P(outcome) for an attacker with total Strike ``strike`` against total Shield ``shield``."""
-    lone = rules.lone_one == "loses"
-    dist = product(die(D10), die(D10)).map(
-        lambda ad: int(resolve(ad[0], ad[1], strike, shield, lone, rules.defender_deals_damage)))
-    return {code: dist[code] for code in range(4)}
+def _as_d10(face: int, bonus: int, sides: int) -> tuple[int, int]:
+    """A face of a ``sides``-sided die as the (d10 roll, bonus) :func:`resolve` reads: the natural 1 stays 1, the
+    top face wins as the d10's 10 does, any other face v is a plain 2 with v - 2 added to the bonus."""
+    if face == 1:
+        return 1, bonus
+    if face == sides:
+        return D10, bonus
+    return 2, bonus + face - 2
 
 
-def chance_strike(strike: int, shield: int, rules: ChanceStrikeRules = ChanceStrikeRules()) -> dict[str, Fraction]:
+@lru_cache(maxsize=None)
+def _outcome_die(margin: int, lone: bool, defender_deals_damage: bool, sides: int) -> icepool.Die:
+    """The outcome code of a Chance Strike whose Strike exceeds the Shield by ``margin`` (only the difference
+    counts: a roll plus Strike against a roll plus Shield), both fighters rolling a d``sides``."""
+    def outcome(a, d):
+        (ra, sa), (rd, sd) = _as_d10(a, margin, sides), _as_d10(d, 0, sides)
+        return int(resolve(ra, rd, sa, sd, lone, defender_deals_damage))
+
+    return icepool.map(outcome, icepool.d(sides), icepool.d(sides))
+
+
+def outcome_distribution(strike: int, shield: int, rules: ChanceStrikeRules = ChanceStrikeRules(),
+                         sides: int = D10) -> dict[int, Fraction]:
+    """Exact P(outcome) for an attacker with total Strike ``strike`` against total Shield ``shield`` (icepool; the
+    rule is the engine's :func:`resolve`). ``sides``: a die variant (the rulebook's d10 by default; "rolls a 10"
+    reads as the top face)."""
+    margin = max(-sides, min(sides, strike - shield))  # beyond ±sides every roll compares the same way
+    dist = probabilities(_outcome_die(margin, rules.lone_one == "loses", rules.defender_deals_damage, sides))
+    return {code: dist.get(code, Fraction(0)) for code in range(4)}
+
+
+def chance_strike(strike: int, shield: int, rules: ChanceStrikeRules = ChanceStrikeRules(),
+                  sides: int = D10) -> dict[str, Fraction]:
     """P(attacker deals 1 damage), P(defender deals 1 damage), P(both hurt) as Fractions."""
-    d = outcome_distribution(strike, shield, rules)
+    d = outcome_distribution(strike, shield, rules, sides)
     return {
         "attacker_hits": d[ATTACKER_HITS],
         "defender_hits": d[DEFENDER_HITS],
@@ -94,14 +120,14 @@ def chance_strike(strike: int, shield: int, rules: ChanceStrikeRules = ChanceStr
 
 
 def expected_strikes_to_defeat(health: int, strike: int, shield: int,
-                               rules: ChanceStrikeRules = ChanceStrikeRules()) -> Fraction | None:
+                               rules: ChanceStrikeRules = ChanceStrikeRules(), sides: int = D10) -> Fraction | None:
     """Expected Chance Strikes until a defender with ``health`` Health has taken that much damage.
 
     The defender takes 1 damage when the attacker hits or on double 1s
     ("they both deal 1 damage to themselves"), independently per strike, so the
     count is negative binomial with mean health / q. None when q = 0.
     """
-    d = chance_strike(strike, shield, rules)
+    d = chance_strike(strike, shield, rules, sides)
     q = d["attacker_hits"] + d["both_hurt"]
     return None if q == 0 else Fraction(health) / q
 
