@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-import numpy as np
 
 from simkit.core.dice import fraction_str
 from simkit.core.oddscli import display_rows as plain_rows
@@ -20,7 +19,7 @@ RATES = ("attacker_hits", "defender_hits", "both_hurt")
 
 
 def chance_strike_rows(strikes, shields, bonus=0, rules=None, health=1, mc=None, sides=10):
-    from simkit.games.valka.chance_strike import ChanceStrikeRules, chance_strike, expected_strikes_to_defeat
+    from simkit.games.valka.strike_rule import ChanceStrikeRules, chance_strike, expected_strikes_to_defeat
 
     rules = ChanceStrikeRules() if rules is None else rules
     rows = []
@@ -83,7 +82,7 @@ def chance_strike_cmd(strike, shield, bonus, lone_one, defender_damage, health, 
     """
     strikes = parse_int_range(strike, "--strike", 0, 30)
     shields = parse_int_range(shield, "--shield", 0, 30)
-    from simkit.games.valka.chance_strike import ChanceStrikeRules
+    from simkit.games.valka.strike_rule import ChanceStrikeRules
 
     rules = ChanceStrikeRules(lone_one=lone_one, defender_deals_damage=defender_damage)
     if mc and sides != 10:
@@ -104,6 +103,8 @@ def chance_strike_cmd(strike, shield, bonus, lone_one, defender_damage, health, 
 
 
 def chance_strike_heatmap(path, rows, strikes, shields, bonus=0, sides=10):
+    import numpy as np
+
     from simkit.core.plotting import heatmap
 
     grid = np.array([[r["attacker_hits_p"] for r in rows if r["strike"] == s] for s in strikes]).T
@@ -219,6 +220,8 @@ def test_fate_cmd(tests, battles, not_enuf, sides, good, fmt, out, mc, seed, job
 
 
 def test_fate_plot(path, sections, tests):
+    import numpy as np
+
     from simkit.core.plotting import lines
 
     surv = dict(sections)["A Buff survives k Locations' Test Fates"]
