@@ -54,6 +54,16 @@ def _wild_order(types, faces) -> list[int]:
     return sorted(range(len(types)), key=lambda i: (-faces.count(types[i]), i))
 
 
+def _compositions(m: int, parts: int):
+    """Every way to write m as an ordered sum of ``parts`` non-negative counts (solo.simulation uses it)."""
+    if parts == 1:
+        yield (m,)
+        return
+    for k in range(m + 1):
+        for rest in _compositions(m - k, parts - 1):
+            yield (k, *rest)
+
+
 @lru_cache(maxsize=None)
 def _categories(faces: tuple, types: tuple) -> icepool.Die:
     """One monster die as one-hot counts over (each required weapon, wild, other)."""
