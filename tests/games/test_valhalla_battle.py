@@ -82,6 +82,16 @@ def test_bad_positions_are_input_errors():
         position(DECK, ["raven_thrall"], [], "troll", 9)
 
 
+def test_valhalla_battle_command_refuses_a_battle_too_large(monkeypatch, tmp_path):
+    from simkit.games.valhalla.solo import battle
+
+    monkeypatch.setattr(battle, "MAX_STATES", 50)
+    res = CliRunner().invoke(cli, ["odds", "valhalla-battle", "--team", "raven_hunter,frost_champion", "--hand",
+                                   "second_wind", "--jarl", "solveig", "--out", str(tmp_path / "never.md")])
+    assert res.exit_code == 2 and "too large" in res.output and res.output.count("\n") == 1, res.output
+    assert not (tmp_path / "never.md").exists()  # nothing half-written
+
+
 def test_valhalla_battle_command():
     res = CliRunner().invoke(cli, ["odds", "valhalla-battle", "--team", "raven_thrall", "--card", "4", "--glory",
                                    "17", "--format", "json", "--mc", "2000", "--seed", "3"])

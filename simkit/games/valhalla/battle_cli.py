@@ -28,6 +28,59 @@ def _exact(x: Fraction) -> str:
     return f"{f} ≈ {float(x):.6f}" if len(f) <= MAX_FRACTION_CHARS else f"≈ {float(x):.10f}"
 
 
+def check_position(deck, team, hand, monster: str, card: int, side: str, jarl):
+    """The card ids of ``team`` and ``hand`` (a key given twice takes two copies), with every choice checked
+    (no numba: bad input fails fast); an ``InputError`` names the option, what is wrong and what is allowed."""
+    if monster not in deck.monsters:
+        raise InputError(f"--monster: unknown monster {monster!r}; allowed values: {', '.join(deck.monsters)}")
+    mon = deck.monsters[monster]
+    cards = mon.cards_plus40 if side == "plus40" else mon.cards_base
+    if not 1 <= card <= len(cards):
+        raise InputError(f"--card: no card {card}; allowed values: 1..{len(cards)} ({monster!r} has {len(cards)})")
+    if jarl is not None and jarl not in deck.jarl_keys:
+        raise InputError(f"--jarl: unknown Jarl {jarl!r}; allowed values: {', '.join(deck.jarl_keys)}")
+    rows, used = deck.rows(), set()
+
+    def pick(keys, option, kind, cls):
+        ids = []
+        for k in keys:
+            found = [i for i, key in enumerate(deck.card_keys) if key == k]
+            if not found:
+                allowed = sorted({key for key, r in zip(deck.card_keys, rows) if type(r).__name__ == cls})
+                raise InputError(f"{option}: unknown card {k!r}; allowed values: {kind} keys of the deck file "
+                                 f"({', '.join(allowed[:6])}, …)")
+            if type(rows[found[0]]).__name__ != cls:
+                raise InputError(f"{option}: {k!r} is a {type(rows[found[0]]).__name__}; allowed values: {kind} keys")
+            free = [i for i in found if i not in used]
+            if not free:
+                raise InputError(f"{option}: {k!r} is given {list(keys).count(k)} times but the deck holds "
+                                 f"{len(found)}; allowed: at most {len(found)}")
+            used.add(free[0])
+            ids.append(free[0])
+        return ids
+
+    from simkit.games.valhalla.solo import layout as L  # plain constants, no numba
+
+    team_ids = pick(list(team), "--team", "Warrior", "Warrior")
+    hand_ids = pick(list(hand), "--hand", "Battle Tactic", "Tactic")
+    if not 1 <= len(team_ids) <= L.MAX_TEAM:
+        raise InputError(f"--team: {len(team_ids)} Warriors; allowed: 1..{L.MAX_TEAM}")
+    if len(hand_ids) > L.MAX_CAND:
+        raise InputError(f"--hand: {len(hand_ids)} Battle Tactics; allowed: at most {L.MAX_CAND}")
+    return team_ids, hand_ids
+
+
+def check_policies(names) -> None:
+    """``--policies``: presets of the solo mode other than ``search`` (read without importing numba)."""
+    from simkit.core.registry import literal_from_source
+
+    presets = literal_from_source("simkit.games.valhalla.solo.policies", "PRESETS")
+    allowed = [k for k, (kind, _) in presets.items() if kind != "search"]
+    for name in names:
+        if name not in allowed:
+            raise InputError(f"--policies: {name!r} cannot be solved exactly; allowed values: {', '.join(allowed)}")
+
+
 def solve(deck, team, hand, monster, card, side, defend, glory, jarl, dice, wild_warriors, monster_powers,
           policy_names):
     """(solver, rows of P(win) per play, first-roll rows) of one battle; bad choices are InputErrors."""
@@ -35,10 +88,7 @@ def solve(deck, team, hand, monster, card, side, defend, glory, jarl, dice, wild
     from simkit.games.valhalla.solo import policies as pol
     from simkit.games.valhalla.solo.battle import BattleSolver, TooLarge, describe_action, position
 
-    for name in policy_names:
-        if name not in pol.PRESETS or pol.PRESETS[name][0] == "search":
-            allowed = ", ".join(k for k, (kind, _) in pol.PRESETS.items() if kind != "search")
-            raise InputError(f"--policies: {name!r} cannot be solved exactly; allowed values: {allowed}")
+    check_policies(policy_names)
     s0, env = position(deck, team, hand, monster, card, side, not defend, glory, jarl, dice, wild_warriors,
                        monster_powers)
     pols = {n: (pol.SEARCH_KINDS[pol.PRESETS[n][0]], pol.param_vector(pol.PRESETS[n][1])) for n in policy_names}
@@ -108,10 +158,11 @@ def text_output(head: list[str], rows, first, agree, policy_names, fmt, mc_row=N
              "Lost against optimal": f"{r['lost_vs_optimal_p']:.6f}"}
         if "silence" in r:
             d["Silence"] = "yes" if r["silence"] else "no"
-        if mc_row is not None and r["play"] == "optimal":
-            d["MC [95%]"] = mc_row["text"]
-            d["inside"] = mc_row["inside"]
-            d["MC n"] = mc_row["n"]
+        if mc_row is not None:  # the Monte Carlo check plays the optimal table only
+            opt = r["play"] == "optimal"
+            d["MC [95%]"] = mc_row["text"] if opt else ""
+            d["inside"] = mc_row["inside"] if opt else ""
+            d["MC n"] = mc_row["n"] if opt else ""
         disp.append(d)
     parts = ["\n".join(lines) + "\n", ("## " if md else "") + "P(win) of the battle\n\n" + render(disp, fmt)]
     fr = []
@@ -174,6 +225,8 @@ def battle_cmd(team, hand, monster, card, side, defend, glory, jarl, dice, deck_
                                                else "file not found"))
     deck = load_deck(deck_path, cards_path)
     policy_names = _keys(policies)
+    check_policies(policy_names)
+    check_position(deck, _keys(team), _keys(hand), monster, card, side, jarl)
     solver, rows, first, agree = solve(deck, _keys(team), _keys(hand), monster, card, side, defend, glory, jarl,
                                        dice, wild_warriors, monster_powers, policy_names)
     mon = (deck.monsters[monster].cards_plus40 if side == "plus40" else deck.monsters[monster].cards_base)[card - 1]

@@ -14,7 +14,7 @@ the commit and the policies are the engine's numba functions; only the steps tha
 (``_roll``, ``_post_roll``: the draws of ``reroll_mask``, ``roll_battle_dice`` and ``post_roll`` enumerated). The
 state of a decision is (dice, Weapon Deliveries played, hand, free rerolls left, clan rerolls given, Ice Giant
 die rolled, Silence); every reroll shrinks the dice or spends a reroll, so the recursion ends. Values are exact
-Fractions. A battle with more than ``max_states`` decision states is refused (``TooLarge``).
+Fractions. A battle with more than ``max_states`` memoised states is refused (``TooLarge``).
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo import policies as pol
 
-MAX_STATES = 60_000  # decision states of one battle; beyond this the solver refuses
+MAX_STATES = 60_000  # memoised states of one battle (decisions and rerolls, every policy); beyond: refused
 
 
 class TooLarge(Exception):
-    """The battle has more decision states than the solver's budget."""
+    """The battle has more states than the solver's budget."""
 
 
 def _symbols(env) -> int:
@@ -60,10 +60,11 @@ class BattleSolver:
     ``ST_ROLL``); ``env``: the engine tables; ``policies``: {name: (kind, params)} that ``value(name)`` evaluates
     beside the optimum (``value(None)``)."""
 
-    def __init__(self, s0, env, policies=None, max_states: int = MAX_STATES):
+    def __init__(self, s0, env, policies=None, max_states: int | None = None):
         if s0[L.PHASE] not in (L.PH_SILENCE, L.ST_ROLL):
             raise ValueError("s0 must be a state just after begin_battle")
-        self.s0, self.env, self.max_states = s0.copy(), env, max_states
+        self.s0, self.env = s0.copy(), env
+        self.max_states = MAX_STATES if max_states is None else max_states
         self.policies = dict(policies or {})
         self.faces = tuple(int(f) for f in env[8])
         self.S = _symbols(env)
@@ -229,7 +230,7 @@ class BattleSolver:
         if key in self._v:
             return self._v[key]
         if len(self._v) >= self.max_states:
-            raise TooLarge(f"more than {self.max_states:,} decision states")
+            raise TooLarge(f"more than {self.max_states:,} states of decisions and rerolls")
         legal = self.legal(s)
         if who is None:
             best_a, best = legal[0], Fraction(-1)
@@ -333,48 +334,15 @@ def position(deck, team, hand, monster: str, card: int = 1, side: str = "base", 
     """(state just after ``begin_battle``, env) of a battle: ``team`` and ``hand`` are card keys of ``deck`` (a
     key given twice takes two copies), ``card`` the 1-based monster card of ``side``, ``glory`` the Glory in
     Valhalla, ``jarl`` a Jarl key (None: no ability). Unknown or impossible choices raise ``InputError``."""
-    from simkit.errors import InputError
+    from simkit.games.valhalla.battle_cli import check_position
     from simkit.games.valhalla.solo.simulation import deck_tables, rules_vector, tables
 
-    if monster not in deck.monsters:
-        raise InputError(f"--monster: unknown monster {monster!r}; allowed values: {', '.join(deck.monsters)}")
-    mon = deck.monsters[monster]
-    cards = mon.cards_plus40 if side == "plus40" else mon.cards_base
-    if not 1 <= card <= len(cards):
-        raise InputError(f"--card: no card {card}; allowed values: 1..{len(cards)} ({monster!r} has {len(cards)})")
-    rows, used = deck.rows(), set()
-
-    def pick(keys, option, kind, allowed_kinds):
-        ids = []
-        for k in keys:
-            found = [i for i, key in enumerate(deck.card_keys) if key == k]
-            if not found:
-                allowed = sorted({key for key, r in zip(deck.card_keys, rows) if type(r).__name__ in allowed_kinds})
-                raise InputError(f"{option}: unknown card {k!r}; allowed values: {kind} keys of the deck file "
-                                 f"({', '.join(allowed[:8])}, …)")
-            if type(rows[found[0]]).__name__ not in allowed_kinds:
-                raise InputError(f"{option}: {k!r} is a {type(rows[found[0]]).__name__}; allowed values: {kind} keys")
-            free = [i for i in found if i not in used]
-            if not free:
-                raise InputError(f"{option}: {k!r} is given {keys.count(k)} times but the deck holds {len(found)}; "
-                                 f"allowed: at most {len(found)}")
-            used.add(free[0])
-            ids.append(free[0])
-        return ids
-
-    team_ids = pick(list(team), "--team", "Warrior", ("Warrior",))
-    hand_ids = pick(list(hand), "--hand", "Battle Tactic", ("Tactic",))
-    if not 1 <= len(team_ids) <= L.MAX_TEAM:
-        raise InputError(f"--team: {len(team_ids)} Warriors; allowed: 1..{L.MAX_TEAM}")
-    if len(hand_ids) > L.MAX_CAND:
-        raise InputError(f"--hand: {len(hand_ids)} Battle Tactics; allowed: at most {L.MAX_CAND}")
+    team_ids, hand_ids = check_position(deck, team, hand, monster, card, side, jarl)
     D = deck_tables(deck, wild_warriors)
     T0, _ = tables(deck, D, deck.monsters, monster, side)
     if jarl is None:
         jarl_row = np.zeros(2, np.int64)
     else:
-        if jarl not in deck.jarl_keys:
-            raise InputError(f"--jarl: unknown Jarl {jarl!r}; allowed values: {', '.join(deck.jarl_keys)}")
         j = deck.jarl_keys.index(jarl)
         jarl_row = np.array([D["arrays"]["jarl_ability"][j], D["arrays"]["jarl_value"][j]], np.int64)
     rules = rules_vector(variant=side, wild_warriors=wild_warriors, monster_powers=monster_powers, dice=dice)
