@@ -135,15 +135,18 @@ def solve(deck, team, hand, monster, card, side, defend, glory, jarl, dice, wild
             t[L.PHASE] = L.PH_ROLL
             best = solver.best_action(t)
             row["optimal"] = describe_action(best, t, env, names)
-            row["optimal_win"] = float(solver.decision(t, None))
+            opt_v = solver.decision(t, None)
         else:
             row["optimal"] = "(no choice)"
-            row["optimal_win"] = float(solver.terminal(t))
+            opt_v = solver.terminal(t)
+        row["optimal_win"] = float(opt_v)
         for n in policy_names:
             a = solver.policy_action(t, n) if options else None
             row[n] = "(no choice)" if a is None else describe_action(a, t, env, names)
+            # the policy's choice, then optimal play: worth as much as the optimal choice?
+            q = opt_v if a is None else solver.after(t, a, None)
             row[f"{n}_win"] = float(solver.decision(t, n) if options else solver.terminal(t, n))
-            if a is None or a == best or row[f"{n}_win"] == row["optimal_win"]:
+            if q == opt_v:
                 agree[n] += p
         first.append(row)
     return solver, rows, first, agree
@@ -176,8 +179,8 @@ def text_output(head: list[str], rows, first, agree, policy_names, fmt, mc_row=N
     shares = "; ".join(f"{n}: {float(v):.4f}" for n, v in agree.items())
     parts.append(("## " if md else "") + f"The {min(FIRST_ROLLS, len(first))} most likely first rolls (of "
                  f"{len(first)}): the optimal choice and each policy's\n\n" + render(fr, fmt)
-                 + (f"\nShare of first rolls (by probability) on which the policy's choice is worth as much as the "
-                    f"optimal one: {shares}\n" if shares else ""))
+                 + (f"\nShare of first rolls (by probability) on which the policy's choice, followed by optimal "
+                    f"play, wins as often as the optimal choice: {shares}\n" if shares else ""))
     return "\n".join(parts)
 
 
