@@ -15,6 +15,7 @@ def test_fraction_str():
     assert fraction_str(F(27, 50)) == "27/50"
     assert fraction_str(F(3)) == "3"
     assert fraction_str(F(-1, 2)) == "-1/2"
+    assert fraction_str(F(6, 4)) == "3/2"
 
 
 def test_sum_and_target():

@@ -20,16 +20,11 @@ from fractions import Fraction
 
 import icepool
 
+from simkit.core.tables import fraction_str  # noqa: F401  (the odds tables' exact numbers; no icepool needed)
 from simkit.errors import InputError
 
 MAX_DICE, MAX_SIDES = 20, 100  # dice in one term, sides of one die: larger expressions are refused
 EXPLODE_DEPTH = 3  # an exploding die rolls again at most this many times
-
-
-def fraction_str(x: Fraction) -> str:
-    """``num/den`` (``num`` alone when the denominator is 1)."""
-    x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 def probabilities(die: icepool.Die) -> dict:

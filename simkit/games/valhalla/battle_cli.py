@@ -8,9 +8,8 @@ from pathlib import Path
 
 import click
 
-from simkit.core.dice import fraction_str
 from simkit.core.oddscli import emit, odds_options
-from simkit.core.tables import render
+from simkit.core.tables import render, fraction_str
 from simkit.errors import InputError
 
 SIDES = ("base", "plus40")
@@ -226,9 +225,9 @@ def battle_cmd(team, hand, monster, card, side, defend, glory, jarl, dice, deck_
         if p is not None and not Path(p).is_file():
             raise InputError(f"{opt} {p}: " + ("is a folder, expected a .toml file" if Path(p).is_dir()
                                                else "file not found"))
-    deck = load_deck(deck_path, cards_path)
     policy_names = _keys(policies)
     check_policies(policy_names)
+    deck = load_deck(deck_path, cards_path)
     check_position(deck, _keys(team), _keys(hand), monster, card, side, jarl)
     solver, rows, first, agree = solve(deck, _keys(team), _keys(hand), monster, card, side, defend, glory, jarl,
                                        dice, wild_warriors, monster_powers, policy_names)

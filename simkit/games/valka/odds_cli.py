@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 
-from simkit.core.dice import fraction_str
 from simkit.core.oddscli import display_rows as plain_rows
 from simkit.core.oddscli import emit, frac_cols, mc_cols, monte_carlo, odds_options
 from simkit.core.scenario import parse_int_range
-from simkit.core.tables import render
+from simkit.core.tables import render, fraction_str
 from simkit.errors import InputError
 
 # The exact-odds modules compile numba kernels: they are imported when a command runs, so its --help and
