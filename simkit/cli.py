@@ -265,7 +265,8 @@ class OddsGroup(click.Group):
     """``simkit odds``: the games' odds commands, each imported only when it is used."""
 
     def _lazy(self) -> dict:
-        found = {}
+        found = {"dice": registry.LazyCommand("dice", "simkit.core.dice_cli:dice_cmd",
+                                              "Exact odds of a dice expression (icepool): 2d6 >= 8, 4d6kh3, d10 vs d10.")}
         for game in registry.games().values():
             for cmd in game.odds_commands:
                 found[cmd.name] = cmd

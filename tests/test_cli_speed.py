@@ -44,6 +44,10 @@ CASES = [
     ["odds", "test-fate", "--tests", "0"],
     ["odds", "valeria", "--citizens", "7/7"],
     ["odds", "valhalla-monster", "--cards", "nope.toml"],
+    ["odds", "dice", "4d6kh9"],
+    ["odds", "chance-strike", "--die", "12", "--mc", "10"],
+    ["odds", "valhalla-battle", "--team", "nope"],
+    ["odds", "valhalla-battle", "--team", "raven_thrall", "--policies", "search"],
     ["compare", "nope.toml"],
     ["sweep", "nope.toml", "--set", "a=1:2"],
     ["check", "--baselines", "nope"],
@@ -105,6 +109,7 @@ def test_cli_imports_no_heavy_module():
             "from simkit.core import registry\n"
             "for g in registry.games().values(): g.policy_descriptions(); [c.name for c in g.odds_commands]\n"
             "import simkit.games.valka.odds_cli, simkit.games.valhalla.odds_cli, simkit.games.valeria.odds_cli\n"
+            "import simkit.games.valhalla.battle_cli, simkit.core.dice_cli, simkit.games.valka.strike_rule\n"
             f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"imported by the CLI before any command runs: {out}"

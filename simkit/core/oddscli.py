@@ -8,10 +8,9 @@ from pathlib import Path
 
 import click
 
-from simkit.core.exact import fraction_str
 from simkit.core.limits import MAX_GAMES, MAX_JOBS
 from simkit.core.paths import OutPath, check_out_path, check_plot_path
-from simkit.core.tables import FORMATS
+from simkit.core.tables import FORMATS, fraction_str
 
 
 def odds_options(f):

@@ -11,6 +11,14 @@ from collections.abc import Sequence
 FORMATS = ("table", "md", "csv", "json")
 
 
+def fraction_str(x) -> str:
+    """An exact fraction as ``num/den`` (``num`` alone when the denominator is 1)."""
+    from fractions import Fraction
+
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
 def _cell(v) -> str:
     if isinstance(v, float):
         if math.isnan(v):

@@ -4,11 +4,12 @@ left, Marauders still in the Fighter deck, whose turn), with the Chance Strike o
 "Strong Enuf" / "Not Enuf" Defend and the Marauders' Test Fate as its transitions. Its win probability, solved
 exactly, must match the engine's simulated rate."""
 
+import math
 from fractions import Fraction
 
+import icepool
 import numpy as np
 
-from simkit.core.exact import solve_linear
 from simkit.games.valka.cards import WARBANDS, load_cards
 from simkit.games.valka.chance_strike import ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS, outcome_distribution
 from simkit.games.valka.lonequest import engine as E
@@ -24,6 +25,23 @@ A = ids["knights"][0]
 M, M2 = ids["goblins"][:2]
 # a Fighter with 1 Health left never sacrifices itself (Reckless): every strike is a Chance Strike
 CHANCE_ONLY = pol.param_vector({"reckless_below": 0})
+
+
+WIN, LOSE = -2, -1
+
+
+def win_probability(rows, index, start: int) -> Fraction:
+    """P(the chain ends in "win") from state number ``start``, solved by icepool's absorbing Markov chain; ``rows``:
+    (state, [(probability, next state or "win" / "lose")])."""
+    step = {}
+    for state, terms in rows:
+        w: dict = {}
+        for p, nxt in terms:
+            code = WIN if nxt == "win" else LOSE if nxt == "lose" else index[nxt]
+            w[code] = w.get(code, Fraction(0)) + p
+        den = math.lcm(*(p.denominator for p in w.values()))
+        step[index[state]] = icepool.Die({c: int(p * int(den)) for c, p in w.items() if p})
+    return icepool.map(lambda i: i if i < 0 else step[i], start, repeat="inf").probability(WIN)
 
 
 def exact_win(fighter, marauder, marauders, reserve, attack_first):
@@ -77,18 +95,7 @@ def exact_win(fighter, marauder, marauders, reserve, attack_first):
             if nxt not in ("win", "lose"):
                 var(nxt)
         rows.append((state, terms))
-    # x = P x + b, i.e. (I - P) x = b
-    n = len(index)
-    a = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
-    b = [Fraction(0)] * n
-    for state, terms in rows:
-        i = index[state]
-        for p, nxt in terms:
-            if nxt == "win":
-                b[i] += p
-            elif nxt != "lose":
-                a[i][index[nxt]] -= p
-    return solve_linear(a, b)[start]
+    return win_probability(rows, index, start)
 
 
 def one_card_map(fighter, marauder, reserve_marauder, stamina):
@@ -229,17 +236,7 @@ def exact_wrath_win(fighter, n_fighters, marauder):
             if nxt not in ("win", "lose"):
                 var(nxt)
         rows.append((state, terms))
-    n = len(index)
-    a = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
-    b = [Fraction(0)] * n
-    for state, terms in rows:
-        i = index[state]
-        for p, nxt in terms:
-            if nxt == "win":
-                b[i] += p
-            elif nxt != "lose":
-                a[i][index[nxt]] -= p
-    return solve_linear(a, b)[index[start]]
+    return win_probability(rows, index, index[start])
 
 
 def test_natures_wrath_horde_matches_the_markov_chain():

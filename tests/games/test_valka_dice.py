@@ -12,7 +12,7 @@ from simkit.cli import cli
 from simkit.core import stats
 from simkit.games.valka import test_fate as tf
 from simkit.games.valka.chance_strike import (
-    ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS, NO_DAMAGE, ChanceStrikeRules, chance_strike,
+    ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS, LONE_ONE_READINGS, NO_DAMAGE, ChanceStrikeRules, chance_strike,
     expected_strikes_to_defeat, outcome_distribution, resolve,
 )
 from simkit.games.valka.reports import chi_square_cells
@@ -198,3 +198,62 @@ def test_test_fate_command_json_and_mc():
     assert succ[4]["with_offering"] == "5/16"  # 1/16 (no failure) + 4/16 (one failure turned)
     for r in succ[1:]:
         assert r["with_offering_low"] - 1e-9 <= r["with_offering_p"] <= r["with_offering_high"] + 0.01
+
+
+# --- rule variants (icepool): another die, another good-fortune rule ------------------------------------------
+
+def test_chance_strike_on_a_d12_by_hand():
+    # Strike 3 against Shield 5, both on a d12 (12 wins, 1 fails): attacker hits when the defender rolls a lone 1
+    # (11), the attacker a 12 with no defender 1 (11), or a, d in 2..11 with a >= d + 2 (8+7+...+1 = 36): 58/144
+    d = chance_strike(3, 5, ChanceStrikeRules(), sides=12)
+    assert d["attacker_hits"] == F(58, 144) and d["both_hurt"] == F(1, 144)
+    # the d10 default is the rulebook's table
+    assert chance_strike(3, 5)["attacker_hits"] == F(39, 100)
+
+
+def test_chance_strike_variant_die_matches_a_direct_count():
+    # every margin and reading, on a d6 and a d20: the remapped kernel against a count written out here
+    for sides in (6, 20):
+        for lone in LONE_ONE_READINGS:
+            for dd in (True, False):
+                for strike, shield in ((0, 0), (4, 1), (1, 9), (30, 0), (0, 30)):
+                    counts = [0] * 4
+                    for a in range(1, sides + 1):
+                        for b in range(1, sides + 1):
+                            if a == 1 and b == 1:
+                                o = 3
+                            elif a == 1:
+                                o = 2 if lone == "loses" else 0
+                            elif b == 1 or a == sides:
+                                o = 1
+                            elif b == sides:
+                                o = 2
+                            else:
+                                o = 1 if a + strike >= b + shield else 2
+                            if o == 2 and not dd:
+                                o = 0
+                            counts[o] += 1
+                    got = outcome_distribution(strike, shield, ChanceStrikeRules(lone, dd), sides)
+                    assert [got[k] for k in range(4)] == [F(c, sides * sides) for c in counts]
+
+
+def test_test_fate_variants():
+    # d12, good fortune on 9+: 4 faces of 12
+    assert tf.p_success(sides=12, good="9+") == F(1, 3)
+    assert tf.buff_survival(2, sides=12, good="9+") == F(1, 9)
+    assert tf.buff_survival(2, True, sides=12, good="9+") == F(1, 9) + 2 * F(1, 3) * F(2, 3)
+    # even on a d7: 2, 4, 6
+    assert tf.successes(1, sides=7) == {0: F(4, 7), 1: F(3, 7)}
+    res = CliRunner().invoke(cli, ["odds", "test-fate", "--die", "12", "--good-fortune", "9+", "--format", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["Single tests"][0]["probability"] == "1/3"
+    for args in (["--good-fortune", "13+", "--die", "12"], ["--good-fortune", "odd"], ["--die", "12", "--mc", "10"]):
+        res = CliRunner().invoke(cli, ["odds", "test-fate", *args])
+        assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
+
+
+def test_chance_strike_command_die_option():
+    res = CliRunner().invoke(cli, ["odds", "chance-strike", "--strike", "3", "--shield", "5", "--die", "12",
+                                   "--format", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)[0]["attacker_hits"] == "29/72"
+    res = CliRunner().invoke(cli, ["odds", "chance-strike", "--die", "12", "--mc", "10"])
+    assert res.exit_code == 2 and "--mc" in res.output and res.output.count("\n") == 1

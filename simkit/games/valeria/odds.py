@@ -3,7 +3,7 @@
 Each turn the active player rolls 2d6. A Citizen with activation number ``n``
 activates if ``n`` shows on either die or equals the sum of both dice; a
 Citizen printed with two numbers (``9/10``) activates if either one does.
-Exact results are :class:`fractions.Fraction`; the numba kernel
+Exact results are :class:`fractions.Fraction` computed by icepool; the numba kernel
 :func:`count_rolls` simulates the same quantities.
 """
 
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import icepool
 import numpy as np
 from numba import njit
 
-from simkit.core.exact import Dist, die, product
+from simkit.core.dice import probabilities
 from simkit.core.rng import roll, seed_stream
 from simkit.errors import InputError
 
@@ -26,9 +27,9 @@ def label(citizen: tuple[int, ...]) -> str:
     return "/".join(map(str, citizen))
 
 
-def roll_distribution() -> Dist:
+def roll_distribution() -> icepool.Die:
     """The active player's roll: 2d6 as ``(d1, d2)``, 36 equally likely outcomes."""
-    return product(die(6), die(6))
+    return icepool.tupleize(icepool.d6, icepool.d6)
 
 
 def activates(number: int, d1: int, d2: int) -> bool:
@@ -42,8 +43,8 @@ def _citizen_fires(citizen: tuple[int, ...], d1: int, d2: int) -> bool:
 
 def citizen_activation(citizens) -> list[tuple[str, Fraction]]:
     """P(each Citizen activates on one roll), in input order, labelled as printed."""
-    rolls = roll_distribution()
-    return [(label(c), rolls.probability(lambda r, c=c: _citizen_fires(c, *r))) for c in citizens]
+    return [(label(c), icepool.map(lambda a, b, c=c: _citizen_fires(c, a, b), icepool.d6, icepool.d6).probability(True))
+            for c in citizens]
 
 
 def _herald_count(citizens, d1: int, d2: int) -> int:
@@ -53,14 +54,15 @@ def _herald_count(citizens, d1: int, d2: int) -> int:
     return int(not any(_citizen_fires(c, d1, d2) for c in citizens)) + int(d1 == d2)
 
 
-def herald_distribution(citizens) -> Dist:
-    """Number of Herald activations (0, 1 or 2) on one roll, per the Herald Starter Card rules."""
-    return roll_distribution().map(lambda r: _herald_count(citizens, *r))
+def herald_distribution(citizens) -> dict[int, Fraction]:
+    """P(k Herald activations) on one roll, k = 0, 1, 2, per the Herald Starter Card rules."""
+    p = probabilities(icepool.map(lambda a, b: _herald_count(citizens, a, b), icepool.d6, icepool.d6))
+    return {k: p.get(k, Fraction(0)) for k in range(3)}
 
 
 def herald_expected(citizens) -> Fraction:
     """Expected Herald activations (Resources gained from the Herald) per roll."""
-    return herald_distribution(citizens).mean()
+    return sum((k * p for k, p in herald_distribution(citizens).items()), Fraction(0))
 
 
 def monster_event() -> dict[int, Fraction]:
@@ -70,8 +72,8 @@ def monster_event() -> dict[int, Fraction]:
     including the sum of both dice. The card does not activate twice in the
     case of doubles."
     """
-    rolls = roll_distribution()
-    return {n: rolls.probability(lambda r, n=n: activates(n, *r)) for n in NUMBERS}
+    return {n: icepool.map(lambda a, b, n=n: activates(n, a, b), icepool.d6, icepool.d6).probability(True)
+            for n in NUMBERS}
 
 
 def citizen_array(citizens) -> np.ndarray:

@@ -8,9 +8,8 @@ from pathlib import Path
 import click
 import numpy as np
 
-from simkit.core.exact import fraction_str
 from simkit.core.oddscli import display_rows, emit, frac_cols, mc_cols, monte_carlo, odds_options
-from simkit.core.tables import render
+from simkit.core.tables import render, fraction_str
 
 
 def _o():

@@ -21,7 +21,9 @@ def _bundled(out_dir, quick=False, jobs=None):
 
 def _odds_commands():
     return [LazyCommand("valhalla-monster", "simkit.games.valhalla.odds_cli:monster_cmd",
-                        "Valhalla Solo: exact P(the monster attacks on turn t) and the turns between attacks.")]
+                        "Valhalla Solo: exact P(the monster attacks on turn t) and the turns between attacks."),
+            LazyCommand("valhalla-battle", "simkit.games.valhalla.battle_cli:battle_cmd",
+                        "Valhalla Solo: one battle solved exactly, optimal play against the policies.")]
 
 
 def _monster_dice_check():

@@ -5,8 +5,9 @@ that matches a still-uncovered weapon on the card goes on it, the rest are set
 aside. When every weapon is covered the monster attacks and all dice return.
 The state is the tuple of covered counts per distinct required weapon (in
 order of first appearance on the card); :data:`ATTACK` marks a phase that
-completes the card. Probabilities are exact Fractions from a multinomial over
-face categories (each required weapon, wild, other).
+completes the card. Probabilities are exact Fractions computed by icepool: the
+rolled dice are a sum of one-hot face categories (each required weapon, wild,
+other), and the expected turns come from icepool's absorbing-chain solver.
 
 Rule option ``wild_matches`` (default False: the ⊗ face never covers a
 weapon). When True each wild covers one uncovered slot, after the natural
@@ -18,16 +19,18 @@ leaving the rarest weapons open — the choice that delays the attack.
 from __future__ import annotations
 
 from fractions import Fraction
-from math import factorial
+from functools import lru_cache
 
+import icepool
 import numpy as np
 from numba import njit
 
-from simkit.core.exact import absorbing_expected_steps
+from simkit.core.dice import probabilities
 from simkit.core.rng import randbelow, seed_stream
 from simkit.games.valhalla.cards import WILD
 
 ATTACK = "attack"
+_ATTACK = ()  # ATTACK inside icepool, whose outcomes must sort with the state tuples
 
 
 def _faces(die) -> tuple[str, ...]:
@@ -52,12 +55,41 @@ def _wild_order(types, faces) -> list[int]:
 
 
 def _compositions(m: int, parts: int):
+    """Every way to write m as an ordered sum of ``parts`` non-negative counts (solo.simulation uses it)."""
     if parts == 1:
         yield (m,)
         return
     for k in range(m + 1):
         for rest in _compositions(m - k, parts - 1):
             yield (k, *rest)
+
+
+@lru_cache(maxsize=None)
+def _categories(faces: tuple, types: tuple) -> icepool.Die:
+    """One monster die as one-hot counts over (each required weapon, wild, other)."""
+    k = len(types)
+
+    def cat(f):
+        i = types.index(f) if f in types else k if f == WILD else k + 1
+        return icepool.Vector(tuple(int(j == i) for j in range(k + 2)))
+
+    return icepool.Die([cat(f) for f in faces])
+
+
+def _transition_die(state, need, types, faces, n_dice, wild_matches) -> icepool.Die:
+    """The next state of one monster phase as an icepool die (``_ATTACK`` when the card is completed)."""
+    k, order = len(types), _wild_order(types, faces)
+
+    def cover(counts):
+        cov = [min(r, c + x) for r, c, x in zip(need, state, counts)]
+        if wild_matches:
+            w = counts[k]
+            for i in order:
+                add = min(w, need[i] - cov[i])
+                cov[i], w = cov[i] + add, w - add
+        return _ATTACK if tuple(cov) == need else tuple(cov)
+
+    return ((n_dice - sum(state)) @ _categories(faces, types)).map(cover)
 
 
 def transition(state, required, die, n_dice: int = 6, wild_matches: bool = False) -> dict:
@@ -68,69 +100,53 @@ def transition(state, required, die, n_dice: int = 6, wild_matches: bool = False
         raise ValueError(f"the card needs {sum(need)} weapons but the monster has {n_dice} dice")
     if len(state) != len(types) or state == need or any(not 0 <= c <= r for c, r in zip(state, need)):
         raise ValueError(f"state {state!r} is not a partial cover of {need!r}")
-    probs = [Fraction(faces.count(t), len(faces)) for t in (*types, WILD)]
-    probs.append(1 - sum(probs))  # other faces
-    live = [i for i, q in enumerate(probs) if q]
-    m, k, order = n_dice - sum(state), len(types), _wild_order(types, faces)
-    out: dict = {}
-    for comp in _compositions(m, len(live)):
-        ks = [0] * len(probs)
-        p = Fraction(factorial(m))
-        for i, c in zip(live, comp):
-            ks[i] = c
-            p *= probs[i] ** c / factorial(c)
-        cov = [min(r, c + x) for r, c, x in zip(need, state, ks)]
-        if wild_matches:
-            w = ks[k]
-            for i in order:
-                add = min(w, need[i] - cov[i])
-                cov[i], w = cov[i] + add, w - add
-        nxt = ATTACK if tuple(cov) == need else tuple(cov)
-        out[nxt] = out.get(nxt, Fraction(0)) + p
-    return out
+    dist = probabilities(_transition_die(state, need, types, faces, n_dice, wild_matches))
+    return {(ATTACK if t == _ATTACK else t): p for t, p in dist.items()}
 
 
-def _stepper(required, die, n_dice, wild_matches):
+def _chain(required, die, n_dice, wild_matches):
+    """(start state, one-phase step as an icepool die function; after an attack the card starts empty)."""
+    types, need = weapon_types(required)
+    faces, start = _faces(die), empty_state(required)
+    transition(start, required, die, n_dice, wild_matches)  # checks the card against the dice
     cache: dict = {}
 
     def step(s):
         if s not in cache:
-            cache[s] = transition(s, required, die, n_dice, wild_matches)
+            cache[s] = _transition_die(start if s == _ATTACK else s, need, types, faces, n_dice, wild_matches)
         return cache[s]
 
-    return step
+    return start, step
 
 
 def attack_by_turn(required, die, turns: int = 20, wild_matches: bool = False, n_dice: int = 6) -> list[Fraction]:
     """P(the monster attacks on turn t), t = 1..turns, from an empty card; an attack clears the card."""
-    start, step = empty_state(required), _stepper(required, die, n_dice, wild_matches)
-    dist, out = {start: Fraction(1)}, []
+    start, step = _chain(required, die, n_dice, wild_matches)
+    dist, out = icepool.Die([start]), []
     for _ in range(turns):
-        nxt: dict = {}
-        for s, p in dist.items():
-            for t, q in step(s).items():
-                nxt[t] = nxt.get(t, Fraction(0)) + p * q
-        a = nxt.pop(ATTACK, Fraction(0))
-        out.append(a)
-        if a:
-            nxt[start] = nxt.get(start, Fraction(0)) + a
-        dist = nxt
+        dist = dist.map(step)
+        out.append(dist.probability(_ATTACK))
     return out
 
 
 def expected_turns_between_attacks(required, die, wild_matches: bool = False, n_dice: int = 6) -> Fraction:
-    """Expected monster phases from an empty card up to and including the attack."""
-    start, step = empty_state(required), _stepper(required, die, n_dice, wild_matches)
-    seen, todo = [start], [start]
+    """Expected monster phases from an empty card up to and including the attack (icepool's absorbing chain)."""
+    start, step = _chain(required, die, n_dice, wild_matches)
+    if not _reaches_attack(start, step):
+        raise ValueError(f"the monster can never attack with card {list(required)!r} and die {list(_faces(die))!r}")
+    return icepool.mean_time_to_absorb(lambda s: s if s == _ATTACK else step(s), start)
+
+
+def _reaches_attack(start, step) -> bool:
+    seen, todo = {start}, [start]
     while todo:
-        for t in step(todo.pop()):
-            if t != ATTACK and t not in seen:
-                seen.append(t)
+        for t in step(todo.pop()).outcomes():
+            if t == _ATTACK:
+                return True
+            if t not in seen:
+                seen.add(t)
                 todo.append(t)
-    try:
-        return absorbing_expected_steps(seen, step, lambda s: s == ATTACK)[start]
-    except ValueError:
-        raise ValueError(f"the monster can never attack with card {list(required)!r} and die {list(_faces(die))!r}") from None
+    return False
 
 
 def numeric_arrays(required, die) -> tuple[np.ndarray, np.ndarray, int]:

@@ -8,9 +8,8 @@ from pathlib import Path
 import click
 import numpy as np
 
-from simkit.core.exact import fraction_str
 from simkit.core.oddscli import emit, monte_carlo, odds_options
-from simkit.core.tables import render
+from simkit.core.tables import render, fraction_str
 from simkit.errors import InputError
 from simkit.games.valhalla import cards as cards_mod
 

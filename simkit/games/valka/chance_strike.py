@@ -26,84 +26,17 @@ Outcome codes: 0 = no damage, 1 = attacker hits (defender takes 1),
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
-
 import numpy as np
 from numba import njit
 
-from simkit.core.exact import die, product
 from simkit.core.rng import roll, seed_stream
+from simkit.games.valka import strike_rule
+from simkit.games.valka.strike_rule import (  # noqa: F401  (the public names of this module)
+    ATTACKER_HITS, BOTH_HURT, D10, DEFENDER_HITS, LONE_ONE_READINGS, NO_DAMAGE, OUTCOME_NAMES, ChanceStrikeRules,
+    chance_strike, expected_strikes_to_defeat, outcome_distribution)
 
-NO_DAMAGE, ATTACKER_HITS, DEFENDER_HITS, BOTH_HURT = 0, 1, 2, 3
-OUTCOME_NAMES = ("no_damage", "attacker_hits", "defender_hits", "both_hurt")
-LONE_ONE_READINGS = ("loses", "fails")
-D10 = 10
-
-
-@dataclass(frozen=True)
-class ChanceStrikeRules:
-    """The rule options of a Chance Strike (defaults: the plain reading)."""
-
-    lone_one: str = "loses"
-    defender_deals_damage: bool = True
-
-    def __post_init__(self):
-        if self.lone_one not in LONE_ONE_READINGS:
-            raise ValueError(f"lone_one must be one of {LONE_ONE_READINGS}")
-
-
-@njit(cache=True)
-def resolve(attacker_roll, defender_roll, strike, shield, lone_one_loses, defender_deals_damage):
-    """The outcome code of one Chance Strike with the given natural rolls and totals' bonuses."""
-    if attacker_roll == 1 and defender_roll == 1:
-        return BOTH_HURT
-    if attacker_roll == 1:
-        attacker_wins = False
-        if not lone_one_loses:
-            return NO_DAMAGE
-    elif defender_roll == 1:
-        attacker_wins = True
-    elif attacker_roll == D10:
-        attacker_wins = True  # a 10 wins; both 10: advantage to the attacker
-    elif defender_roll == D10:
-        attacker_wins = False
-    else:
-        attacker_wins = attacker_roll + strike >= defender_roll + shield  # ties go to the attacker
-    if attacker_wins:
-        return ATTACKER_HITS
-    return DEFENDER_HITS if defender_deals_damage else NO_DAMAGE
-
-
-def outcome_distribution(strike: int, shield: int, rules: ChanceStrikeRules = ChanceStrikeRules()) -> dict[int, Fraction]:
-    """Exact P(outcome) for an attacker with total Strike ``strike`` against total Shield ``shield``."""
-    lone = rules.lone_one == "loses"
-    dist = product(die(D10), die(D10)).map(
-        lambda ad: int(resolve(ad[0], ad[1], strike, shield, lone, rules.defender_deals_damage)))
-    return {code: dist[code] for code in range(4)}
-
-
-def chance_strike(strike: int, shield: int, rules: ChanceStrikeRules = ChanceStrikeRules()) -> dict[str, Fraction]:
-    """P(attacker deals 1 damage), P(defender deals 1 damage), P(both hurt) as Fractions."""
-    d = outcome_distribution(strike, shield, rules)
-    return {
-        "attacker_hits": d[ATTACKER_HITS],
-        "defender_hits": d[DEFENDER_HITS],
-        "both_hurt": d[BOTH_HURT],
-    }
-
-
-def expected_strikes_to_defeat(health: int, strike: int, shield: int,
-                               rules: ChanceStrikeRules = ChanceStrikeRules()) -> Fraction | None:
-    """Expected Chance Strikes until a defender with ``health`` Health has taken that much damage.
-
-    The defender takes 1 damage when the attacker hits or on double 1s
-    ("they both deal 1 damage to themselves"), independently per strike, so the
-    count is negative binomial with mean health / q. None when q = 0.
-    """
-    d = chance_strike(strike, shield, rules)
-    q = d["attacker_hits"] + d["both_hurt"]
-    return None if q == 0 else Fraction(health) / q
+# the rule of strike_rule.resolve, compiled for the kernels (the exact odds run the same source as plain Python)
+resolve = njit(cache=True)(strike_rule.resolve)
 
 
 @njit(cache=True)

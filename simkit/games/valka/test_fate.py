@@ -24,56 +24,76 @@ The uses computed here:
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
+import icepool
 import numpy as np
 from numba import njit
 
-from simkit.core.exact import Dist, binomial, die
+from simkit.core.dice import probabilities
 from simkit.core.rng import roll, seed_stream
 
 D10 = 10
+GOOD_FORTUNE = "even"  # the rule: "An EVEN outcome (2, 4, 6, 8 or 10)"; a variant "N+" is a roll of N or more
 
 
-def is_good_fortune(roll_value: int) -> bool:
-    """An even result is good fortune."""
-    return roll_value % 2 == 0
+def is_good_fortune(roll_value: int, good: str = GOOD_FORTUNE) -> bool:
+    """An even result is good fortune (the rule); with the variant ``good = "N+"`` a result of N or more."""
+    if good == "even":
+        return roll_value % 2 == 0
+    return roll_value >= int(good.rstrip("+"))
 
 
-def p_success(offering: bool = False) -> Fraction:
+@lru_cache(maxsize=None)
+def fate_die(sides: int = D10, good: str = GOOD_FORTUNE) -> icepool.Die:
+    """One Test Fate as an icepool die: 1 good fortune, 0 unfortunate."""
+    return icepool.d(sides).map(lambda v: int(is_good_fortune(v, good)))
+
+
+def _p(sides: int, good: str) -> Fraction:
+    return fate_die(sides, good).probability(1)
+
+
+def _counts(die: icepool.Die, n: int) -> dict[int, Fraction]:
+    """``{k: P(k)}`` for every k in 0..n (zeros kept, so ``d[k]`` always reads)."""
+    p = probabilities(die)
+    return {k: p.get(k, Fraction(0)) for k in range(n + 1)}
+
+
+def p_success(offering: bool = False, sides: int = D10, good: str = GOOD_FORTUNE) -> Fraction:
     """P(one Test Fate goes your way); with the offering available (and 20 Krone) a failure is turned."""
-    p = die(D10).probability(is_good_fortune)
+    p = _p(sides, good)
     return p + (1 - p) if offering else p
 
 
-def successes(n: int, offering: bool = False) -> Dist:
-    """Number of good-fortune results in ``n`` tests; the offering turns the first failure, once."""
-    base = binomial(n, die(D10).probability(is_good_fortune))
-    if not offering:
-        return base
-    return base.map(lambda k: k + 1 if k < n else k)
+def successes(n: int, offering: bool = False, sides: int = D10, good: str = GOOD_FORTUNE) -> dict[int, Fraction]:
+    """P(k good-fortune results in ``n`` tests), k = 0..n; the offering turns the first failure, once."""
+    base = n @ fate_die(sides, good)
+    if offering:
+        base = base.map(lambda k: k + 1 if k < n else k)
+    return _counts(base, n)
 
 
-def buff_survival(k: int, offering: bool = False) -> Fraction:
-    """P(an equipped Buff survives ``k`` post-Location Test Fates): it is lost at its first failure."""
-    p = die(D10).probability(is_good_fortune)
-    if not offering:
-        return p**k
-    return p**k + k * (1 - p) * p ** (k - 1)  # at most one failure, turned by the offering
+def buff_survival(k: int, offering: bool = False, sides: int = D10, good: str = GOOD_FORTUNE) -> Fraction:
+    """P(an equipped Buff survives ``k`` post-Location Test Fates): it is lost at its first failure (the offering
+    turns one failure)."""
+    failures = k @ (1 - fate_die(sides, good))
+    return failures.probability("<=", 1 if offering else 0)
 
 
-def rally(offering: bool = False) -> Fraction:
+def rally(offering: bool = False, sides: int = D10, good: str = GOOD_FORTUNE) -> Fraction:
     """P(a Rally brings a Warband Fighter)."""
-    return p_success(offering)
+    return p_success(offering, sides, good)
 
 
-def rally_stamina_per_fighter() -> Fraction:
+def rally_stamina_per_fighter(sides: int = D10, good: str = GOOD_FORTUNE) -> Fraction:
     """Expected Stamina spent on Rallies per Fighter gained (1 Stamina each, geometric)."""
-    return 1 / rally()
+    return 1 / rally(sides=sides, good=good)
 
 
-def reinforcements(not_enuf_turns: int) -> Dist:
-    """Number of Fighters the Marauders call over ``not_enuf_turns`` "Not Enuf" defend steps."""
-    return binomial(not_enuf_turns, die(D10).probability(is_good_fortune))
+def reinforcements(not_enuf_turns: int, sides: int = D10, good: str = GOOD_FORTUNE) -> dict[int, Fraction]:
+    """P(the Marauders call k Fighters) over ``not_enuf_turns`` "Not Enuf" defend steps, k = 0..turns."""
+    return _counts(not_enuf_turns @ fate_die(sides, good), not_enuf_turns)
 
 
 @njit(cache=True)
