@@ -333,3 +333,21 @@ def test_plots_keep_legends_off_the_lines_and_labels_inside(monkeypatch, tmp_pat
         assert t.x0 >= tight.x0 - 1 and t.x1 <= tight.x1 + 1 and t.y0 >= tight.y0 - 1 and t.y1 <= tight.y1 + 1
     assert w >= figs[1]["texts"][0].width  # the title is not cut
 
+
+
+def test_card_names_that_start_with_a_number_stay_left_aligned(tmp_path):
+    """A Buff named "+2 Health" is text: the column follows the Markdown alignment row that ``tables.render``
+    writes, and an unaligned table's cells must be numbers through and through to be right-aligned."""
+    from simkit.core.tables import render
+
+    rows = [{"card": "+2 Health", "effect [95%]": "+0.012 [-0.004, +0.028]", "n": 783},
+            {"card": "+3 Strike", "effect [95%]": "–", "n": 12}]
+    md = tmp_path / "r.md"
+    md.write_text("# t\n\n" + render(rows, "md") + "\n| name | n |\n|---|---|\n| +2 Health | 3 |\n| troll | 4 |\n",
+                  encoding="utf-8")
+    text = markdown_to_html(md).read_text(encoding="utf-8")
+    assert "<td>+2 Health</td>" in text and "<td>+3 Strike</td>" in text and "<th>card</th>" in text
+    assert '<td class="num">+0.012 [-0.004, +0.028]</td>' in text and '<th class="num">n</th>' in text
+    assert '<td class="num">–</td>' in text  # a blank in a number column lines up with the numbers
+    assert text.count("<td>+2 Health</td>") == 2 and '<td class="num">4</td>' in text
+    assert "text-align" not in text.split("<main", 1)[1]  # the alignment is the page's CSS class, not a style

@@ -21,6 +21,8 @@ import markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from simkit.core.tables import is_empty_cell, is_number_cell
+
 CSS = """
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --zebra: #f6f8fa;
         --accent: #0969da; --note: #fff8c5; --note-line: #d4a72c; }
@@ -78,12 +80,6 @@ nav.index .path { color: var(--muted); font-size: 0.85em; margin-left: 0.5em; }
 footer { margin-top: 3rem; color: var(--muted); font-size: 0.85rem; }
 @media print { body { max-width: none; padding: 0; } tbody tr:hover { background: none; } }
 """
-
-# A cell counts as a number when it starts with one: "0.770 [0.737, 0.801]", "27/50 ≈ 0.5400",
-# "5,100", "−0.012", "12%", "+3". Text cells ("troll", "`builder`") stay left-aligned.
-_NUMERIC = re.compile(r"^\s*[-+−–]?(\d[\d,]*(\.\d+)?|\.\d+)([eE][-+]?\d+)?\s*%?(\s|/|\[|≈|±|$)")
-_EMPTY = {"", "-", "—", "–", "n/a", "nan", "inf", "-inf"}
-
 
 def _page(title: str, body: str) -> str:
     return (
@@ -145,22 +141,26 @@ class _ReportTree(Treeprocessor):
 
     @staticmethod
     def _align(table: etree.Element) -> None:
+        """Right-align the columns the Markdown alignment row marks ``---:`` (``tables.render`` marks the
+        number columns); a table without alignment marks gets them from its cells (a number, not a word that
+        starts with one: "+2 Health" stays left)."""
         rows = [tr for tr in table.iter("tr")]
-        body = [tr for tr in rows if tr.find("td") is not None]
+        cells = [tr.findall("th") + tr.findall("td") for tr in rows]
+        marked = any("text-align" in (c.get("style") or "") or c.get("align") for row in cells for c in row)
         numeric_cols: dict[int, bool] = {}
-        for tr in body:
-            for i, td in enumerate(tr.findall("td")):
-                text = _text(td)
-                if text.lower() in _EMPTY:
-                    continue
-                is_num = bool(_NUMERIC.match(text))
-                if is_num:
-                    td.set("class", "num")
-                numeric_cols[i] = numeric_cols.get(i, True) and is_num
-        for tr in rows:
-            for i, th in enumerate(tr.findall("th")):
+        for tr, row in zip(rows, cells):
+            for i, c in enumerate(row):
+                style = (c.get("style") or "") + " " + (c.get("align") or "")
+                if marked:
+                    numeric_cols[i] = "right" in style
+                elif c.tag == "td" and not is_empty_cell(_text(c)):
+                    numeric_cols[i] = numeric_cols.get(i, True) and is_number_cell(_text(c))
+                c.attrib.pop("style", None)
+                c.attrib.pop("align", None)
+        for row in cells:
+            for i, c in enumerate(row):
                 if numeric_cols.get(i):
-                    th.set("class", "num")
+                    c.set("class", "num")
 
     @staticmethod
     def _wrap_tables(root: etree.Element) -> None:
