@@ -26,7 +26,9 @@ class SimkitGroup(click.Group):
             rv = super().main(args=args, prog_name=prog_name or "simkit", complete_var=complete_var,
                               standalone_mode=False, **extra)
         except InputError as exc:
-            _fail(str(exc))
+            for message in exc.messages[:-1]:  # every problem of a card file, one line each
+                click.echo(f"simkit: error: {' '.join(str(message).split())}", err=True)
+            _fail(exc.messages[-1])
         except click.exceptions.NoArgsIsHelpError as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             sys.exit(0)

@@ -216,7 +216,7 @@ CORPUS = [
     ("bad scenario TOML", ["run", "inputs/bad.toml"], ["bad.toml", "TOML"], write("inputs/bad.toml", "game = = 1")),
     ("scenario not UTF-8", ["run", "inputs/bad.toml"], ["bad.toml"], write("inputs/bad.toml", b"\xff\xfe\xfa")),
     ("scenario is a folder", ["run", "inputs"], ["inputs"], None),
-    ("unknown monster card table", ["odds", "valhalla-monster", "--cards", "c.toml"], ["c.toml", "monsters[0].bas"],
+    ("unknown monster card table", ["odds", "valhalla-monster", "--cards", "c.toml"], ["c.toml", "monsters.troll.bas"],
      lambda case: (case / "c.toml").write_text(_misspelled_side())),
     ("--jobs absurd", ["run", LQ, "--jobs", "100000"], ["--jobs", "512"], None),
     ("bench --games absurd", ["bench", "--games", "99999999999999"], ["--games"], None),
