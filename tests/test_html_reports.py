@@ -71,9 +71,9 @@ def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("html")
     reports = tmp / "reports"
     written = []
-    simkit.run(ROOT / "scenarios/valka/lonequest.toml", games=40, seed=1, block_size=20, out=tmp / "runs/lq")
+    simkit.run(ROOT / "scenarios/valka/lonequest.toml", games=40, seed=1, block_size=20, out=tmp / "runs/lq", jobs=1)
     written += report_run(tmp / "runs/lq", reports / "lonequest")
-    simkit.run(ROOT / "scenarios/valka/chance_strike.toml", games=2000, seed=1, out=tmp / "runs/cs")
+    simkit.run(ROOT / "scenarios/valka/chance_strike.toml", games=2000, seed=1, out=tmp / "runs/cs", jobs=1)
     written += report_run(tmp / "runs/cs", reports / "chance-strike")
     pages = html_for_reports(written)
     index = write_index(reports, pages)

@@ -155,8 +155,8 @@ def test_python_api_overrides_and_temporary_folder(tmp_path):
 
     import simkit
 
-    a = simkit.run(SCENARIO, games=500, seed=3, overrides={"grid.strike": "0:1", "grid.shield": "2"})
-    b = simkit.run(SCENARIO, games=500, seed=3, overrides=['grid.strike="0:1"', 'grid.shield="2"'])
+    a = simkit.run(SCENARIO, games=500, seed=3, jobs=1, overrides={"grid.strike": "0:1", "grid.shield": "2"})
+    b = simkit.run(SCENARIO, games=500, seed=3, jobs=1, overrides=['grid.strike="0:1"', 'grid.shield="2"'])
     assert a.summary == b.summary and a.frame.height == 500 * 2
     assert a.manifest["overrides"] == ["grid.strike='0:1'", "grid.shield='2'"]
     from simkit.errors import InputError
@@ -168,7 +168,7 @@ def test_python_api_overrides_and_temporary_folder(tmp_path):
     del a
     gc.collect()
     assert not folder.exists(), "simkit.run() without out= left its temporary folder behind"
-    kept = simkit.run(SCENARIO, games=100, seed=3, out=tmp_path / "kept", overrides={"grid.strike": "1"})
+    kept = simkit.run(SCENARIO, games=100, seed=3, jobs=1, out=tmp_path / "kept", overrides={"grid.strike": "1"})
     del kept
     gc.collect()
     assert (tmp_path / "kept/summary.json").is_file()
