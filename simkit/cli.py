@@ -704,7 +704,7 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
         raise InputError(f"--name: {name!r} must be letters, digits, '_' or '-'")
     r = tune(scenario, policy, budget, seed=seed, metric=metric, params=list(params),
              games_per_candidate=games_per_candidate, eval_games=eval_games, jobs=jobs or 1, overrides=sets,
-             progress=not quiet)
+             progress=not quiet and sys.stderr.isatty())  # no bar into a file or a pipe
     rows = [{"parameter": k, "default": f"{r.default[k]:.4g}", "tuned": f"{r.best[k]:.4g}"} for k in r.names]
     click.echo(render(rows, "table"))
     click.echo(f"{metric}: default {r.default_value:.4f}, tuned {r.best_value:.4f}; tuned − default "
@@ -732,8 +732,9 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
 @click.option("--metric", default="won", show_default=True, help="The per-game column to rank by.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value (repeatable).")
 @_jobs_option
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
-def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, fmt):
+def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, quiet, fmt):
     """The skill ladder: every policy on the same games, strongest first, with paired gaps to the best.
 
     \b
@@ -743,7 +744,7 @@ def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, fmt):
     from simkit.core.ladder import ladder, table_rows
 
     rungs = ladder(scenario, list(policies) or None, games=games, seed=seed, metric=metric, jobs=jobs or 1,
-                   overrides=sets)
+                   overrides=sets, progress=not quiet and sys.stderr.isatty())
     click.echo(render(table_rows(rungs, metric), fmt))
     if fmt == "table":
         click.echo(f"{games:,} games per cell, the same games for every policy (seed {seed}); gaps are paired "
