@@ -162,6 +162,8 @@ def described_ladder(scenario: str | Path, policies: list[str] | None = None, *,
     try:
         means = per_game_means(sim, seed, (0,), games, metric, jobs,
                                progress=None if bar is None else bar.update)
+        if bar is not None:
+            bar.refresh()  # the last block's count, however soon it came
     finally:
         if bar is not None:
             bar.close()
