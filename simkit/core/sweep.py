@@ -100,11 +100,11 @@ def run_points(scenario, axes: list[Axis], fixed: list[Override], *, games: int 
     seed; return ``(rows, metrics)``: one row per point, metric and group (``KEY=VALUE`` ``filters`` keep only
     matching groups) with the estimate, its 95% interval and n."""
     from simkit.core import loader
-    from simkit.core.runner import run_simulation
 
     rows, chosen = [], list(metrics or [])
     for point in grid(axes):
         sc = loader.load(scenario, list(fixed) + point_overrides(axes, point))
+        from simkit.core.runner import run_simulation  # after the scenario checked out: a bad one fails fast
         sim = sc.simulation
         names = [m.name for m in sim.metrics]
         chosen = list(metrics or []) or names[:1]
