@@ -160,8 +160,9 @@ def described_ladder(scenario: str | Path, policies: list[str] | None = None, *,
                    "cells", unit="game", smoothing=0, leave=False, dynamic_ncols=True)
         bar.refresh()
     try:
+        # (``progress`` only with a bar: the call stays what it was without one)
         means = per_game_means(sim, seed, (0,), games, metric, jobs,
-                               progress=None if bar is None else bar.update)
+                               **({} if bar is None else {"progress": bar.update}))
         if bar is not None:
             bar.refresh()  # the last block's count, however soon it came
     finally:
