@@ -26,7 +26,9 @@ class SimkitGroup(click.Group):
             rv = super().main(args=args, prog_name=prog_name or "simkit", complete_var=complete_var,
                               standalone_mode=False, **extra)
         except InputError as exc:
-            _fail(str(exc))
+            for message in exc.messages[:-1]:  # every problem of a card file, one line each
+                click.echo(f"simkit: error: {' '.join(str(message).split())}", err=True)
+            _fail(exc.messages[-1])
         except click.exceptions.NoArgsIsHelpError as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             sys.exit(0)
@@ -290,8 +292,8 @@ def odds_group():
 
 
 @cli.command("compare")
-@click.argument("a", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("b", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("a", type=click.Path(path_type=Path))
+@click.argument("b", required=False, type=click.Path(path_type=Path))
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Change applied to B (B = A with these changes when only A is given). Repeatable.")
 @click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
@@ -309,22 +311,46 @@ def odds_group():
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="--sprt: P(says 'moved' when it did not).")
 @click.option("--beta", type=float, default=0.10, show_default=True, help="--sprt: P(says 'not moved' when it did).")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
-              help="Also write compare.md and compare.json here.")
+              help="Also write compare.md, compare.html, compare.png and compare.json here.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
-def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, sprt, sprt_metric, delta, alpha,
+@click.pass_context
+def compare_cmd(ctx, a, b, sets, games, seed, jobs, block_size, metrics, precision, sprt, sprt_metric, delta, alpha,
                 beta, out, quiet, fmt):
-    """Compare two scenarios (or one with --set changes) on common random numbers.
+    """Compare two scenarios (or one with --set changes) on common random numbers, or two finished runs.
 
     Both are played on the same seeds, so the same shuffles and dice wherever
     they consume randomness alike; every number is reported for A, for B, and
     as the paired difference B − A with its 95% interval and p-value.
+    Given two run folders (RUN_A RUN_B, each from `simkit run` with the same
+    --seed), it pairs their games without playing any.
 
     \b
-    Example: simkit compare scenarios/valka/lonequest.toml --set fighters.old_gob.health=4 --games 20000
+    Examples:
+      simkit compare scenarios/valka/lonequest.toml --set fighters.old_gob.health=4 --games 20000
+      simkit compare runs/old runs/new
     """
-    import json
+    check_out_path(out)
+    if a.is_dir() or (b is not None and b.is_dir()):
+        given = [f"--{n.replace('_', '-')}" for n in ("games", "seed", "block_size", "precision")
+                 if ctx.params[n] is not None] + (["--set"] if sets else []) + (["--sprt"] if sprt else [])
+        if given:
+            raise InputError(f"compare: {', '.join(given)} only when comparing scenarios; two runs are compared "
+                             "as they were played")
+        if b is None or not (a.is_dir() and b.is_dir()):
+            raise InputError(f"compare: give two run folders RUN_A RUN_B (got {a}"
+                             + (f" and {b}" if b is not None else " only") + ")")
+        from simkit.core import compare as cmp
 
+        res = cmp.compare_runs(a, b, list(metrics) or None)
+        rows = res.rows
+        lines = [cmp.summary_sentence(rows), cmp.efficiency_note(rows),
+                 f"Two finished runs, paired game by game on their {res.blocks:,} common blocks "
+                 f"({res.games:,} games per cell, root seed {res.seed}); nothing was re-simulated."]
+        _compare_output(rows, lines, fmt, out, a, b, [], {"seed": res.seed, "games": res.games,
+                                                           "blocks": res.blocks, "runs": True})
+        click.echo(f"{res.games:,} games per cell, seed {res.seed}; A = {a}, B = {b} (finished runs)", err=True)
+        return
     from simkit.core import loader
 
     check_out_path(out)
@@ -373,23 +399,42 @@ def compare_cmd(a, b, sets, games, seed, jobs, block_size, metrics, precision, s
     elif precision is not None:
         lines.append(f"Stopped when every half-width was at most {precision:g}: the estimates are fixed-sample "
                      "ones; stopping on the width biases rare rates slightly low.")
+    _compare_output(rows, lines, fmt, out, a, b or a, list(sets), {
+        "seed": str(root), "games": res.games,
+        "sprt": None if test is None else {"metric": test.metric, "decision": test.decision, "delta": delta,
+                                           "alpha": alpha, "beta": beta,
+                                           "confidence_sequence": list(test.interval())}})
+    click.echo(f"{res.games:,} games per cell, seed {root}; A = {a}, B = {b or a}"
+               + (f" with {' '.join(sets)}" if sets else ""), err=True)
+
+
+def _compare_output(rows, lines, fmt, out, a, b, sets, extra) -> None:
+    """Print a comparison; with ``out``, also write compare.md (with its plot), compare.html, compare.png and
+    compare.json."""
+    import json
+
+    from simkit.core import compare as cmp
+
     text = render(cmp.table_rows(rows), fmt)
     if fmt in ("table", "md"):
         text += "\n" + "\n".join(line for line in lines if line) + "\n"
     click.echo(text, nl=False)
-    click.echo(f"{res.games:,} games per cell, seed {root}; A = {a}, B = {b or a}"
-               + (f" with {' '.join(sets)}" if sets else ""), err=True)
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "compare.md").write_text(f"# Comparison\n\nA: `{a}`  \nB: `{b or a}` {' '.join(sets)}\n\n"
-                                        + render(cmp.table_rows(rows), "md") + "\n" + "\n\n".join(lines) + "\n")
-        (out / "compare.json").write_text(json.dumps({
-            "a": str(a), "b": str(b or a), "set": list(sets), "seed": str(root), "games": res.games,
-            "sprt": None if test is None else {"metric": test.metric, "decision": test.decision, "delta": delta,
-                                               "alpha": alpha, "beta": beta,
-                                               "confidence_sequence": list(test.interval())},
-            "rows": [r.__dict__ for r in rows]}, indent=2, default=float) + "\n")
-        click.echo(f"wrote {out / 'compare.md'} and compare.json", err=True)
+    if out is None:
+        return
+    from simkit.core.html import markdown_to_html
+
+    out.mkdir(parents=True, exist_ok=True)
+    png = cmp.plot(out / "compare.png", rows)
+    md = out / "compare.md"
+    md.write_text(f"# Comparison: B − A\n\n{lines[0]}\n\nA: `{a}`  \nB: `{b}` {' '.join(sets)}\n\n"
+                  f"![B − A with 95% intervals]({png.name})\n\n"
+                  + render(cmp.table_rows(rows), "md") + "\n" + "\n\n".join(line for line in lines[1:] if line)
+                  + "\n", encoding="utf-8")
+    page = markdown_to_html(md)
+    (out / "compare.json").write_text(json.dumps({
+        "a": str(a), "b": str(b), "set": list(sets), **extra,
+        "rows": [r.__dict__ for r in rows]}, indent=2, default=float) + "\n")
+    click.echo(f"wrote {md}, {page.name}, {png.name} and compare.json", err=True)
 
 
 @cli.command("sweep")
@@ -413,7 +458,6 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
     Example: simkit sweep scenarios/valka/lonequest.toml --set fighters.old_gob.health=2:6 \\
                --metric win_rate --where policy=cautious --games 5000
     """
-    from simkit.core import loader
     from simkit.core import sweep as sw
     from simkit.core.seeding import normalize_seed
 
@@ -433,29 +477,8 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
             raise InputError(f"--where {w!r}: expected KEY=VALUE, e.g. policy=cautious")
         filters.append(tuple(x.strip() for x in w.split("=", 1)))
     root = normalize_seed(seed)
-    rows = []
-    chosen = None
-    for point in sw.grid(axes):
-        sc = loader.load(scenario, fixed + sw.point_overrides(axes, point))
-        from simkit.core.runner import run_simulation
-
-        sim = sc.simulation
-        names = [m.name for m in sim.metrics]
-        chosen = list(metrics) or names[:1]
-        for m in chosen:
-            if m not in names:
-                raise InputError(f"--metric: unknown metric {m!r}; allowed values: {', '.join(names)}")
-        res = run_simulation(sim, games or sc.run.games or 10_000, seed=root, jobs=jobs,
-                             block_size=sc.run.block_size, progress=not quiet and sys.stderr.isatty())
-        for r in res.summary:
-            if r["metric"] not in chosen:
-                continue
-            if any(str(r["group"].get(k)) != v for k, v in filters):
-                continue
-            row = {a.name: v for a, v in zip(axes, point)}
-            row.update(metric=r["metric"], group=", ".join(f"{k}={v}" for k, v in r["group"].items()) or "all",
-                       estimate=r["estimate"], low=r["low"], high=r["high"], n=r["n"])
-            rows.append(row)
+    rows, chosen = sw.run_points(scenario, axes, fixed, games=games, seed=root, jobs=jobs, metrics=list(metrics),
+                                 filters=filters, progress=not quiet and sys.stderr.isatty())
     if not rows:
         raise InputError("--where: no group matches; drop it or check the names (see the scenario's cells)")
     out.mkdir(parents=True, exist_ok=True)
@@ -698,7 +721,7 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
         raise InputError(f"--name: {name!r} must be letters, digits, '_' or '-'")
     r = tune(scenario, policy, budget, seed=seed, metric=metric, params=list(params),
              games_per_candidate=games_per_candidate, eval_games=eval_games, jobs=jobs or 1, overrides=sets,
-             progress=not quiet)
+             progress=not quiet and sys.stderr.isatty())  # no bar into a file or a pipe
     rows = [{"parameter": k, "default": f"{r.default[k]:.4g}", "tuned": f"{r.best[k]:.4g}"} for k in r.names]
     click.echo(render(rows, "table"))
     click.echo(f"{metric}: default {r.default_value:.4f}, tuned {r.best_value:.4f}; tuned − default "
@@ -784,8 +807,9 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
 @click.option("--metric", default="won", show_default=True, help="The per-game column to rank by.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value (repeatable).")
 @_jobs_option
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
-def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, fmt):
+def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, quiet, fmt):
     """The skill ladder: every policy on the same games, strongest first, with paired gaps to the best.
 
     \b
@@ -795,7 +819,7 @@ def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, fmt):
     from simkit.core.ladder import ladder, table_rows
 
     rungs = ladder(scenario, list(policies) or None, games=games, seed=seed, metric=metric, jobs=jobs or 1,
-                   overrides=sets)
+                   overrides=sets, progress=not quiet and sys.stderr.isatty())
     click.echo(render(table_rows(rungs, metric), fmt))
     if fmt == "table":
         click.echo(f"{games:,} games per cell, the same games for every policy (seed {seed}); gaps are paired "

@@ -71,9 +71,9 @@ def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("html")
     reports = tmp / "reports"
     written = []
-    simkit.run(ROOT / "scenarios/valka/lonequest.toml", games=40, seed=1, block_size=20, out=tmp / "runs/lq")
+    simkit.run(ROOT / "scenarios/valka/lonequest.toml", games=40, seed=1, block_size=20, out=tmp / "runs/lq", jobs=1)
     written += report_run(tmp / "runs/lq", reports / "lonequest")
-    simkit.run(ROOT / "scenarios/valka/chance_strike.toml", games=2000, seed=1, out=tmp / "runs/cs")
+    simkit.run(ROOT / "scenarios/valka/chance_strike.toml", games=2000, seed=1, out=tmp / "runs/cs", jobs=1)
     written += report_run(tmp / "runs/cs", reports / "chance-strike")
     pages = html_for_reports(written)
     index = write_index(reports, pages)
@@ -140,14 +140,15 @@ def test_markdown_features(tmp_path):
         markdown_to_html(md)
 
 
-def test_index_links_every_page_by_folder(site):
+def test_index_links_every_page_by_game(site):
     index = site["index"]
     assert index == site["reports"] / "index.html"
     text = index.read_text(encoding="utf-8")
     links = {a["href"] for a in Parsed(text).all("a")}
     assert links == {"lonequest/report.html", "chance-strike/report.html"}
     assert all((index.parent / href).is_file() for href in links)
-    assert "<h2>lonequest/</h2>" in text and "<h2>chance-strike/</h2>" in text
+    # one section per game, named as the game is (not a folder name): both pages are VÁLKA's
+    assert re.findall(r"<h2>([^<]*)</h2>", text) == ["VÁLKA"]
     assert ">VÁLKA Lonequest: win odds by Warband and policy</a>" in text
     assert ">VÁLKA Chance Strike: simulated against exact</a>" in text
     assert html_for_reports([index, site["reports"] / "lonequest" / "win-odds.png"]) == []
@@ -333,3 +334,117 @@ def test_plots_keep_legends_off_the_lines_and_labels_inside(monkeypatch, tmp_pat
         assert t.x0 >= tight.x0 - 1 and t.x1 <= tight.x1 + 1 and t.y0 >= tight.y0 - 1 and t.y1 <= tight.y1 + 1
     assert w >= figs[1]["texts"][0].width  # the title is not cut
 
+
+
+def test_card_names_that_start_with_a_number_stay_left_aligned(tmp_path):
+    """A Buff named "+2 Health" is text: the column follows the Markdown alignment row that ``tables.render``
+    writes, and an unaligned table's cells must be numbers through and through to be right-aligned."""
+    from simkit.core.tables import render
+
+    rows = [{"card": "+2 Health", "effect [95%]": "+0.012 [-0.004, +0.028]", "n": 783},
+            {"card": "+3 Strike", "effect [95%]": "–", "n": 12}]
+    md = tmp_path / "r.md"
+    md.write_text("# t\n\n" + render(rows, "md") + "\n| name | n |\n|---|---|\n| +2 Health | 3 |\n| troll | 4 |\n",
+                  encoding="utf-8")
+    text = markdown_to_html(md).read_text(encoding="utf-8")
+    assert "<td>+2 Health</td>" in text and "<td>+3 Strike</td>" in text and "<th>card</th>" in text
+    assert '<td class="num">+0.012 [-0.004, +0.028]</td>' in text and '<th class="num">n</th>' in text
+    assert '<td class="num">–</td>' in text  # a blank in a number column lines up with the numbers
+    assert text.count("<td>+2 Health</td>") == 2 and '<td class="num">4</td>' in text
+    assert "text-align" not in text.split("<main", 1)[1]  # the alignment is the page's CSS class, not a style
+
+
+def test_index_sections_are_games_and_no_two_cards_share_a_title(tmp_path):
+    from simkit.core.html import _page, page_section
+
+    games = {"valka": "VÁLKA", "valhalla": "Valhalla Solo Mode", "vi": "The Valkyrie Incident",
+             "valeria": "Valeria: Card Kingdoms 2E (Herald, Monster Events)"}
+    assert page_section("VÁLKA Duel: seats", games) == "valka"
+    assert page_section("Valhalla Solo: how hard are the difficulty levels?", games) == "valhalla"
+    assert page_section("The Valkyrie Incident: Emblem match-ups", games) == "vi"
+    assert page_section("Valeria: Card Kingdoms 2E activation odds", games) == "valeria"
+    assert page_section("The Other Game", games) is None  # one shared word ("the") is not a match
+    pages = []
+    for rel in ("multiplayer/bounty-hunter/report.html", "multiplayer/bounty-hunter-tables/report.html",
+                "odds/chance-strike.html"):
+        page = tmp_path / rel
+        page.parent.mkdir(parents=True, exist_ok=True)
+        title = "VÁLKA Chance Strike odds" if "odds" in rel else "VÁLKA Bounty Hunter: seats and cards"
+        page.write_text(_page(title, f"<main><h1>{title}</h1><p>The answer in numbers, first.</p></main>"))
+        pages.append(page)
+    text = write_index(tmp_path, pages).read_text(encoding="utf-8")
+    titles = re.findall(r"<h3><a [^>]*>([^<]*)</a></h3>", text)
+    assert len(titles) == 3 and len(set(titles)) == 3, titles
+    assert "VÁLKA Bounty Hunter: seats and cards (bounty hunter tables)" in titles
+    assert re.findall(r"<h2>([^<]*)</h2>", text) == ["VÁLKA"]
+    assert not re.search(r"<h2>[^<]*/</h2>", text)
+
+
+CUT_PROBE = """<script>
+addEventListener("load", () => {
+  const out = [];
+  for (const w of document.querySelectorAll(".table-wrap")) {
+    const t = w.querySelector("table"), top = w.previousElementSibling;
+    const bar = top !== null && top.classList.contains("scroll-top") ? top : null;
+    out.push({wrap: w.clientWidth, table: t.scrollWidth, rows: t.rows.length,
+              overflow: getComputedStyle(w).overflowX, scrollbar: w.offsetHeight - w.clientHeight,
+              head: t.rows[0].innerText.slice(0, 80),
+              top: bar === null ? null : {height: bar.offsetHeight, scroll: bar.scrollWidth,
+                                          bottom: bar.getBoundingClientRect().bottom,
+                                          wrapTop: w.getBoundingClientRect().top}});
+  }
+  document.body.dataset.cut = JSON.stringify(out);
+});
+</script>
+"""
+
+
+def committed_pages(tmp: Path) -> list[Path]:
+    """Every committed report under reports/, its Markdown and plots copied and rendered with today's code."""
+    out = tmp / "committed"
+    pages = []
+    for md in sorted((ROOT / "reports").rglob("*.md")):
+        rel = md.relative_to(ROOT / "reports")
+        dest = out / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        for f in md.parent.iterdir():
+            if f.suffix.lower() in (".md", ".png", ".svg"):
+                shutil.copy(f, dest.parent / f.name)
+        pages.append(markdown_to_html(dest))
+    return [*pages, write_index(out, pages)]
+
+
+def test_every_committed_page_at_1400px_has_no_cut_table(tmp_path):
+    """At 1,400 px every table of every report page fits its box, or scrolls with a visible scroll bar, and a
+    long one (more than 12 rows) has a second bar right above it that scrolls as far."""
+    import json
+
+    pages = committed_pages(tmp_path)
+    assert len(pages) >= 10
+    profile = tmp_path / "chromium-cut"
+    profile.mkdir(exist_ok=True)
+    scrolling = 0
+    for page in pages:
+        probe = page.with_name(page.stem + "-cut.html")
+        probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CUT_PROBE + "</body>"),
+                         encoding="utf-8")
+        cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+               "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--disable-extensions", "--force-device-scale-factor=1", f"--user-data-dir={profile}",
+               "--window-size=1400,1000", "--dump-dom", probe.as_uri()]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+        probe.unlink()
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        body = next(a for t, a in Parsed(proc.stdout).tags if t == "body")
+        for t in json.loads(body["data-cut"]):
+            where = f"{page.relative_to(tmp_path)}: table '{t['head']}'"
+            if t["table"] <= t["wrap"] + 1:
+                assert t["top"] is None, f"{where} fits but has a second scroll bar"
+                continue
+            scrolling += 1
+            assert t["overflow"] in ("auto", "scroll") and t["scrollbar"] > 0, f"{where} is cut: {t}"
+            if t["rows"] > 12:
+                top = t["top"]
+                assert top is not None and top["height"] > 0, f"{where}: a long wide table without a bar above"
+                assert abs(top["scroll"] - t["table"]) <= 2 and 0 <= t["wrapTop"] - top["bottom"] <= 4, (where, t)
+    print(f"{scrolling} tables scroll sideways at 1,400 px")

@@ -44,7 +44,7 @@ def test_run_without_seed_records_one_that_reproduces(tmp_path):
 
 
 def test_manifest_records_what_was_run(tmp_path, chance_strike_scenario):
-    res = simkit.run(chance_strike_scenario, games=2_000, seed=5, out=tmp_path / "r")
+    res = simkit.run(chance_strike_scenario, games=2_000, seed=5, out=tmp_path / "r", jobs=1)
     man = results.manifest(tmp_path / "r")
     for key in ("simkit_version", "game", "mode", "rules_version", "scenario", "scenario_sha256",
                 "rule_options", "root_seed", "block_size", "games", "wall_seconds"):

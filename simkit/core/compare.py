@@ -73,8 +73,10 @@ class PairedSim(Simulation):
         return self.a.cells + self.b.cells
 
     def run_block(self, key, n):
-        fa = pl.DataFrame(self.a.run_block(key, n))
-        fb = pl.DataFrame(self.b.run_block(key, n))
+        return self.pair(pl.DataFrame(self.a.run_block(key, n)), pl.DataFrame(self.b.run_block(key, n)))
+
+    def pair(self, fa: pl.DataFrame, fb: pl.DataFrame) -> dict:
+        """The paired per-game observations of one block played by A (``fa``) and by B (``fb``)."""
         if fa.height != fb.height:
             raise InputError("compare: the two scenarios do not have the same cells (warbands, policies, "
                              "levels …); compare scenarios that differ only in card data or rule options")
@@ -333,3 +335,85 @@ def efficiency_note(rows: list[Row]) -> str:
     med = float(np.median(eff))
     return (f"Common random numbers: the paired design needs about {med:.0%} of the games two independent runs "
             f"would need for the same precision (median over the numbers above; var(B − A) / (var A + var B)).")
+
+
+@dataclass
+class RunComparison:
+    """Two finished runs compared game by game (see :func:`compare_runs`)."""
+
+    rows: list[Row]
+    blocks: int  # blocks compared (those both runs finished)
+    games: int  # games per cell compared
+    seed: str
+    a: dict  # the manifests
+    b: dict
+
+
+def compare_runs(run_a, run_b, metrics: list[str] | None = None) -> RunComparison:
+    """Compare two finished runs of the same game and mode played on the same seeds, without re-simulating.
+
+    Both runs must have the same root seed and block size (``simkit run ... --seed S`` for each), so block k of
+    A and block k of B replay the same games: each game of A is paired with the same game of B, exactly as
+    ``simkit compare`` pairs them while it plays. The blocks both runs finished are compared. The metrics are
+    those of A's scenario (its file is read again, not played).
+    """
+    from pathlib import Path
+
+    from simkit.core import loader, results
+    from simkit.core.simulation import StatsAccumulator, block_stats
+
+    run_a, run_b = Path(run_a), Path(run_b)
+    ma, mb = results.manifest(run_a), results.manifest(run_b)
+    for field_name, what in (("game", "game"), ("mode", "mode"), ("root_seed", "root seed (--seed)"),
+                             ("block_size", "block size (--block-size)")):
+        if str(ma.get(field_name)) != str(mb.get(field_name)):
+            raise InputError(f"compare: {run_a} and {run_b} must share the {what} to be paired game by game "
+                             f"(got {ma.get(field_name)} and {mb.get(field_name)}); run both with the same "
+                             "--seed and --block-size")
+    sims = []
+    for run, man in ((run_a, ma), (run_b, mb)):
+        path = man.get("scenario_path") or man.get("scenario")
+        if not path or not Path(path).is_file():
+            raise InputError(f"{run}/manifest.json: the run's scenario file {path!r} is not there to read its "
+                             "metrics from")
+        sims.append(loader.load(path, list(man.get("overrides") or [])).simulation)
+    paired = PairedSim(sims[0], sims[1], metrics)
+    blocks_a = {results.block_index(f): f for f in results.block_files(run_a)}
+    blocks_b = {results.block_index(f): f for f in results.block_files(run_b)}
+    common = sorted(set(blocks_a) & set(blocks_b) - {None})
+    if not common:
+        raise InputError(f"compare: {run_a} and {run_b} have no finished block in common")
+    acc = StatsAccumulator(paired.metrics)
+    games = 0
+    for k in common:
+        fa, fb = pl.read_parquet(blocks_a[k]), pl.read_parquet(blocks_b[k])
+        acc.add(block_stats(pl.DataFrame(paired.pair(fa, fb)), paired.metrics))
+        games += fa["game"].n_unique()
+    return RunComparison(rows_from(acc, paired.kinds), len(common), games, str(ma.get("root_seed")), ma, mb)
+
+
+def plot(path, rows: list[Row], title: str = "B − A, 95% intervals (paired game by game)"):
+    """A forest plot of every paired difference B − A with its 95% interval (Holm-significant ones marked)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simkit.core import plotting
+
+    shown = rows[:40]
+    labels = [f"{r.metric} ({r.group})" for r in shown][::-1]
+    d = [r.d for r in shown][::-1]
+    lo = [r.d_low for r in shown][::-1]
+    hi = [r.d_high for r in shown][::-1]
+    sig = [r.significant for r in shown][::-1]
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.32 * len(shown) + 1.2)))
+    y = np.arange(len(shown))
+    colours = ["#cf222e" if s else "#0969da" for s in sig]
+    ax.hlines(y, lo, hi, colors=colours, lw=2)
+    ax.scatter(d, y, c=colours, zorder=3, s=18)
+    ax.axvline(0, color="#59636e", lw=1, ls="--")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlabel("B − A (red: significant after Holm's correction)")
+    ax.set_title(title + (f" (first {len(shown)} of {len(rows)})" if len(rows) > len(shown) else ""), fontsize=10)
+    return plotting._save(fig, path)

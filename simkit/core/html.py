@@ -21,6 +21,8 @@ import markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from simkit.core.tables import is_empty_cell, is_number_cell
+
 CSS = """
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --zebra: #f6f8fa;
         --accent: #0969da; --note: #fff8c5; --note-line: #d4a72c; }
@@ -57,12 +59,22 @@ blockquote p:last-child { margin-bottom: 0; }
 .table-wrap::-webkit-scrollbar-thumb { background: #8c959f; border-radius: 5px; }
 .table-wrap::-webkit-scrollbar-track { background: #f6f8fa; }
 .table-wrap table { background: transparent; }
+/* A long table that scrolls sideways also gets a scroll bar above it (the script below adds it), so the bar
+   is in sight where the table starts. */
+.scroll-top { overflow-x: auto; overflow-y: hidden; height: 12px; margin: 0 0 2px; scrollbar-width: thin;
+              scrollbar-color: #8c959f #f6f8fa; }
+.scroll-top > div { height: 1px; }
+.scroll-top::-webkit-scrollbar { height: 10px; }
+.scroll-top::-webkit-scrollbar-thumb { background: #8c959f; border-radius: 5px; }
+.scroll-top::-webkit-scrollbar-track { background: #f6f8fa; }
 table { border-collapse: collapse; font-size: 0.875rem; font-variant-numeric: tabular-nums; }
-th, td { padding: 0.3rem 0.7rem; border: 1px solid var(--line); text-align: left; vertical-align: top; }
+th, td { padding: 0.3rem 0.55rem; border: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { overflow-wrap: normal; hyphens: auto; }
 th { background: #eef1f4; font-weight: 600; }
 tbody tr:nth-child(even) { background: var(--zebra); }
 tbody tr:hover { background: #eaf2fc; }
-td.num, th.num { text-align: right; white-space: nowrap; }
+td.num, th.num { text-align: right; }
+td.num { white-space: nowrap; }
 img { display: block; max-width: 100%; height: auto; margin: 0 0 1rem; border: 1px solid var(--line);
       border-radius: 6px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 20rem), 1fr)); gap: 1rem;
@@ -79,10 +91,34 @@ footer { margin-top: 3rem; color: var(--muted); font-size: 0.85rem; }
 @media print { body { max-width: none; padding: 0; } tbody tr:hover { background: none; } }
 """
 
-# A cell counts as a number when it starts with one: "0.770 [0.737, 0.801]", "27/50 ≈ 0.5400",
-# "5,100", "−0.012", "12%", "+3". Text cells ("troll", "`builder`") stay left-aligned.
-_NUMERIC = re.compile(r"^\s*[-+−–]?(\d[\d,]*(\.\d+)?|\.\d+)([eE][-+]?\d+)?\s*%?(\s|/|\[|≈|±|$)")
-_EMPTY = {"", "-", "—", "–", "n/a", "nan", "inf", "-inf"}
+# Keeps a scroll bar above every long table that is wider than its box (and in step with the one below).
+SCROLL_SCRIPT = """<script>
+(() => {
+  const LONG = 12;  // rows: a table this long gets a second scroll bar above it
+  function bars() {
+    for (const wrap of document.querySelectorAll(".table-wrap")) {
+      const table = wrap.querySelector("table");
+      let top = wrap.previousElementSibling;
+      const has = top !== null && top.classList.contains("scroll-top");
+      const need = table !== null && table.rows.length > LONG && wrap.scrollWidth > wrap.clientWidth + 1;
+      if (need && !has) {
+        top = document.createElement("div");
+        top.className = "scroll-top";
+        top.setAttribute("aria-hidden", "true");
+        top.appendChild(document.createElement("div"));
+        wrap.before(top);
+        top.addEventListener("scroll", () => { wrap.scrollLeft = top.scrollLeft; });
+        wrap.addEventListener("scroll", () => { top.scrollLeft = wrap.scrollLeft; });
+      } else if (!need && has) {
+        top.remove();
+      }
+      if (need) top.firstChild.style.width = wrap.scrollWidth + "px";
+    }
+  }
+  addEventListener("load", bars);
+  addEventListener("resize", bars);
+})();
+</script>"""
 
 
 def _page(title: str, body: str) -> str:
@@ -94,7 +130,7 @@ def _page(title: str, body: str) -> str:
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
         f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
-        f"{body}\n</body>\n</html>\n"
+        f"{body}\n{SCROLL_SCRIPT}\n</body>\n</html>\n"
     )
 
 
@@ -145,22 +181,26 @@ class _ReportTree(Treeprocessor):
 
     @staticmethod
     def _align(table: etree.Element) -> None:
+        """Right-align the columns the Markdown alignment row marks ``---:`` (``tables.render`` marks the
+        number columns); a table without alignment marks gets them from its cells (a number, not a word that
+        starts with one: "+2 Health" stays left)."""
         rows = [tr for tr in table.iter("tr")]
-        body = [tr for tr in rows if tr.find("td") is not None]
+        cells = [tr.findall("th") + tr.findall("td") for tr in rows]
+        marked = any("text-align" in (c.get("style") or "") or c.get("align") for row in cells for c in row)
         numeric_cols: dict[int, bool] = {}
-        for tr in body:
-            for i, td in enumerate(tr.findall("td")):
-                text = _text(td)
-                if text.lower() in _EMPTY:
-                    continue
-                is_num = bool(_NUMERIC.match(text))
-                if is_num:
-                    td.set("class", "num")
-                numeric_cols[i] = numeric_cols.get(i, True) and is_num
-        for tr in rows:
-            for i, th in enumerate(tr.findall("th")):
+        for tr, row in zip(rows, cells):
+            for i, c in enumerate(row):
+                style = (c.get("style") or "") + " " + (c.get("align") or "")
+                if marked:
+                    numeric_cols[i] = "right" in style
+                elif c.tag == "td" and not is_empty_cell(_text(c)):
+                    numeric_cols[i] = numeric_cols.get(i, True) and is_number_cell(_text(c))
+                c.attrib.pop("style", None)
+                c.attrib.pop("align", None)
+        for row in cells:
+            for i, c in enumerate(row):
                 if numeric_cols.get(i):
-                    th.set("class", "num")
+                    c.set("class", "num")
 
     @staticmethod
     def _wrap_tables(root: etree.Element) -> None:
@@ -235,20 +275,71 @@ def page_headline(page: str | Path, limit: int = 320) -> tuple[str, str | None, 
     return para or "", (img.group(1) if img else None), notice
 
 
+def _words(text: str) -> list[str]:
+    return [w.casefold() for w in re.findall(r"[^\W_]+", text)]
+
+
+def page_section(title: str, games: dict[str, str]) -> str | None:
+    """The game a report page is about: the registered game (``{name: title}``) whose title's leading words
+    the page title starts with (the whole lead, or at least two words of it; the longest match wins)."""
+    page = _words(title)
+    best, best_len = None, 0
+    for name, game_title in games.items():
+        lead = _words(re.split(r"[:(,]", game_title, maxsplit=1)[0])
+        n = 0
+        while n < min(len(lead), len(page)) and lead[n] == page[n]:
+            n += 1
+        if (n == len(lead) or n >= 2) and n > best_len:
+            best, best_len = name, n
+    return best
+
+
+def _game_titles() -> dict[str, str]:
+    try:
+        from simkit.core import registry
+
+        return {g.name: g.title for g in registry.games().values()}
+    except Exception:  # the index is still written (in one section) without the registry
+        return {}
+
+
+def _distinct_titles(entries: list[tuple[str, str]]) -> dict[str, str]:
+    """``{rel: shown title}``: a title that two pages share gets the words of the page's path that tell them
+    apart ("… (bounty hunter tables)"), so that no two cards read alike."""
+    by_title: dict[str, list[str]] = {}
+    for rel, title in entries:
+        by_title.setdefault(title, []).append(rel)
+    shown = {}
+    for title, rels in by_title.items():
+        if len(rels) == 1:
+            shown[rels[0]] = title
+            continue
+        parts = [Path(r).with_suffix("").parts for r in rels]
+        for rel, ps in zip(rels, parts):
+            own = [p for p in ps if p not in ("report",) and sum(p in q for q in parts) < len(parts)]
+            label = " ".join(own or ps).replace("-", " ").replace("_", " ")
+            shown[rel] = f"{title} ({label})"
+    return shown
+
+
 def write_index(reports_dir: str | Path, pages: list[Path]) -> Path:
-    """Write ``reports_dir/index.html``: every page as a card with its title, headline and first plot,
-    grouped by folder, relative links; the stand-in notice once at the top."""
+    """Write ``reports_dir/index.html``: every page as a card with its title, headline and first plot, in one
+    section per game (the registered game the page title names), relative links; the stand-in notice once at
+    the top. No two cards share a title."""
     reports_dir = Path(reports_dir)
     reports_dir.mkdir(parents=True, exist_ok=True)
     root = reports_dir.resolve()
     index = root / "index.html"
+    entries = [(Path(os.path.relpath(page, root)).as_posix(), page_title(page))
+               for page in sorted({Path(p).resolve() for p in pages if Path(p).resolve() != index})]
+    shown = _distinct_titles(entries)
+    games = _game_titles()
     groups: dict[str, list[tuple[str, str]]] = {}
-    for page in sorted({Path(p).resolve() for p in pages if Path(p).resolve() != index}):
-        rel = Path(os.path.relpath(page, root)).as_posix()
-        folder = Path(rel).parent.as_posix()
-        groups.setdefault("" if folder == "." else folder, []).append((rel, page_title(page)))
+    for rel, title in entries:
+        game = page_section(title, games)
+        groups.setdefault(games[game] if game else "Other reports", []).append((rel, shown[rel]))
     parts = ['<main class="index">', "<h1>simkit reports</h1>"]
-    heads = {rel: page_headline(root / rel) for entries in groups.values() for rel, _ in entries}
+    heads = {rel: page_headline(root / rel) for rel, _ in entries}
     if any(n for _, _, n in heads.values()):
         parts.append("<blockquote><p><strong>Stand-in card data.</strong> The rulebooks do not print the cards' "
                      "numbers; the bundled card data is a stand-in, so these reports show how the rules play "
@@ -256,9 +347,9 @@ def write_index(reports_dir: str | Path, pages: list[Path]) -> Path:
     if not groups:
         parts.append("<p>No reports.</p>")
     parts.append('<nav class="index">')
-    for folder in sorted(groups, key=lambda f: (f != "", f)):
-        parts.append(f"<h2>{html.escape(folder + '/') if folder else 'Top level'}</h2>\n<div class=\"cards\">")
-        for rel, title in sorted(groups[folder], key=lambda e: e[0]):
+    for section in sorted(groups, key=lambda g: (g == "Other reports", g.casefold())):
+        parts.append(f"<h2>{html.escape(section)}</h2>\n<div class=\"cards\">")
+        for rel, title in sorted(groups[section], key=lambda e: e[0]):
             href = html.escape("/".join(_quote(s) for s in rel.split("/")), quote=True)
             headline, thumb, _ = heads[rel]
             card = ['<article class="card">']

@@ -230,17 +230,19 @@ def rungs_from_rows(frame, kinds: dict[str, str], metric: str = "won") -> list[R
 
 
 def ladder(scenario: str | Path, policies: list[str] | None = None, *, games: int = 2000, seed: int = 1,
-           metric: str = "won", jobs: int = 1, overrides=(), block_size: int | None = None) -> list[Rung]:
+           metric: str = "won", jobs: int = 1, overrides=(), block_size: int | None = None,
+           progress: bool = False) -> list[Rung]:
     """Play ``policies`` (default: the scenario's ``play`` list) on the same games; strongest first.
 
-    ``block_size`` (default: the simulation's) spreads a slow ladder (one with `search`) over ``jobs``."""
+    ``block_size`` (default: the simulation's) spreads a slow ladder (one with `search`) over ``jobs``;
+    ``progress`` shows a bar of the games played (on stderr)."""
     return described_ladder(scenario, policies, games=games, seed=seed, metric=metric, jobs=jobs,
-                            overrides=overrides, block_size=block_size)[0]
+                            overrides=overrides, block_size=block_size, progress=progress)[0]
 
 
 def described_ladder(scenario: str | Path, policies: list[str] | None = None, *, games: int = 2000, seed: int = 1,
                      metric: str = "won", jobs: int = 1, overrides=(),
-                     block_size: int | None = None) -> tuple[list[Rung], dict]:
+                     block_size: int | None = None, progress: bool = False) -> tuple[list[Rung], dict]:
     """:func:`ladder`, and what each policy plays: the simulation's ``describe()["policies"]`` (its settings,
     defaults included), for a report to say what `search` was."""
     from simkit.core.overrides import Override, apply_overrides, parse_set
@@ -255,7 +257,23 @@ def described_ladder(scenario: str | Path, policies: list[str] | None = None, *,
         sim.default_block_size = int(block_size)
     described = sim.describe().get("policies", {})
     kinds = {k: v.get("kind", "") for k, v in described.items()}
-    means = per_game_means(sim, seed, (0,), games, metric, jobs)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        # a ladder of one block is one step: then the bar says what is being played while it runs
+        bar = tqdm(total=games, desc=f"ladder: {len(described)} policies × {sim.cells // max(len(described), 1)} "
+                   "cells", unit="game", smoothing=0, leave=False, dynamic_ncols=True)
+        bar.refresh()
+    try:
+        # (``progress`` only with a bar: the call stays what it was without one)
+        means = per_game_means(sim, seed, (0,), games, metric, jobs,
+                               **({} if bar is None else {"progress": bar.update}))
+        if bar is not None:
+            bar.refresh()  # the last block's count, however soon it came
+    finally:
+        if bar is not None:
+            bar.close()
     return rungs_from(means, kinds), described
 
 

@@ -65,10 +65,11 @@ def load(path: str | Path, overrides=None, strict: bool = False) -> Scenario:
         if not copies:
             raise
         # name the user's card file, not the temporary copy the --set changes were written to
-        message = str(exc)
+        messages = exc.messages
         for tmp, original in copies.items():
-            message = message.replace(tmp, f"{original} (with {' '.join('--set ' + o.text for o in ovs)})")
-        raise InputError(message) from None
+            messages = [m.replace(tmp, f"{original} (with {' '.join('--set ' + o.text for o in ovs)})")
+                        for m in messages]
+        raise InputError.of(messages) from None
 
 
 def _build(path: Path, sha: str, data: dict, ovs) -> Scenario:

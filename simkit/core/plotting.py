@@ -12,12 +12,17 @@ import numpy as np  # noqa: E402
 
 
 def heatmap(path: Path, values: np.ndarray, xlabels, ylabels, *, title: str, xlabel: str, ylabel: str,
-            cbar_label: str, annotate: bool = True, fmt: str = "{:.2f}") -> Path:
-    """A heat-map of ``values[y, x]`` with optional cell annotations."""
+            cbar_label: str, annotate: bool = True, fmt: str = "{:.2f}", top_down: bool = False) -> Path:
+    """A heat-map of ``values[y, x]`` with optional cell annotations. A NaN cell (not played) is left blank,
+    never painted as a value. ``top_down``: row 0 at the top, in the order of the table beside the plot (else
+    at the bottom, as on a y axis of numbers)."""
+    values = np.asarray(values, dtype=float)
     # never smaller than what the title, the axis labels and the colour bar need (a 2 × 1 grid is not clipped)
     fig, ax = plt.subplots(figsize=(max(5.0, 2.2 + 0.55 * len(xlabels)), max(3.4, 1.4 + 0.45 * len(ylabels))),
                            dpi=110)
-    im = ax.imshow(values, origin="lower", cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="white")
+    im = ax.imshow(np.ma.masked_invalid(values), origin="upper" if top_down else "lower", cmap=cmap, vmin=0.0,
+                   vmax=1.0, aspect="auto")
     ax.set_xticks(range(len(xlabels)), [str(x) for x in xlabels])
     ax.set_yticks(range(len(ylabels)), [str(y) for y in ylabels])
     ax.set_xlabel(xlabel)
@@ -25,23 +30,38 @@ def heatmap(path: Path, values: np.ndarray, xlabels, ylabels, *, title: str, xla
     ax.set_title(title)
     if annotate and values.size <= 400:
         for (i, j), v in np.ndenumerate(values):
-            ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=7,
-                    color="white" if v < 0.55 else "black")
+            if np.isfinite(v):
+                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=7,
+                        color="white" if v < 0.55 else "black")
     fig.colorbar(im, ax=ax, label=cbar_label)
     fig.tight_layout()
     return _save(fig, path)
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+STYLES = ("-", "--", "-.", ":")
+
+
 def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: str, ylabel: str,
           bands: dict[str, tuple[np.ndarray, np.ndarray]] | None = None, markers: bool = True,
-          xticklabels=None) -> Path:
-    """One line per series, with an optional shaded interval band per series (``xticklabels`` for categories)."""
+          xticklabels=None, reference: dict[str, float] | None = None, reference_label: str = "fair share") -> Path:
+    """One line per series, with an optional shaded interval band per series (``xticklabels`` for categories).
+
+    Each series has its own marker shape and line style (hollow markers after the first), so lines that lie on
+    top of each other (several at 0) stay distinguishable. ``reference`` maps a series to a level drawn as a
+    thin dotted line in its colour (a fair share 1/n), named in the legend."""
     fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
-    for name, y in series.items():
-        line, = ax.plot(x, y, marker="o" if markers else None, ms=3, label=name)
+    for i, (name, y) in enumerate(series.items()):
+        line, = ax.plot(x, y, marker=MARKERS[i % len(MARKERS)] if markers else None, ms=5 if i == 0 else 6,
+                        ls=STYLES[(i // len(MARKERS)) % len(STYLES)] if len(series) > len(MARKERS) else
+                        STYLES[i % len(STYLES)], lw=1.6, label=name, zorder=3 + len(series) - i,
+                        markerfacecolor=None if i == 0 else "none", markeredgewidth=1.3)
         if bands and name in bands:
             lo, hi = bands[name]
             ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2)
+        if reference and name in reference:
+            ax.axhline(reference[name], color=line.get_color(), ls=(0, (1, 2)), lw=1.2, zorder=2,
+                       label=f"{reference_label} ({name}): {reference[name]:.3f}")
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -52,9 +72,15 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
         from matplotlib.ticker import MaxNLocator
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    if len(series) > 1:
-        # beside the plot, never over its lines
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+    handles, labels = ax.get_legend_handles_labels()
+    if len(labels) > 1:
+        # never over the lines: beside the plot, or under it when the labels are long (so that the plot keeps
+        # its width)
+        if max(map(len, labels)) > 30:
+            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), borderaxespad=0.0,
+                      frameon=False, ncols=2 if len(labels) > 4 and max(map(len, labels)) <= 45 else 1)
+        else:
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
     fig.tight_layout()
     return _save(fig, path)
 

@@ -56,13 +56,19 @@ class RunResult:
 
 
 def summary_frame(rows: list[dict]) -> pl.DataFrame:
-    """Summary rows as a flat polars frame (group keys become ``group`` as text)."""
-    return pl.DataFrame([
-        {"metric": r["metric"], "group": ", ".join(f"{k}={v}" for k, v in r["group"].items()),
-         "estimate": r["estimate"], "low": r["low"], "high": r["high"], "n": r["n"]}
-        for r in rows
-    ], schema={"metric": pl.String, "group": pl.String, "estimate": pl.Float64,
-               "low": pl.Float64, "high": pl.Float64, "n": pl.Int64})
+    """Summary rows as a polars frame: ``metric``, one column per group key (in order of first appearance;
+    null where a metric is not grouped by it), ``estimate``, ``low``, ``high`` (the 95% interval) and ``n``."""
+    fixed = ("metric", "estimate", "low", "high", "n")
+    keys = list(dict.fromkeys(k for r in rows for k in r["group"]))
+    name = {k: (f"group_{k}" if k in fixed else k) for k in keys}
+    data = {"metric": [r["metric"] for r in rows]}
+    for k in keys:
+        data[name[k]] = [r["group"].get(k) for r in rows]
+    for c in fixed[1:]:
+        data[c] = [r[c] for r in rows]
+    schema = {"metric": pl.String, **{name[k]: None for k in keys}, "estimate": pl.Float64, "low": pl.Float64,
+              "high": pl.Float64, "n": pl.Int64}
+    return pl.DataFrame(data, schema_overrides={k: v for k, v in schema.items() if v is not None}, strict=False)
 
 
 def default_jobs() -> int:

@@ -82,15 +82,23 @@ def _block(sim, seed, spawn, n):
     return sim.run_block(key, n)
 
 
-def per_game_means(sim, seed: int, spawn: tuple, games: int, metric: str, jobs: int = 1) -> dict[str, np.ndarray]:
+def per_game_means(sim, seed: int, spawn: tuple, games: int, metric: str, jobs: int = 1,
+                   progress=None) -> dict[str, np.ndarray]:
     """For each policy, the per-game value of ``metric`` averaged over the policy's cells (the game is the unit:
-    all cells replay the same game streams). Games are played in blocks of the simulation's block size."""
+    all cells replay the same game streams). Games are played in blocks of the simulation's block size;
+    ``progress(games_done)`` is called as each block ends (in block order)."""
     from joblib import Parallel, delayed
 
     bs = int(sim.default_block_size)
     sizes = [min(bs, games - b * bs) for b in range(math.ceil(games / bs))]
     work = [delayed(_block)(sim, seed, (*spawn, b), n) for b, n in enumerate(sizes)]
-    parts = Parallel(n_jobs=jobs)(work) if jobs > 1 and len(work) > 1 else [w[0](*w[1], **w[2]) for w in work]
+    played = Parallel(n_jobs=jobs, return_as="generator")(work) if jobs > 1 and len(work) > 1 \
+        else (w[0](*w[1], **w[2]) for w in work)
+    parts = []
+    for cols in played:
+        parts.append(cols)
+        if progress is not None:
+            progress(sizes[len(parts) - 1])
     out: dict[str, list[np.ndarray]] = {}
     for b, cols in enumerate(parts):
         if metric not in cols:
@@ -160,30 +168,41 @@ def tune(scenario: str | Path, policy: str, budget: int, *, seed: int = 1, metri
             v[k] = float(round(val)) if integer else val
         return v
 
+    n_eval = eval_games or max(2000, per * 4)
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=generations, desc=f"tune {policy}", unit="gen", leave=False)
+        # the bar counts games per candidate cell, the search's and the final check's (2 policies), so its ETA
+        # covers the whole run; the rate is the average since the first generation (which compiles the kernels)
+        bar = tqdm(total=generations * lam * per + 2 * n_eval, desc=f"tune {policy}", unit="game",
+                   unit_scale=True, smoothing=0, leave=False, dynamic_ncols=True)
     history = []
+    best_so_far = -math.inf
     for gen in range(generations):
         xs = es.ask()
         cands = {f"__tune{i}": {"kind": "heuristic", **values(x)} for i, x in enumerate(xs)}
         sim = _build(scenario, data, cands)
-        means = per_game_means(sim, seed, (gen,), per, metric, jobs)
+        means = per_game_means(sim, seed, (gen,), per, metric, jobs,
+                               progress=None if bar is None else (lambda g: bar.update(g * lam)))
         scores = [float(means[name].mean()) for name in cands]
         es.tell(xs, [-s for s in scores])
         history.append({"generation": gen, "best": max(scores), "mean": float(np.mean(scores))})
+        best_so_far = max(best_so_far, max(scores))
         if bar is not None:
-            bar.update(1)
-            bar.set_postfix(best=f"{max(scores):.4f}")
-    if bar is not None:
-        bar.close()
+            if gen == 0:  # the ETA from here on: the first generation paid for compiling
+                bar.initial, bar.start_t = bar.n, bar._time()
+            bar.set_postfix_str(f"gen {gen + 1}/{generations}, {metric}: best so far {best_so_far:.4f} "
+                                f"(this gen {max(scores):.4f})")
     best = values(es.result.xfavorite)
     # fresh seeds: the default against the tuned parameters, paired game by game
-    n_eval = eval_games or max(2000, per * 4)
+    if bar is not None:
+        bar.set_postfix_str(f"checking the winner on {n_eval:,} fresh games (best so far {best_so_far:.4f})")
     sim = _build(scenario, data, {"__default": {"kind": "heuristic", **default}, "__tuned": {"kind": "heuristic", **best}})
-    means = per_game_means(sim, seed, (FRESH,), n_eval, metric, jobs)
+    means = per_game_means(sim, seed, (FRESH,), n_eval, metric, jobs,
+                           progress=None if bar is None else (lambda g: bar.update(2 * g)))
+    if bar is not None:
+        bar.close()
     diff = means["__tuned"] - means["__default"]
     e = stats.mean_interval(len(diff), float(diff.sum()), float((diff * diff).sum()))
     return TuneResult(policy=policy, metric=metric, names=tunable, default={k: default[k] for k in tunable},

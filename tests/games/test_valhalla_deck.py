@@ -130,16 +130,16 @@ JARL_BERNHARD = '\n[[jarls]]\nkey = "bernhard"\nname = "Bernhard"\nability = "ex
 
 @pytest.mark.parametrize("old, new, field", [
     ('copies = 3\nexpansion = "base"', 'copies = 2\nexpansion = "base"', r"warriors"),  # 119 base cards
-    ('clan = "red"', 'clan = "pink"', r"warriors\[0\]\.clan"),
-    ('weapons = ["axe"]', 'weapons = ["wild"]', r"warriors\[0\]\.weapons\[0\]"),
-    ('blessing_clan = "yellow"\n', '', r"warriors\[\d+\]\.blessing_clan"),
-    ('expansion = "base"', 'expansion = "base"\nblessing = "plus1"', r"warriors\[0\]\.blessing"),
-    ('expansion = "base"', 'expansion = "base"\ndistinct = true', r"warriors\[0\]\.distinct"),
+    ('clan = "red"', 'clan = "pink"', r"warriors\.raven_thrall\.clan"),
+    ('weapons = ["axe"]', 'weapons = ["wild"]', r"warriors\.raven_thrall\.weapons\[0\]"),
+    ('blessing_clan = "yellow"\n', '', r"warriors\.\w+\.blessing_clan"),
+    ('expansion = "base"', 'expansion = "base"\nblessing = "plus1"', r"warriors\.raven_thrall\.blessing"),
+    ('expansion = "base"', 'expansion = "base"\ndistinct = true', r"warriors\.raven_thrall\.distinct"),
     (JARL_BERNHARD, "", r"jarls"),
-    ('key = "hodr"', 'key = "hoder"', r"jarls\[3\]\.key"),
-    ('symbol = "axe"\n', '', r"tactics\[\d+\]\.symbol"),
-    ('effect = "strength"', 'effect = "strenght"', r"tactics\[0\]\.effect"),
-    ('name = "Raven Clan"', 'name = "Raven Clan"\ncolour = "red"', r"clans\[0\]\.colour"),
+    ('key = "hodr"', 'key = "hoder"', r"jarls\.hoder\.key"),
+    ('symbol = "axe"\n', '', r"tactics\.\w+\.symbol"),
+    ('effect = "strength"', 'effect = "strenght"', r"tactics\.battle_fury\.effect"),
+    ('name = "Raven Clan"', 'name = "Raven Clan"\ncolour = "red"', r"clans\.red\.colour"),
 ])
 def test_bad_deck_files(tmp_path, old, new, field):
     bad = _bad(tmp_path, old, new)
@@ -150,11 +150,11 @@ def test_bad_deck_files(tmp_path, old, new, field):
 
 
 @pytest.mark.parametrize("old, new, field, words", [
-    ('power_effect = "no_reroll"', 'power_effect = "no_rerolls"', r"monsters\[0\]\.base\[3\]\.power_effect",
+    ('power_effect = "no_reroll"', 'power_effect = "no_rerolls"', r"monsters\.troll\.base\[3\]\.power_effect",
      "'discard'"),
     ('power_effect = "defence_bonus"\npower_value = 1', 'power_effect = "defence_bonus"',
-     r"monsters\[0\]\.base\[1\]\.power_value", "at least 1"),
-    ('power = ""', 'power = ""\npower_value = 2', r"monsters\[0\]\.base\[0\]\.power_value", "must be 0"),
+     r"monsters\.troll\.base\[1\]\.power_value", "at least 1"),
+    ('power = ""', 'power = ""\npower_value = 2', r"monsters\.troll\.base\[0\]\.power_value", "must be 0"),
 ])
 def test_bad_monster_powers(tmp_path, old, new, field, words):
     bad = _bad(tmp_path, old, new, "bad_cards.toml", default_cards_path())
@@ -170,4 +170,4 @@ def test_deck_clans_follow_cards_file(tmp_path):
     cards.write_text(cards.read_text().replace('"red", "black"', '"red"'))
     with pytest.raises(InputError) as exc:
         load_deck(cards_path=cards)
-    assert "deck.toml" in str(exc.value) and "field 'clans[5].key'" in str(exc.value), str(exc.value)
+    assert "deck.toml" in str(exc.value) and "field 'clans.black.key'" in str(exc.value), str(exc.value)

@@ -121,9 +121,9 @@ warrior_symbols = 2
     ('"wild", "wild"]', '"wild"]', "die.faces"),
     ('faces = ["axe", "axe"', 'faces = ["axe", "mace"', "die.faces[1]"),
     ('weapons = ["axe", "sword"]\nwarrior_symbols = 2\n[[monsters.plus40]]',
-     'weapons = ["axe", "wild"]\nwarrior_symbols = 2\n[[monsters.plus40]]', "monsters[0].base[1].weapons[1]"),
-    ("strength = 8", "strength = 4", "monsters[0].base[1].strength"),
-    ("max_glory = 3", "max_glory = 3\ncolour = 1", "monsters[0].base[0].colour"),
+     'weapons = ["axe", "wild"]\nwarrior_symbols = 2\n[[monsters.plus40]]', "monsters.troll.base[1].weapons[1]"),
+    ("strength = 8", "strength = 4", "monsters.troll.base[1].strength"),
+    ("max_glory = 3", "max_glory = 3\ncolour = 1", "monsters.troll.base[0].colour"),
     ('notice = "test"', 'notice = "test"\nnotes = 1', "notes"),
 ])
 def test_bad_cards_files(tmp_path, old, new, field):

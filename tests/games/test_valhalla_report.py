@@ -261,3 +261,21 @@ def test_one_n_per_number(report):
                 ns |= {ln.strip("|").split("|")[i].strip() for ln in lines[2:]}
     ns.discard("—")
     assert ns == {"400"}, ns
+
+
+def test_jarls_that_play_alike_are_listed_once(tmp_path):
+    """hodr and esbjorn play every game identically with the stand-in deck: one row "hodr ≡ esbjorn" (or the
+    other way round), not two rows with the same numbers."""
+    scenario = tmp_path / "twins.toml"
+    scenario.write_text(
+        'game = "valhalla"\nmode = "solo"\n'
+        f'cards = "{(SCEN / "cards.toml").as_posix()}"\n'
+        f'deck = "{(SCEN / "deck.toml").as_posix()}"\n'
+        'monsters = ["troll"]\nvariants = ["base"]\nlevels = [1]\n'
+        'jarls = ["sigurd", "hodr", "esbjorn"]\nplay = ["builder"]\n'
+    )
+    simkit.run(scenario, games=60, seed=3, jobs=1, out=tmp_path / "run")
+    text = solo_report(tmp_path / "run", tmp_path / "report")[0].read_text()
+    names = [r["Jarl"] for r in _table(text, "## Jarls")]
+    assert len(names) == 2 and "sigurd" in names, names
+    assert any(n in ("hodr ≡ esbjorn", "esbjorn ≡ hodr") for n in names), names

@@ -3,12 +3,14 @@
 import copy
 import itertools
 import json
+import re
 import tomllib
 from collections import Counter
 
 import numpy as np
 import pytest
 
+from simkit.core.scenario import row_name
 from simkit.errors import InputError
 from simkit.games.valka.cards import (
     BUFF_TYPES, EVENT_KINDS, JOKER, WARBANDS, default_cards_path, load_cards)
@@ -254,8 +256,55 @@ def test_bad_data_names_file_and_field(tmp_path, case):
     with pytest.raises(InputError) as err:
         load_cards(path)
     msg = str(err.value)
-    assert msg.startswith(f"{path}: field '{field}'"), msg
+    assert msg.startswith(f"{path}: field '{_named(field, data)}'"), msg
     assert allowed in msg, msg
+
+
+def _named(field: str, data: dict) -> str:
+    """A card is named by its key where it has a distinct one: 'fighters[16].warband' -> 'fighters.squire.warband'."""
+    m = re.match(r"^(fighters|quests|locations)\[(\d+)\]", field)
+    if not m:
+        return field
+    rows = data[m.group(1)]
+    return m.group(1) + row_name(rows[int(m.group(2))], int(m.group(2)), [r.get("key") for r in rows]) \
+        + field[m.end():]
+
+
+def test_every_bad_card_is_reported_at_once_by_key(tmp_path):
+    """Someone entering 42 Fighters fixes them in one pass: every wrong field of every card, each by card key and
+    field, one line each on stderr, exit 2 (the old loader stopped at the first, as 'fighters[12].health')."""
+    from click.testing import CliRunner
+
+    from simkit.cli import cli
+
+    data = copy.deepcopy(tomllib.loads(default_cards_path().read_text(encoding="utf-8")))
+    raider = next(f for f in data["fighters"] if f["key"] == "raider_boss")
+    raider["health"] = 0
+    raider["shield"] = 12
+    data["fighters"][0]["warband"] = "orcs"
+    data["fighters"][5]["colour"] = "red"
+    data["buffs"][7]["value"] = 4
+    path = tmp_path / "cards.toml"
+    _write(path, data)
+    with pytest.raises(InputError) as err:
+        load_cards(path)
+    first = data["fighters"][0]["key"]
+    want = [f"{path}: field 'fighters.raider_boss.health' must be at least 1 (got 0)",
+            f"{path}: field 'fighters.raider_boss.shield' must be at most 9 (got 12)",
+            f"{path}: field 'fighters.{first}.warband' must be one of",
+            f"{path}: field 'fighters.{data['fighters'][5]['key']}.colour' is not a known field",
+            f"{path}: field 'buffs[7].value' must be one of 1, 2, 3 (got 4)"]
+    got = err.value.messages
+    assert len(got) == len(want) and all(any(g.startswith(w) for g in got) for w in want), got
+    scenario = tmp_path / "lq.toml"
+    scenario.write_text((default_cards_path().parent / "lonequest.toml").read_text(encoding="utf-8")
+                        .replace('cards = "cards.toml"', f'cards = "{path.as_posix()}"'), encoding="utf-8")
+    assert f'cards = "{path.as_posix()}"' in scenario.read_text(encoding="utf-8")
+    res = CliRunner().invoke(cli, ["run", str(scenario), "--games", "10", "--quiet"])
+    lines = res.stderr.strip().splitlines() if hasattr(res, "stderr") else res.output.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == len(want), res.output
+    assert all(line.startswith("simkit: error: ") for line in lines)
+    assert "fighters.raider_boss.health" in res.output and "fighters[" not in res.output
 
 
 def test_text_replacement_breaks_old_gob_warband(tmp_path):
@@ -264,5 +313,5 @@ def test_text_replacement_breaks_old_gob_warband(tmp_path):
     assert old in text
     path = tmp_path / "cards.toml"
     path.write_text(text.replace(old, 'name = "The Old Gob",         warband = "monsters"'), encoding="utf-8")
-    with pytest.raises(InputError, match=r"cards\.toml: field 'fighters\[10\]\.warband'.*'goblins'"):
+    with pytest.raises(InputError, match=r"cards\.toml: field 'fighters\.old_gob\.warband'.*'goblins'"):
         load_cards(path)

@@ -143,6 +143,23 @@ def test_unknown_op_is_one_line_naming_file_card_and_allowed_ops(tmp_path):
     assert "allowed ops: " + ", ".join(K.DRAFT_OPS) in msg
 
 
+def test_every_bad_card_is_reported_at_once_by_key(tmp_path):
+    """Two wrong cards and an unknown field: three problems in one pass, each named by card key and field."""
+    p = _edited(tmp_path, 'key = "skyla"\nname = "Skyla"\ntype = "valkyrie"\nclan = "raven"\nincident = "draft"\n'
+                'cost = 1', 'key = "skyla"\nname = "Skyla"\ntype = "valkyrie"\nclan = "raven"\nincident = "draft"\n'
+                'cost = -1\ncolour = "red"')
+    text = p.read_text().replace('key = "morrigan"\nname = "Morrigan"\ntype = "valkyrie"\nclan = "raven"',
+                                 'key = "morrigan"\nname = "Morrigan"\ntype = "valkyrie"\nclan = "crow"')
+    p.write_text(text)
+    with pytest.raises(InputError) as exc:
+        K.load_cards(p)
+    got = exc.value.messages
+    assert len(got) == 3, got
+    assert got[0].startswith(f"{p}: field 'cards.skyla.cost' must be at least 0 (got -1)")
+    assert got[1].startswith(f"{p}: field 'cards.skyla.colour' is not a known field")
+    assert got[2].startswith(f"{p}: field 'cards.morrigan.clan' must be one of") and "'crow'" in got[2]
+
+
 def test_war_op_on_a_draft_card_is_rejected(tmp_path):
     p = _edited(tmp_path, 'effects = [{op = "draw", n = 1}]', 'effects = [{op = "strength", n = 1}]')
     with pytest.raises(InputError, match="unknown op 'strength'"):

@@ -48,7 +48,7 @@ def test_matrix_cells_match_the_rows(report):
     frame = res.frame.filter(pl.col("policy") == "focused")
     assert frame.height == 3 * 60
     text = (files[0].parent / "report.md").read_text()
-    row = next(ln for ln in text.splitlines() if ln.startswith("| raven |"))
+    row = next(ln for ln in text.splitlines() if re.match(r"\|\s*raven\s*\|", ln))
     cells = [c.strip() for c in row.strip("|").split("|")]
     sub = frame.filter((pl.col("alpha_emblem") == "raven_emblem") & (pl.col("omega_emblem") == "iron_emblem"))
     e = wilson(int(sub["alpha_win"].sum()), sub.height)

@@ -8,10 +8,11 @@ values.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from simkit.core.scenario import Fields, read_toml
+from simkit.core.scenario import Fields, Problems, read_toml
 
 WILD = "wild"  # the ⊗ face
 
@@ -72,31 +73,37 @@ def _names(f: Fields, name: str, allowed, lo: int = 0, hi: int | None = None, un
 def _cards(m: Fields, side: str, weapons: list[str], clans: tuple[str, ...]) -> list[MonsterCard]:
     cards = []
     for f in m.tables(side):
-        card = MonsterCard(
-            name=f.get("name", str),
-            strength=f.get("strength", int, min=1),
-            max_glory=f.get("max_glory", int, min=0),
-            clans=_names(f, "clans", clans),
-            weapons=_names(f, "weapons", weapons, lo=1, hi=6),
-            warrior_symbols=f.get("warrior_symbols", int, min=0),
-            power=f.get("power", str, ""),
-            power_effect=f.get("power_effect", str, "none", choices=POWERS),
-            power_value=f.get("power_value", int, 0, min=0),
-        )
-        f.finish()
-        if card.power_effect in POWERS_WITH_VALUE and card.power_value < 1:
-            raise f.error("power_value", f"must be at least 1 when power_effect is {card.power_effect!r} "
-                          f"(got {card.power_value})")
-        if card.power_effect not in POWERS_WITH_VALUE and card.power_value != 0:
-            raise f.error("power_value", f"must be 0 (or left out) when power_effect is {card.power_effect!r}; "
-                          f"only {', '.join(map(repr, POWERS_WITH_VALUE))} take a value (got {card.power_value})")
-        if cards and card.strength < cards[-1].strength:
-            raise f.error("strength", f"must be at least {cards[-1].strength}, the strength of the card above it "
-                          f"(cards go in ascending order of strength) (got {card.strength})")
-        cards.append(card)
-    if not cards:
+        with m.problems.row() if m.problems is not None else contextlib.nullcontext():
+            _card(f, cards, weapons, clans)
+    if not cards and not (m.problems and m.problems.errors):
         raise m.error(side, "must hold at least one card")
     return cards
+
+
+def _card(f: Fields, cards: list[MonsterCard], weapons: list[str], clans: tuple[str, ...]) -> None:
+    """Read one monster card and append it to ``cards`` (the cards above it)."""
+    card = MonsterCard(
+        name=f.get("name", str),
+        strength=f.get("strength", int, min=1),
+        max_glory=f.get("max_glory", int, min=0),
+        clans=_names(f, "clans", clans),
+        weapons=_names(f, "weapons", weapons, lo=1, hi=6),
+        warrior_symbols=f.get("warrior_symbols", int, min=0),
+        power=f.get("power", str, ""),
+        power_effect=f.get("power_effect", str, "none", choices=POWERS),
+        power_value=f.get("power_value", int, 0, min=0),
+    )
+    f.finish()
+    if card.power_effect in POWERS_WITH_VALUE and card.power_value < 1:
+        raise f.error("power_value", f"must be at least 1 when power_effect is {card.power_effect!r} "
+                      f"(got {card.power_value})")
+    if card.power_effect not in POWERS_WITH_VALUE and card.power_value != 0:
+        raise f.error("power_value", f"must be 0 (or left out) when power_effect is {card.power_effect!r}; "
+                      f"only {', '.join(map(repr, POWERS_WITH_VALUE))} take a value (got {card.power_value})")
+    if cards and card.strength < cards[-1].strength:
+        raise f.error("strength", f"must be at least {cards[-1].strength}, the strength of the card above it "
+                      f"(cards go in ascending order of strength) (got {card.strength})")
+    cards.append(card)
 
 
 @dataclass(frozen=True)
@@ -125,7 +132,9 @@ def load_cards_file(path: str | Path | None = None) -> CardsFile:
     """Read a whole cards file (see :class:`CardsFile`)."""
     path = Path(path) if path is not None else default_cards_path()
     data, _ = read_toml(path)
-    top = Fields(path, data)
+    # every wrong field of every card is reported at once, each by monster key, side, card and field
+    problems = Problems()
+    top = Fields(path, data, problems=problems)
     top.get("notice", str)
     top.get("experiment", bool, False)  # marks files changed by --set; no printed facts to relax here
     clans = _names(top, "clans", None, lo=1, unique=True)
@@ -136,14 +145,19 @@ def load_cards_file(path: str | Path | None = None) -> CardsFile:
     weapons = [s for s in symbols if s != WILD]
     monsters: dict[str, Monster] = {}
     for m in top.tables("monsters"):
-        key = m.get("key", str)
-        if key in monsters or not key:
-            raise m.error("key", f"must be a distinct non-empty name (got {key!r}; already used: {', '.join(monsters)})")
-        mon = Monster(key, m.get("name", str), _cards(m, "base", weapons, clans), _cards(m, "plus40", weapons, clans))
-        m.finish()  # an unknown table (e.g. [[monsters.bas]]) is named as such, not reported as a count mismatch
-        if len(mon.cards_plus40) != len(mon.cards_base):
-            raise m.error("plus40", f"must hold as many cards as 'base' ({len(mon.cards_base)}), being their reverse "
-                          f"sides (got {len(mon.cards_plus40)})")
-        monsters[key] = mon
+        with problems.row():
+            key = m.get("key", str)
+            if key in monsters or not key:
+                raise m.error("key", f"must be a distinct non-empty name (got {key!r}; already used: "
+                              f"{', '.join(monsters)})")
+            before = len(problems.errors)
+            mon = Monster(key, m.get("name", str), _cards(m, "base", weapons, clans),
+                          _cards(m, "plus40", weapons, clans))
+            m.finish()  # an unknown table (e.g. [[monsters.bas]]) is named as such, not reported as a count mismatch
+            if len(problems.errors) == before and len(mon.cards_plus40) != len(mon.cards_base):
+                raise m.error("plus40", f"must hold as many cards as 'base' ({len(mon.cards_base)}), being their "
+                              f"reverse sides (got {len(mon.cards_plus40)})")
+            monsters[key] = mon
     top.finish()
+    problems.check()
     return CardsFile(path, clans, symbols, die, monsters)

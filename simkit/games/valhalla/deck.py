@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.core.scenario import Fields, read_toml
+from simkit.core.scenario import Fields, Problems, read_toml
 from simkit.errors import InputError
 from simkit.games.valhalla.cards import POWERS, WILD, CardsFile, Monster, WeaponDie, _names, load_cards_file
 
@@ -347,22 +347,28 @@ def _jarls(top: Fields) -> list[Jarl]:
                         f"{', '.join(JARL_NAMES)} (got {len(tables)})")
     jarls = []
     for i, f in enumerate(tables):
-        key = f.get("key", str)
-        if key != JARL_KEYS[i]:
-            raise f.error("key", f"must be {JARL_KEYS[i]!r} ({JARL_NAMES[i]}): the Jarls go in the rulebook's order, "
-                          f"keyed {', '.join(map(repr, JARL_KEYS))} (got {key!r})")
-        name = f.get("name", str)
-        if not name:
-            raise f.error("name", "must be a non-empty string (got '')")
-        ability = f.get("ability", str, choices=JARL_ABILITIES)
-        value = f.get("value", int, 0, min=0)
-        f.finish()
-        if ability == "none" and value != 0:
-            raise f.error("value", f"must be 0 (or left out) when ability is 'none' (got {value})")
-        if ability != "none" and value < 1:
-            raise f.error("value", f"must be at least 1 when ability is {ability!r} (got {value})")
-        jarls.append(Jarl(key, name, ability, value))
+        with top.problems.row():
+            jarls.append(_jarl(i, f))
     return jarls
+
+
+def _jarl(i: int, f: Fields) -> Jarl:
+    """Jarl number ``i`` (the rulebook's order)."""
+    key = f.get("key", str)
+    if key != JARL_KEYS[i]:
+        raise f.error("key", f"must be {JARL_KEYS[i]!r} ({JARL_NAMES[i]}): the Jarls go in the rulebook's order, "
+                      f"keyed {', '.join(map(repr, JARL_KEYS))} (got {key!r})")
+    name = f.get("name", str)
+    if not name:
+        raise f.error("name", "must be a non-empty string (got '')")
+    ability = f.get("ability", str, choices=JARL_ABILITIES)
+    value = f.get("value", int, 0, min=0)
+    f.finish()
+    if ability == "none" and value != 0:
+        raise f.error("value", f"must be 0 (or left out) when ability is 'none' (got {value})")
+    if ability != "none" and value < 1:
+        raise f.error("value", f"must be at least 1 when ability is {ability!r} (got {value})")
+    return Jarl(key, name, ability, value)
 
 
 def load_deck(path: str | Path | None = None, cards_path: str | Path | None = None) -> Deck:
@@ -372,17 +378,21 @@ def load_deck(path: str | Path | None = None, cards_path: str | Path | None = No
     cf = load_cards_file(cards_path)
     symbols = cf.weapons
     data, _ = read_toml(path)
-    top = Fields(path, data)
+    # every wrong field of every card is reported at once, each by card key and field
+    problems = Problems()
+    top = Fields(path, data, problems=problems)
     notice = top.get("notice", str)
     top.get("experiment", bool, False)  # marks files changed by --set; no printed facts to relax here
 
     clans: dict[str, Clan] = {}
     for f in top.tables("clans"):
-        key = f.get("key", str, choices=cf.clans)
-        if key in clans:
-            raise f.error("key", f"repeats {key!r}; give each clan colour one [[clans]] table")
-        clans[key] = Clan(key, f.get("name", str), f.get("ability", str, choices=CLAN_ABILITIES))
-        f.finish()
+        with problems.row():
+            key = f.get("key", str, choices=cf.clans)
+            if key in clans:
+                raise f.error("key", f"repeats {key!r}; give each clan colour one [[clans]] table")
+            clans[key] = Clan(key, f.get("name", str), f.get("ability", str, choices=CLAN_ABILITIES))
+            f.finish()
+    problems.check()
     missing = [c for c in cf.clans if c not in clans]
     if missing:
         raise top.error("clans", f"must hold one table per clan colour of {cf.path} "
@@ -394,11 +404,23 @@ def load_deck(path: str | Path | None = None, cards_path: str | Path | None = No
                             f"(got {len(have)}: {', '.join(map(repr, have)) or 'none'})")
 
     used: dict[str, str] = {}
-    warriors = [_warrior(f, used, clans, symbols) for f in top.tables("warriors")]
-    tactics = [_tactic(f, used, symbols) for f in top.tables("tactics")]
-    missions = [_mission(f, used) for f in top.tables("missions")]
-    jarls = _jarls(top)
+
+    def each(name, read):
+        out = []
+        for f in top.tables(name):
+            with problems.row():
+                out.append(read(f))
+        return out
+
+    warriors = each("warriors", lambda f: _warrior(f, used, clans, symbols))
+    tactics = each("tactics", lambda f: _tactic(f, used, symbols))
+    missions = each("missions", lambda f: _mission(f, used))
+    try:
+        jarls = _jarls(top)
+    except InputError as exc:
+        problems.add(exc)
     top.finish()
+    problems.check()  # the totals below count the cards: only on cards that are all right
 
     deck = Deck(path, notice, cf, [clans[k] for k in cf.clans], warriors, tactics, missions, jarls)
     _check_totals(top, deck)

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.core.scenario import Fields, read_toml
+from simkit.core.scenario import Fields, Problems, read_toml
+from simkit.errors import InputError
 
 # Integer codes (index into the tuple) shared with the quest bytecode and the simulator.
 WARBANDS = ("barbarians", "brotherhood", "goblins", "knights", "monsters", "reptilios", "tree_beasts", "wizards")
@@ -138,14 +139,16 @@ def _choices(names) -> str:
 
 
 def _rows(top: Fields, name: str, count: int) -> list[Fields]:
-    """A list of tables (``[[name]]`` or an array of inline tables) holding exactly ``count`` entries."""
+    """A list of tables (``[[name]]`` or an array of inline tables) holding exactly ``count`` entries, each
+    named by its key in messages (``fighters.old_gob.health``); a wrong count or a row that is not a table is
+    recorded and the other rows are still checked."""
     value = top.get(name, list)
     if len(value) != count:
-        raise top.error(name, f"must list exactly {count} cards (got {len(value)})")
+        top.problems.add(top.error(name, f"must list exactly {count} cards (got {len(value)})"))
     for i, v in enumerate(value):
         if not isinstance(v, dict):
-            raise top.error(f"{name}[{i}]", f"must be a table (got {v!r})")
-    return [Fields(top.file, v, f"{name}[{i}].") for i, v in enumerate(value)]
+            top.problems.add(top.error(f"{name}[{i}]", f"must be a table (got {v!r})"))
+    return top.rows(name, value)
 
 
 def _key(f: Fields, seen: dict[str, int]) -> str:
@@ -161,23 +164,26 @@ def _fighters(top: Fields, experiment: bool = False) -> tuple[Fighter, ...]:
     allowed = WARBANDS + (JOKER_NAME,)
     fighters, keys, count = [], {}, [0] * (len(WARBANDS) + 1)
     for f in _rows(top, "fighters", N_FIGHTERS):
-        key, name = _key(f, keys), f.get("name", str)
-        band = allowed.index(f.get("warband", str, choices=allowed))
-        count[band] += 1
-        limit = N_JOKERS if band == JOKER else PER_WARBAND
-        if count[band] > limit:
-            raise f.error("warband", f"is Fighter number {count[band]} of {allowed[band]!r}; the rulebook has exactly "
-                          f"{PER_WARBAND} per Warband and {N_JOKERS} jokers (allowed: {_choices(allowed)})")
-        fighter = Fighter(key, name, band, f.get("infamy", int, min=0, max=MAX_STAT),
-                          f.get("strike", int, min=0, max=MAX_STAT), f.get("health", int, min=1, max=MAX_STAT),
-                          f.get("shield", int, min=0, max=MAX_STAT))
-        f.finish()
-        if not experiment and name == OLD_GOB and (band != WARBANDS.index("goblins")
-                                                   or fighter.health != OLD_GOB_HEALTH):
-            field = "warband" if band != WARBANDS.index("goblins") else "health"
-            raise f.error(field, f"breaks the rulebook: {OLD_GOB} is a 'goblins' Fighter with base Health "
-                          f"{OLD_GOB_HEALTH} (got warband {allowed[band]!r}, health {fighter.health})")
-        fighters.append(fighter)
+        with top.problems.row():
+            key, name = _key(f, keys), f.get("name", str)
+            band = allowed.index(f.get("warband", str, choices=allowed))
+            count[band] += f.data.get("warband") in allowed  # a wrong warband is not counted in any band
+            limit = N_JOKERS if band == JOKER else PER_WARBAND
+            if count[band] > limit:
+                raise f.error("warband", f"is Fighter number {count[band]} of {allowed[band]!r}; the rulebook has "
+                              f"exactly {PER_WARBAND} per Warband and {N_JOKERS} jokers (allowed: "
+                              f"{_choices(allowed)})")
+            fighter = Fighter(key, name, band, f.get("infamy", int, min=0, max=MAX_STAT),
+                              f.get("strike", int, min=0, max=MAX_STAT), f.get("health", int, min=1, max=MAX_STAT),
+                              f.get("shield", int, min=0, max=MAX_STAT))
+            f.finish()
+            if not experiment and name == OLD_GOB and (band != WARBANDS.index("goblins")
+                                                       or fighter.health != OLD_GOB_HEALTH):
+                field = "warband" if band != WARBANDS.index("goblins") else "health"
+                raise f.error(field, f"breaks the rulebook: {OLD_GOB} is a 'goblins' Fighter with base Health "
+                              f"{OLD_GOB_HEALTH} (got warband {allowed[band]!r}, health {fighter.health})")
+            fighters.append(fighter)
+    top.problems.check()  # the checks below count the cards: only on cards that are all right
     # the counts are 42 in all and no band is over its limit, so none can be short
     if not experiment and not any(f.name == OLD_GOB for f in fighters):
         raise top.error("fighters", f"must include {OLD_GOB!r}, a 'goblins' Fighter with base Health {OLD_GOB_HEALTH} "
@@ -188,9 +194,11 @@ def _fighters(top: Fields, experiment: bool = False) -> tuple[Fighter, ...]:
 def _buffs(top: Fields) -> tuple[Buff, ...]:
     buffs = []
     for f in _rows(top, "buffs", N_BUFFS):
-        buffs.append(Buff(BUFF_TYPES.index(f.get("type", str, choices=BUFF_TYPES)),
-                          f.get("value", int, choices=BUFF_VALUES)))
-        f.finish()
+        with top.problems.row():
+            buffs.append(Buff(BUFF_TYPES.index(f.get("type", str, choices=BUFF_TYPES)),
+                              f.get("value", int, choices=BUFF_VALUES)))
+            f.finish()
+    top.problems.check()
     for t, name in enumerate(BUFF_TYPES):
         if Buff(t, 1) not in buffs:
             raise top.error("buffs", f"must include a +1 {name!r} Buff: the Lonequest starting equipment is a +1 of "
@@ -201,8 +209,10 @@ def _buffs(top: Fields) -> tuple[Buff, ...]:
 def _events(top: Fields) -> tuple[Event, ...]:
     events = []
     for f in _rows(top, "events", N_EVENTS):
-        events.append(Event(EVENT_KINDS.index(f.get("kind", str, choices=EVENT_KINDS))))
-        f.finish()
+        with top.problems.row():
+            events.append(Event(EVENT_KINDS.index(f.get("kind", str, choices=EVENT_KINDS))))
+            f.finish()
+    top.problems.check()
     missing = [k for i, k in enumerate(EVENT_KINDS) if Event(i) not in events]
     if missing:
         raise top.error("events", f"must include every Event kind the rulebook names ({_choices(EVENT_KINDS)}); "
@@ -215,20 +225,25 @@ def _quests(top: Fields) -> tuple[Quest, ...]:
 
     quests, keys = [], {}
     for f in _rows(top, "quests", N_QUESTS):
-        key, name, text = _key(f, keys), f.get("name", str), f.get("text", str)
-        quests.append(Quest(key, name, text, parse_effects(f, "effects")))
-        f.finish()
+        with top.problems.row():
+            key, name, text = _key(f, keys), f.get("name", str), f.get("text", str)
+            quests.append(Quest(key, name, text, parse_effects(f, "effects")))
+            f.finish()
+    top.problems.check()
     return tuple(quests)
 
 
 def _map(top: Fields) -> tuple[tuple[Location, ...], tuple[tuple[int, int], ...]]:
     locations, keys = [], {}
     for f in _rows(top, "locations", N_LOCATIONS):
-        locations.append(Location(_key(f, keys), f.get("name", str), f.get("south", bool, False), f.get("cards", int)))
-        f.finish()
-        if locations[-1].cards != CARDS_PER_LOCATION:
-            raise f.error("cards", f"must be {CARDS_PER_LOCATION}: set-up deals {CARDS_PER_LOCATION} cards onto every "
-                          f"Location (got {locations[-1].cards})")
+        with top.problems.row():
+            locations.append(Location(_key(f, keys), f.get("name", str), f.get("south", bool, False),
+                                      f.get("cards", int)))
+            f.finish()
+            if locations[-1].cards != CARDS_PER_LOCATION:
+                raise f.error("cards", f"must be {CARDS_PER_LOCATION}: set-up deals {CARDS_PER_LOCATION} cards onto "
+                              f"every Location (got {locations[-1].cards})")
+    top.problems.check()
     if sum(loc.south for loc in locations) != N_SOUTH:
         raise top.error("locations", f"must mark exactly {N_SOUTH} southern start Locations with 'south = true' "
                         f"(got {[loc.key for loc in locations if loc.south]})")
@@ -261,13 +276,26 @@ def load_cards(path: str | Path | None = None) -> CardSet:
     """Read and check a VÁLKA cards file (default: the bundled stand-in ``scenarios/valka/cards.toml``)."""
     path = Path(path) if path is not None else default_cards_path()
     data, _ = read_toml(path)
-    top = Fields(path, data)
+    # every wrong field of every card is reported at once, each by card key and field
+    problems = Problems()
+    top = Fields(path, data, problems=problems)
     notice = top.get("notice", str)
     # experiment = true (set on files changed by --set) lets card stats differ from the rulebook's printed
     # example (The Old Gob's base Health 3); impossible values and the card counts are still checked
     experiment = top.get("experiment", bool, False)
-    fighters, buffs, events, quests = _fighters(top, experiment), _buffs(top), _events(top), _quests(top)
+    sections = []
+    for read in (lambda: _fighters(top, experiment), lambda: _buffs(top), lambda: _events(top),
+                 lambda: _quests(top)):
+        try:
+            sections.append(read())
+        except InputError as exc:  # recorded; the next kind of card is still checked
+            if not getattr(exc, "collected", False):
+                problems.add(exc)
+            sections.append(())
+    problems.check()
+    fighters, buffs, events, quests = sections
     locations, arrows = _map(top)
     top.finish()
+    problems.check()
     return CardSet(notice, fighters, buffs, events, quests, locations, arrows)
 

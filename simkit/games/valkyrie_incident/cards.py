@@ -50,7 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.core.scenario import Fields, read_toml
+from simkit.core.scenario import Fields, Problems, read_toml
+from simkit.errors import InputError
 
 TYPES = ("valkyrie", "action", "cogdrive", "assault")
 TYPE_COUNTS = (30, 25, 20, 15)
@@ -214,40 +215,42 @@ def _key(f: Fields, seen: dict[str, int]) -> str:
 def _rows(top: Fields, name: str, count: int) -> list[Fields]:
     value = top.get(name, list)
     if len(value) != count:
-        raise top.error(name, f"must list exactly {count} entries (got {len(value)})")
+        top.problems.add(top.error(name, f"must list exactly {count} entries (got {len(value)})"))
     for i, v in enumerate(value):
         if not isinstance(v, dict):
-            raise top.error(f"{name}[{i}]", f"must be a table (got {v!r})")
-    return [Fields(top.file, v, f"{name}[{i}].") for i, v in enumerate(value)]
+            top.problems.add(top.error(f"{name}[{i}]", f"must be a table (got {v!r})"))
+    return top.rows(name, value)  # each named by its key in messages: cards.firestorm.cost
 
 
 def _cards(top: Fields, clans: tuple[str, ...], experiment: bool = False) -> tuple[Card, ...]:
     cards, keys = [], {}
     counts = [0] * len(TYPES)
     for f in _rows(top, "cards", N_CARDS):
-        key, name = _key(f, keys), f.get("name", str)
-        t = TYPES.index(f.get("type", str, choices=TYPES))
-        clan = clans.index(f.get("clan", str, choices=clans))
-        incident_raw = f.get("incident", str)
-        if incident_raw == "conflict" and name == FIRESTORM:
-            raise f.error("incident", f"of {name!r} must be 'war': the rulebook's erratum says the printed "
-                          "'Conflict' should say 'War'")
-        if incident_raw not in INCIDENTS:
-            raise f.error("incident", f"must be one of {_choices(INCIDENTS)} (got {incident_raw!r})")
-        incident = INCIDENTS.index(incident_raw)
-        want = DRAFT if t in (VALKYRIE, ACTION) else WAR
-        if incident != want:
-            raise f.error("incident", f"of {TYPES[t]} card {name!r} must be {INCIDENTS[want]!r}: the rulebook uses "
-                          f"{TYPES[t]} abilities in the {'Draft turn' if want == DRAFT else 'War phase'} "
-                          f"(got {incident_raw!r})")
-        cost = f.get("cost", int, min=0, max=MAX_COST)
-        strength = f.get("strength", int, min=0, max=MAX_STRENGTH)
-        ability = f.get("ability", str)
-        allowed = DRAFT_OPS if want == DRAFT else WAR_OPS
-        effects = _effects(f, f"card {name!r}", allowed)
-        f.finish()
-        counts[t] += 1
-        cards.append(Card(key, name, t, clan, incident, cost, strength, ability, effects))
+        with top.problems.row():
+            key, name = _key(f, keys), f.get("name", str)
+            t = TYPES.index(f.get("type", str, choices=TYPES))
+            clan = clans.index(f.get("clan", str, choices=clans))
+            incident_raw = f.get("incident", str)
+            if incident_raw == "conflict" and name == FIRESTORM:
+                raise f.error("incident", f"of {name!r} must be 'war': the rulebook's erratum says the printed "
+                              "'Conflict' should say 'War'")
+            if incident_raw not in INCIDENTS:
+                raise f.error("incident", f"must be one of {_choices(INCIDENTS)} (got {incident_raw!r})")
+            incident = INCIDENTS.index(incident_raw)
+            want = DRAFT if t in (VALKYRIE, ACTION) else WAR
+            if incident != want:
+                raise f.error("incident", f"of {TYPES[t]} card {name!r} must be {INCIDENTS[want]!r}: the rulebook "
+                              f"uses {TYPES[t]} abilities in the {'Draft turn' if want == DRAFT else 'War phase'} "
+                              f"(got {incident_raw!r})")
+            cost = f.get("cost", int, min=0, max=MAX_COST)
+            strength = f.get("strength", int, min=0, max=MAX_STRENGTH)
+            ability = f.get("ability", str)
+            allowed = DRAFT_OPS if want == DRAFT else WAR_OPS
+            effects = _effects(f, f"card {name!r}", allowed)
+            f.finish()
+            counts[t] += 1
+            cards.append(Card(key, name, t, clan, incident, cost, strength, ability, effects))
+    top.problems.check()  # the counts below only over cards that are all right
     for t, (have, want) in enumerate(zip(counts, TYPE_COUNTS)):
         if have != want:
             raise top.error("cards", f"must hold exactly {want} {TYPES[t]} cards (got {have}); the rulebook has "
@@ -267,21 +270,23 @@ def _cards(top: Fields, clans: tuple[str, ...], experiment: bool = False) -> tup
 def _emblems(top: Fields, clans: tuple[str, ...]) -> tuple[Emblem, ...]:
     out, keys = [], {}
     for f in _rows(top, "emblems", N_EMBLEMS):
-        key, name = _key(f, keys), f.get("name", str)
-        clan = clans.index(f.get("clan", str, choices=clans))
-        bonus = f.get("bonus", int, min=0, max=3)
-        m = f.table("morale")
-        mt = m.get("type", str, "any", choices=("any",) + TYPES)
-        mi = m.get("incident", str, "any", choices=("any",) + INCIDENTS)
-        ms = m.get("min_strength", int, 0, min=0, max=MAX_STRENGTH)
-        mc = m.get("own_clan", bool, False)
-        m.finish()
-        morale_text = f.get("morale_text", str)
-        ability = f.get("ability", str)
-        effects = _effects(f, f"emblem {name!r}", WAR_OPS)
-        f.finish()
-        morale = (TYPES.index(mt) if mt != "any" else -1, INCIDENTS.index(mi) if mi != "any" else -1, ms, int(mc))
-        out.append(Emblem(key, name, clan, bonus, morale, morale_text, ability, effects))
+        with top.problems.row():
+            key, name = _key(f, keys), f.get("name", str)
+            clan = clans.index(f.get("clan", str, choices=clans))
+            bonus = f.get("bonus", int, min=0, max=3)
+            m = f.table("morale")
+            mt = m.get("type", str, "any", choices=("any",) + TYPES)
+            mi = m.get("incident", str, "any", choices=("any",) + INCIDENTS)
+            ms = m.get("min_strength", int, 0, min=0, max=MAX_STRENGTH)
+            mc = m.get("own_clan", bool, False)
+            m.finish()
+            morale_text = f.get("morale_text", str)
+            ability = f.get("ability", str)
+            effects = _effects(f, f"emblem {name!r}", WAR_OPS)
+            f.finish()
+            morale = (TYPES.index(mt) if mt != "any" else -1, INCIDENTS.index(mi) if mi != "any" else -1, ms, int(mc))
+            out.append(Emblem(key, name, clan, bonus, morale, morale_text, ability, effects))
+    top.problems.check()
     if sorted(e.clan for e in out) != list(range(len(clans))):
         raise top.error("emblems", f"must give each Clan ({_choices(clans)}) exactly one Emblem")
     return tuple(out)
@@ -290,30 +295,32 @@ def _emblems(top: Fields, clans: tuple[str, ...]) -> tuple[Emblem, ...]:
 def _locations(top: Fields, clans: tuple[str, ...]) -> tuple[Location, ...]:
     out, keys = [], {}
     for f in _rows(top, "locations", N_LOCATIONS):
-        key, name, ability = _key(f, keys), f.get("name", str), f.get("ability", str)
-        raw = f.get("effects", list)
-        if not 1 <= len(raw) <= MAX_LOC_MODS:
-            raise f.error("effects", f"of location {name!r} must list 1 to {MAX_LOC_MODS} effects (got {len(raw)})")
-        mods = []
-        for j, e in enumerate(raw):
-            if not isinstance(e, dict):
-                raise f.error(f"effects[{j}]", f"of location {name!r} must be a table (got {e!r})")
-            ef = Fields(f.file, e, f"{f.prefix}effects[{j}].")
-            op = ef.get("op", str)
-            if op not in LOC_OPS:
-                raise ef.error("op", f"of location {name!r}: unknown op {op!r}; allowed ops: {', '.join(LOC_OPS)}")
-            if op == "strength":
-                t = ef.get("type", str, "any", choices=("any",) + TYPES)
-                c = ef.get("clan", str, "any", choices=("any",) + clans)
-                ms = ef.get("min_strength", int, 0, min=0, max=MAX_STRENGTH)
-                n = ef.get("n", int, min=-5, max=5)
-                mods.append((LOC_STRENGTH, TYPES.index(t) if t != "any" else -1,
-                             clans.index(c) if c != "any" else -1, ms, n))
-            else:
-                mods.append((LOC_NO_EMBLEM, -1, -1, 0, 0))
-            ef.finish()
-        f.finish()
-        out.append(Location(key, name, ability, tuple(mods)))
+        with top.problems.row():
+            key, name, ability = _key(f, keys), f.get("name", str), f.get("ability", str)
+            raw = f.get("effects", list)
+            if not 1 <= len(raw) <= MAX_LOC_MODS:
+                raise f.error("effects", f"of location {name!r} must list 1 to {MAX_LOC_MODS} effects (got {len(raw)})")
+            mods = []
+            for j, e in enumerate(raw):
+                if not isinstance(e, dict):
+                    raise f.error(f"effects[{j}]", f"of location {name!r} must be a table (got {e!r})")
+                ef = Fields(f.file, e, f"{f.prefix}effects[{j}].")
+                op = ef.get("op", str)
+                if op not in LOC_OPS:
+                    raise ef.error("op", f"of location {name!r}: unknown op {op!r}; allowed ops: {', '.join(LOC_OPS)}")
+                if op == "strength":
+                    t = ef.get("type", str, "any", choices=("any",) + TYPES)
+                    c = ef.get("clan", str, "any", choices=("any",) + clans)
+                    ms = ef.get("min_strength", int, 0, min=0, max=MAX_STRENGTH)
+                    n = ef.get("n", int, min=-5, max=5)
+                    mods.append((LOC_STRENGTH, TYPES.index(t) if t != "any" else -1,
+                                 clans.index(c) if c != "any" else -1, ms, n))
+                else:
+                    mods.append((LOC_NO_EMBLEM, -1, -1, 0, 0))
+                ef.finish()
+            f.finish()
+            out.append(Location(key, name, ability, tuple(mods)))
+    top.problems.check()
     return tuple(out)
 
 
@@ -321,17 +328,28 @@ def load_cards(path: str | Path | None = None) -> CardSet:
     """Read and check a cards file (default: the bundled stand-in ``scenarios/valkyrie_incident/cards.toml``)."""
     path = Path(path) if path is not None else default_cards_path()
     data, _ = read_toml(path)
-    top = Fields(path, data)
+    # every wrong field of every card is reported at once, each by card key and field
+    problems = Problems()
+    top = Fields(path, data, problems=problems)
     notice = top.get("notice", str)
     clans = top.get("clans", list)
     if len(clans) != N_CLANS or len(set(clans)) != N_CLANS or not all(isinstance(c, str) and c for c in clans):
-        raise top.error("clans", f"must list {N_CLANS} distinct Clan Emblem names (got {clans!r})")
+        problems.add(top.error("clans", f"must list {N_CLANS} distinct Clan Emblem names (got {clans!r})"))
+    problems.check()
     clans = tuple(clans)
     # experiment = true (set on files changed by --set) relaxes the printed facts that name cards (Firestorm, the
     # 10-card Blitz clan decks); the card counts and every value's range are still checked
     experiment = top.get("experiment", bool, False)
-    cards = _cards(top, clans, experiment)
-    emblems = _emblems(top, clans)
-    locations = _locations(top, clans)
+    sections = []
+    for read in (lambda: _cards(top, clans, experiment), lambda: _emblems(top, clans),
+                 lambda: _locations(top, clans)):
+        try:
+            sections.append(read())
+        except InputError as exc:  # recorded; the next kind of card is still checked
+            if not getattr(exc, "collected", False):
+                problems.add(exc)
+            sections.append(())
     top.finish()
+    problems.check()
+    cards, emblems, locations = sections
     return CardSet(notice, clans, cards, emblems, locations)

@@ -99,7 +99,7 @@ def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None
                 lopsided.append(f"{short[i]} (Alpha) v {short[j]} (Omega): {_iv(e)}")
             row[short[j]] = _iv(e, 2) + flag
         rows.append(row)
-    png = heatmap(out_dir / f"matchups-{label}.png", np.nan_to_num(mat, nan=0.5), short, short,
+    png = heatmap(out_dir / f"matchups-{label}.png", mat, short, short, top_down=True,
                   title=f"Alpha win rate by Emblem match-up ({label}, {policy} v {policy})",
                   xlabel="Omega's Emblem", ylabel="Alpha's Emblem", cbar_label="P(Alpha wins)")
     # each Emblem over both seats and every opponent

@@ -51,7 +51,7 @@ POLICY_DESCRIPTIONS = {
     "aggressive": "heuristic: attacks from 75% of the monster's strength",
     "random": "baseline: uniformly random among the legal actions at every decision",
     "search": "search: 16 rollouts per legal action (successive halving) of builder from resampled deck orders "
-              "(slow; weaker than builder, see the README)",
+              "(slow; stronger than builder where measured: 0.993 against 0.927 in the README's ladder cell)",
 }
 
 

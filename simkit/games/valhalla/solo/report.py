@@ -507,14 +507,17 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
     twins_text = ""
     if twins:
         twins_text = (
-            "Rows marked `≡` coincide because those Jarls played every game identically ("
+            "A row marked `≡` stands for Jarls that played every game identically ("
             + "; ".join(" ≡ ".join(g) for g in twins)
             + f": the same result, turns, cards defeated and Glory in each of the paired games): with the "
             "bundled stand-in `deck.toml` their abilities never change a decision or a battle at this level with "
             f"policy `{first}`. Entering the printed Jarl cards (or different stand-in abilities) separates them.\n\n")
-    jrows = []
+    jrows, listed = [], set()
     for jl in jarls:
-        row = {"Jarl": jl + (f" ≡ {', '.join(same_as[jl])}" if same_as.get(jl) else "")}
+        if jl in listed:
+            continue  # a Jarl that played every game as an earlier one shares its row (listed once)
+        listed.update([jl, *same_as.get(jl, [])])
+        row = {"Jarl": jl + (f" ≡ {' ≡ '.join(same_as[jl])}" if same_as.get(jl) else "")}
         for m, v in mvs:
             c = jcells.get((jl, m, v))
             row[f"{m} / {v}"] = _iv(_rate(c, "won")) if c else "–"

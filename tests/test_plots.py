@@ -1,0 +1,71 @@
+"""Plots: a heat-map leaves unplayed cells blank and can keep the table's row order; lines show a fair-share
+reference, stay distinguishable when they overlap (at 0), and keep a long legend off the plot."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simkit.core import plotting
+
+
+def _keep(monkeypatch):
+    figs = []
+    real = plotting._save
+
+    def keep(fig, path):
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        leg = fig.axes[0].get_legend()
+        fig.extents = {"axes": fig.axes[0].get_window_extent(r), "fig": fig.bbox,
+                       "legend": leg.get_window_extent(r) if leg else None}
+        figs.append(fig)
+        return real(fig, path)
+
+    monkeypatch.setattr(plotting, "_save", keep)
+    return figs
+
+
+def test_heatmap_leaves_unplayed_cells_blank_in_the_tables_row_order(monkeypatch, tmp_path):
+    figs = _keep(monkeypatch)
+    values = np.array([[np.nan, 0.9], [0.2, np.nan]])
+    plotting.heatmap(tmp_path / "h.png", values, ["a", "b"], ["a", "b"], title="t", xlabel="x", ylabel="y",
+                     cbar_label="p", top_down=True)
+    ax = figs[0].axes[0]
+    img = ax.get_images()[0]
+    assert img.origin == "upper"  # row 0 ("a", the table's first row) at the top
+    texts = sorted(t.get_text() for t in ax.texts)
+    assert texts == ["0.20", "0.90"]  # no "0.50" and no "nan" on the never-played mirror cells
+    rgba = img.to_rgba(img.get_array())
+    assert tuple(rgba[0, 0]) == (1.0, 1.0, 1.0, 1.0) or rgba[0, 0, 3] == 0  # blank (white), not a colour
+    assert ax.get_yticklabels()[0].get_text() == "a"
+
+
+def test_lines_draw_the_fair_share_and_keep_overlapping_lines_apart(monkeypatch, tmp_path):
+    figs = _keep(monkeypatch)
+    x = np.arange(1, 6)
+    series = {"3 players": np.array([0.40, 0.33, 0.27, np.nan, np.nan]),
+              "4 players": np.array([0.30, 0.25, 0.24, 0.21, np.nan]),
+              "never (a)": np.zeros(5), "never (b)": np.zeros(5)}
+    plotting.lines(tmp_path / "l.png", x, series, title="t", xlabel="turn order", ylabel="P(win)",
+                   reference={"3 players": 1 / 3, "4 players": 1 / 4})
+    ax = figs[0].axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "fair share (3 players): 0.333" in labels and "fair share (4 players): 0.250" in labels
+    levels = sorted(round(ln.get_ydata()[0], 6) for ln in ax.get_lines() if ln.get_label().startswith("fair"))
+    assert levels == [0.25, round(1 / 3, 6)]
+    data = [ln for ln in ax.get_lines() if not ln.get_label().startswith("fair")]
+    # the two lines at 0 differ in marker and line style (and the later one is hollow), so both show
+    a, b = data[2], data[3]
+    assert (a.get_marker(), a.get_linestyle()) != (b.get_marker(), b.get_linestyle())
+    assert len({ln.get_marker() for ln in data}) == 4 and b.get_markerfacecolor() == "none"
+
+
+def test_a_long_legend_goes_under_the_plot_not_over_it(monkeypatch, tmp_path):
+    figs = _keep(monkeypatch)
+    x = np.arange(1, 21)
+    series = {f"hammer×2, axe×2 = sword×2, bow×2: troll {i}, dragon {i}": 1 - 0.9 ** (x + i) for i in range(8)}
+    plotting.lines(tmp_path / "m.png", x, series, title="t", xlabel="turn", ylabel="P")
+    ext = figs[0].extents
+    ax, leg = ext["axes"], ext["legend"]
+    assert leg.y1 <= ax.y0, "the legend overlaps the plot"
+    assert ax.width > 0.6 * ext["fig"].width, "the plot lost its width to the legend"
