@@ -13,18 +13,22 @@ import numpy as np  # noqa: E402
 
 def heatmap(path: Path, values: np.ndarray, xlabels, ylabels, *, title: str, xlabel: str, ylabel: str,
             cbar_label: str, annotate: bool = True, fmt: str = "{:.2f}") -> Path:
-    """A heat-map of ``values[y, x]`` with optional cell annotations."""
+    """A heat-map of ``values[y, x]`` with optional cell annotations; a NaN cell (not played) is left blank."""
     # never smaller than what the title, the axis labels and the colour bar need (a 2 × 1 grid is not clipped)
     fig, ax = plt.subplots(figsize=(max(5.0, 2.2 + 0.55 * len(xlabels)), max(3.4, 1.4 + 0.45 * len(ylabels))),
                            dpi=110)
-    im = ax.imshow(values, origin="lower", cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
+    cmap = plt.get_cmap("viridis").with_extremes(bad="white")
+    values = np.ma.masked_invalid(np.asarray(values, dtype=float))
+    im = ax.imshow(values, origin="lower", cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
     ax.set_xticks(range(len(xlabels)), [str(x) for x in xlabels])
     ax.set_yticks(range(len(ylabels)), [str(y) for y in ylabels])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     if annotate and values.size <= 400:
-        for (i, j), v in np.ndenumerate(values):
+        for (i, j), v in np.ndenumerate(values.filled(np.nan)):
+            if not np.isfinite(v):
+                continue
             ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=7,
                     color="white" if v < 0.55 else "black")
     fig.colorbar(im, ax=ax, label=cbar_label)
