@@ -226,3 +226,31 @@ def test_heatmap_leaves_unplayed_match_ups_blank(report, tmp_path, monkeypatch):
     assert sorted(t.get_text() for t in ax.texts) == ["0.25", "0.75"]
     data = ax.images[0].get_array()
     assert np.ma.getmaskarray(data).tolist() == [[True, False], [False, True]]
+
+
+def test_report_opens_with_the_answer_from_the_games_rows(report):
+    # the first paragraph after the notice: P(Alpha wins) and P(draw) of the report's policy over all match-ups,
+    # and the best and worst Emblem by share of games won, each matching the per-game rows
+    _, files, res = report
+    text = (files[0].parent / "report.md").read_text()
+    paras = text.split("\n\n")
+    assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith("**The answer.**")
+    answer = paras[2]
+    f = res.frame.filter(pl.col("policy") == "focused")
+    alpha = float(f["alpha_win"].mean())
+    draws = float(f["draw"].mean())
+    got = re.search(r"`focused` in both seats, Alpha \(the Start Player\) wins (\d\.\d+) \[.*?\(draws (\d\.\d+)\)",
+                    answer)
+    assert got and float(got.group(1)) == pytest.approx(alpha, abs=5e-4)
+    assert float(got.group(2)) == pytest.approx(draws, abs=5e-4)
+    share = {}
+    for e in ("raven", "iron", "ember", "tide"):
+        k = f"{e}_emblem"
+        mine = f.filter((pl.col("alpha_emblem") == k) | (pl.col("omega_emblem") == k))
+        share[e] = mine.filter(((pl.col("alpha_emblem") == k) & (pl.col("winner") == "alpha"))
+                               | ((pl.col("omega_emblem") == k) & (pl.col("winner") == "omega"))).height / mine.height
+    got = re.search(r"best (\w+) wins (\d\.\d+) \[.*?worst (\w+) (\d\.\d+) \[", answer)
+    assert got, answer
+    best, v_best, worst, v_worst = got.groups()
+    assert float(v_best) == pytest.approx(max(share.values()), abs=5e-4) == pytest.approx(share[best], abs=5e-4)
+    assert float(v_worst) == pytest.approx(min(share.values()), abs=5e-4) == pytest.approx(share[worst], abs=5e-4)

@@ -239,16 +239,138 @@ def card_table(f: pl.DataFrame, names: list[str]) -> tuple[list[dict], dict]:
 CARD_FAMILY = 0.05  # family-wise level (Holm over the cards) for flagging a card
 
 
+def _alpha_rate(run_dir: Path, policy: str) -> tuple[dict | None, dict | None]:
+    """The run's summary rows P(Alpha wins) and P(draw) over all match-ups for ``policy`` in both seats (the
+    game is the unit of their intervals)."""
+    alpha = draw = None
+    for r in results.summary(run_dir):
+        g = r["group"]
+        if g.get("alpha_policy") == policy and g.get("omega_policy") == policy:
+            if r["metric"] == "alpha_win_by_policy":
+                alpha = r
+            elif r["metric"] == "draw_rate":
+                draw = r
+    return alpha, draw
+
+
+def _row_iv(r: dict | None) -> str:
+    return f"{r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]" if r else "–"
+
+
+def best_worst(info: dict) -> tuple[tuple[str, object], tuple[str, object]]:
+    """The Emblems with the highest and the lowest share of games won (both seats, all opponents; Wilson)."""
+    ranked = sorted(((e.replace("_emblem", ""), wilson(w, n)) for e, (w, _d, _l, n) in info["outcomes"].items()),
+                    key=lambda x: x[1].estimate)
+    return ranked[-1], ranked[0]
+
+
+def _extreme(cells: dict) -> int:
+    return sum(1 for k, n in cells.values() if n and (k / n <= 0.02 or k / n >= 0.98))
+
+
+def headline(policy: str, parts: list[tuple[str, Path, dict]]) -> str:
+    """The report's answer: per ruleset, P(Alpha wins) and P(draw) over all match-ups with ``policy`` in both
+    seats, and the best and worst Emblem (share of games won); ``parts`` = (label, run, match-up info)."""
+    alpha, emb = [], []
+    for label, run, info in parts:
+        a, d = _alpha_rate(run, policy)
+        alpha.append(f"{_row_iv(a)} of {label} games (draws {d['estimate']:.3f})" if d else f"{_row_iv(a)} of "
+                     f"{label} games")
+        (b, be), (w, we) = best_worst(info)
+        emb.append(f"{label}: best {b} wins {_iv(be)} of its games, worst {w} {_iv(we)}"
+                   + (f", {_extreme(info['cells'])} of {len(info['cells'])} match-ups at ≤ 0.02 or ≥ 0.98"
+                      if _extreme(info["cells"]) else ""))
+    return (f"**The answer.** With `{policy}` in both seats, Alpha (the Start Player) wins " + " and ".join(alpha)
+            + "; an even game gives Alpha half of the games that are not drawn. Emblems, " + "; ".join(emb) + ".")
+
+
+def blitz_section(blitz_run: Path, std_info: dict, blitz_info: dict, cards_path) -> str:
+    """Why Blitz match-ups sit near 0 or 1, with the evidence: the Clan decks Blitz hands out whole (their
+    Strength, the cards meeting the Emblem's Morale requirement, the chance that a 5-card hand allows a Morale
+    Check), the same cells under each policy of the run, and the standard rules with the same cards."""
+    from scipy.stats import hypergeom
+
+    from simkit.games.valkyrie_incident.cards import load_cards
+
+    try:
+        cards = load_cards(cards_path) if cards_path else load_cards()
+    except Exception:  # noqa: BLE001 - a moved cards file: the bundled cards
+        cards = load_cards()
+    outcomes = blitz_info["outcomes"]
+    rows = []
+    for e in cards.emblems:
+        deck = [k for k in cards.cards if k.clan == e.clan and k.type in (0, 2)]  # its Valkyrie and Cogdrive cards
+        typ, inc, min_str, own = e.morale
+        meet = sum(1 for k in deck if (typ < 0 or k.type == typ) and (inc < 0 or k.incident == inc)
+                   and k.strength >= min_str and (not own or k.clan == e.clan))
+        p_morale = float(hypergeom(len(deck), meet, min(5, len(deck))).sf(2)) if deck else float("nan")
+        w, _d, _l, n = outcomes.get(e.key, (0, 0, 0, 0))
+        sw, _sd, _sl, sn = std_info["outcomes"].get(e.key, (0, 0, 0, 0))
+        rows.append({"Emblem": e.key.replace("_emblem", ""), "Blitz deck": len(deck),
+                     "deck Strength": sum(k.strength for k in deck), "Emblem bonus": e.bonus,
+                     "Morale cards (of the deck)": f"{meet} ({e.morale_text})",
+                     "P(Morale Check, 5 cards)": f"{p_morale:.3f}",
+                     "Blitz wins": _iv(wilson(w, n)) if n else "–", "standard wins": _iv(wilson(sw, sn)) if sn else "–"})
+    # the same cells under every policy of the Blitz run
+    frame = results.scan(blitz_run).group_by("policy", "alpha_emblem", "omega_emblem").agg(
+        r=pl.col("alpha_win").cast(pl.Float64).mean()).collect()
+    per = {}
+    for r in frame.iter_rows(named=True):
+        per.setdefault(r["policy"], {})[(r["alpha_emblem"], r["omega_emblem"])] = r["r"]
+    pols = sorted(per)
+    counts = {p: sum(1 for v in per[p].values() if v <= 0.02 or v >= 0.98) for p in pols}
+    diff = max((abs(per[a][k] - per[b][k]) for a in pols for b in pols for k in per[a] if k in per[b]), default=0.0)
+    # Emblems whose Blitz decks are alike (the same Strengths, Morale cards and bonus): their match-ups show the seat
+    same = []
+    sig = {}
+    for e in cards.emblems:
+        deck = sorted(k.strength for k in cards.cards if k.clan == e.clan and k.type in (0, 2))
+        rw = next(r for r in rows if r["Emblem"] == e.key.replace("_emblem", ""))
+        sig.setdefault((tuple(deck), e.bonus, rw["Morale cards (of the deck)"].split(" ")[0]), []).append(e.key)
+    for keys in sig.values():
+        for a in keys:
+            for o in keys:
+                if a != o and (a, o) in blitz_info["cells"]:
+                    k, n = blitz_info["cells"][(a, o)]
+                    same.append(f"{a.replace('_emblem', '')} (Alpha) v {o.replace('_emblem', '')}: {_iv(wilson(k, n))}")
+    pol_text = "; ".join(f"`{p}` {counts[p]} of {len(per[p])}" for p in pols)
+    text = (
+        "Blitz deals each player his Clan's 10 Valkyrie and Cogdrive cards whole, so a Blitz match-up is a match-up "
+        "of two fixed stand-in decks. The evidence, computed from the card data and the runs:\n\n"
+        + render(rows, "md") + "\n"
+        "- **Data.** `P(Morale Check, 5 cards)` is the exact (hypergeometric) chance that 5 cards drawn from the "
+        "Blitz deck hold 3 that meet the Emblem's Morale requirement, a Victory Card each time. The Emblems that win "
+        "Blitz have the stronger decks or the surer Morale Check (a requirement met by every card of the deck "
+        "always succeeds); the stand-in decks of equal Strength and Morale differ only in their Emblem.\n"
+        f"- **Policy.** Match-ups at ≤ 0.02 or ≥ 0.98 under each policy of the Blitz run: {pol_text}; the "
+        f"policies' Alpha win rates differ by at most {diff:.3f} in any cell"
+        + (" (the same cells are lopsided whoever plays, so it is not the policy)" if diff < 0.15 else
+           " (the policy matters too)") + ".\n"
+        f"- **Rules.** With the same cards and policy the standard rules (a drafted deck, no Clan deck) spread "
+        f"{std_info['spread']:.3f} from the highest to the lowest cell, {_extreme(std_info['cells'])} cells at "
+        f"≤ 0.02 or ≥ 0.98; Blitz spreads {blitz_info['spread']:.3f}."
+        + (" Alike decks still split by seat: " + "; ".join(same) + ": the Blitz seats are not even either."
+           if same else "") + "\n\n"
+        + ("Reading: the 0.00/1.00 cells come from the stand-in data (its Clan decks and Morale requirements), "
+           "which Blitz, unlike the standard draft, passes on whole; with the real cards they may not appear.\n\n"
+           if diff < 0.15 else
+           "Reading: the policies disagree on some cells, so the policy shares the blame with the stand-in decks "
+           "that Blitz passes on whole.\n\n"))
+    return text
+
+
 def run_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     """The report of one run of either ruleset: its match-up matrix, Alpha/Omega rows, margins, cards."""
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     man = results.manifest(run_dir)
     label = man.get("ruleset", man.get("mode", "run"))
-    mtext, pngs, _ = matchup_section(run_dir, out_dir, label)
+    mtext, pngs, minfo = matchup_section(run_dir, out_dir, label)
     dtext, dpngs = distribution_section({label: run_dir}, out_dir)
     names = _card_names(man)
     crows, base = card_rows(run_dir, names)
-    text = (f"# The Valkyrie Incident ({label})\n\n{STAND_IN_NOTICE}\n\n{_what(man)}\n\n## Emblem match-ups\n\n"
+    policy = minfo["policy"]
+    text = (f"# The Valkyrie Incident ({label})\n\n{STAND_IN_NOTICE}\n\n{headline(policy, [(label, run_dir, minfo)])}"
+            f"\n\n{_what(man)}\n\n## Emblem match-ups\n\n"
             + mtext + "## Alpha or Omega\n\n" + render(_alpha_rows(run_dir, label), "md") + "\n"
             + "## Score margin and game length\n\n" + dtext
             + f"## Cards\n\n{_card_note(base)}\n\n" + render(crows, "md") + "\n" + manifest_section(man))
@@ -305,12 +427,15 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         runs[label] = run
     # the match-up runs play every policy of their scenario; the report uses the ladder's strongest heuristic
     sections, files = [], []
-    spreads = {}
+    spreads, infos = {}, {}
     for label, run in runs.items():
         text, pngs, info = matchup_section(run, base, label, best)
         sections.append(f"### {label.capitalize()}\n\n" + text)
         files += pngs
         spreads[label] = info["spread"]
+        infos[label] = info
+    answer = headline(best, [(label, runs[label], infos[label]) for label in runs])
+    blitz = blitz_section(runs["blitz"], infos["standard"], infos["blitz"], results.manifest(runs["blitz"]).get("cards"))
     dtext, dpngs = distribution_section(runs, base, best)
     names = _card_names(results.manifest(runs["standard"]))
     crows, cbase = card_rows(runs["standard"], names)
@@ -319,6 +444,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     text = (
         "# The Valkyrie Incident: Emblem match-ups, Alpha or Omega, and Blitz\n\n"
         f"{STAND_IN_NOTICE}\n\n"
+        f"{answer}\n\n"
         "## What was simulated\n\n"
         f"The skill ladder (`scenarios/valkyrie_incident/ladder.toml`: every policy against `balanced`, in both "
         f"seats, over 5 Emblem match-ups where each Emblem plays once per seat) picks the strongest heuristic, **`{best}`**; it then plays itself "
@@ -328,7 +454,8 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "## Emblem match-ups\n\n" + "".join(sections)
         + f"Does Blitz keep the balance? Highest minus lowest match-up: standard {spreads['standard']:.3f}, "
           f"Blitz {spreads['blitz']:.3f}.\n\n"
-        "## Alpha or Omega\n\n"
+        + "### Blitz match-ups near 0 or 1: data, policy or rules?\n\n" + blitz
+        + "## Alpha or Omega\n\n"
         "P(Alpha wins) over all match-ups (the game is the unit of the interval) per policy pair:\n\n"
         + render(alpha, "md") + "\n"
         "## Skill ladder\n\n"
