@@ -171,6 +171,26 @@ def tables_of_equals(tmp_path_factory):
     return run, multiplayer_report(run, tmp / "out")
 
 
+def test_tables_of_equals_get_their_ladder_against_a_field(tables_of_equals, tmp_path):
+    # `make report` adds to a report of tables of equals the ladder of its heroes against a field of its first
+    # heuristic: the same heroes, now meeting `balanced` in every other seat
+    from simkit.core import ladder
+    from simkit.core.registry import scenarios_dir
+    from simkit.games.valka.multiplayer.report import field_ladder, multiplayer_report
+
+    run, _ = tables_of_equals
+    path = scenarios_dir() / "valka" / "annihilation.toml"
+    fl = field_ladder(path, "balanced", 6)
+    want = ladder.ladder(path, games=6, seed=2026, overrides=['opponents=["balanced"]'])
+    assert fl["rungs"] == want and {r.policy for r in want} == {"balanced", "aggressive", "cautious", "random"}
+    text = multiplayer_report(run, tmp_path / "out", field_ladder=fl)[0].read_text(encoding="utf-8")
+    assert "Skill against a field of **`balanced`**" in text
+    head = text.split("## What was simulated")[0]
+    best, worst = want[0], want[-1]
+    assert f"Skill (against a field of `balanced`): the strongest hero policy `{best.policy}` wins " \
+           f"{best.value:.3f}" in head and f"the weakest `{worst.policy}` {worst.value:.3f}" in head
+
+
 def test_tables_of_equals_show_no_skill_ladder(tables_of_equals):
     _, files = tables_of_equals
     text = files[0].read_text(encoding="utf-8")

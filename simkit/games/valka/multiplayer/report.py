@@ -184,8 +184,10 @@ def card_policy(man: dict, rungs, mixed: bool) -> str | None:
     return None
 
 
-def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: dict | None = None) -> list[Path]:
-    """Write ``out_dir/report.md`` with ``seat-order.png`` and ``card-effects.png``; return the files."""
+def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: dict | None = None,
+                       field_ladder: dict | None = None) -> list[Path]:
+    """Write ``out_dir/report.md`` with ``seat-order.png`` and ``card-effects.png``; return the files.
+    ``field_ladder`` (:func:`field_ladder`) gives tables of equals a ladder where the policies do meet."""
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     man = results.manifest(run_dir)
@@ -246,7 +248,16 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
             "policy, so each hero wins about the fair share 1/n whatever its skill (the table below shows it). A "
             "ladder measures skill only where the policies meet each other: a hero against a field of other "
             "policies, rotated through every seat, as in the mixed-table reports (Bounty Hunter at 4 players, "
-            "Duel).\n\n")
+            "Duel)" + ("; the ladder below is that, against a field of the scenario's first heuristic" if field_ladder
+                       else "") + ".\n\n")
+        if field_ladder:
+            rungs_field = field_ladder["rungs"]
+            ladder_text += (
+                f"Skill against a field of **`{field_ladder['field']}`** (every other seat plays it, the hero in seat "
+                f"`game % players`; {field_ladder['games']:,} games per table size and hero, root seed 2026, the "
+                "same deals for every hero):\n\n"
+                + ladder.markdown(rungs_field, games=field_ladder["games"], cells=len(sizes), label="P(hero wins)")
+                + "\n")
     seat_pol_rows = seat_policy_rows(seats)
 
     # --- game length ---
@@ -292,7 +303,8 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     opts = man.get("rule_options", {})
     opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
     pols = man.get("policies", {})
-    answer = headline(seats, frame, sizes, rungs, wb_rows)
+    answer = headline(seats, frame, sizes, rungs or (field_ladder or {}).get("rungs", []), wb_rows,
+                      field=None if mixed or not field_ladder else field_ladder["field"])
     text = (
         f"# VÁLKA {variant.replace('-', ' ').title()}: seats, policies, game length and cards\n\n"
         f"{STAND_IN_NOTICE}\n\n"
@@ -354,7 +366,8 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     return files
 
 
-def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, wb_rows: list[dict]) -> str:
+def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, wb_rows: list[dict],
+             field: str | None = None) -> str:
     """The report's answer, first: the first player's win rate against the fair share at each table size, the
     skill spread (strongest and weakest hero, with the paired gap) where policies meet, and the best and worst
     Warband in the opening hand; 95% intervals, the deal as the unit."""
@@ -366,7 +379,8 @@ def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, 
     text = "**The answer.** The first player wins " + "; ".join(parts) + "."
     if rungs:
         best, worst = rungs[0], rungs[-1]
-        text += (f" Skill: the strongest hero policy `{best.policy}` wins {best.value:.3f} "
+        text += (f" Skill{f' (against a field of `{field}`)' if field else ''}: the strongest hero policy "
+                 f"`{best.policy}` wins {best.value:.3f} "
                  f"[{best.low:.3f}, {best.high:.3f}], the weakest `{worst.policy}` {worst.value:.3f} "
                  f"[{worst.low:.3f}, {worst.high:.3f}]; spread {-worst.gap:.3f} "
                  f"[{-worst.gap_high:.3f}, {-worst.gap_low:.3f}] (paired).")
@@ -401,9 +415,20 @@ def search_ladder(path: Path, games: int, jobs: int = 1) -> dict:
     return {"search": f"{spec.get('rollouts')} rollouts per action of `{spec.get('base')}`", "rungs": rungs}
 
 
+def field_ladder(path: Path, field: str, games: int, jobs: int = 1) -> dict:
+    """The skill ladder of a scenario of tables of equals played instead against a field of ``field`` (every
+    other seat; ``opponents = ["field"]``), the scenario's ``play`` list as the heroes, on the same ``games``
+    deals per table size, root seed 2026."""
+    from simkit.core import ladder
+
+    rungs = ladder.ladder(path, games=games, seed=2026, jobs=jobs, overrides=[f'opponents=["{field}"]'])
+    return {"field": field, "games": games, "rungs": rungs}
+
+
 def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled multiplayer scenarios (seed 2026) under ``out_dir/multiplayer/<mode>`` with reports;
-    4-player Bounty Hunter adds a small ladder with `search` as the hero."""
+    4-player Bounty Hunter adds a small ladder with `search` as the hero; the tables of equals, a ladder of their
+    heroes against a field of their first heuristic (:func:`field_ladder`)."""
     from simkit.core.registry import scenarios_dir
 
     files = []
@@ -413,9 +438,14 @@ def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> 
                               ("valka/duel.toml", "duel", 2_000)):
         base = Path(out_dir) / "multiplayer" / mode
         run = run_bundled(scen, base / "run", games // 5 if quick else games, seed=2026, jobs=jobs)
-        sl = None
+        sl = fl = None
         if mode == "bounty-hunter":
             n = 4 if quick else 60
             sl = {"games": n, **search_ladder(scenarios_dir() / scen, n, jobs or 1)}
-        files += multiplayer_report(run, base, search_ladder=sl)
+        man = results.manifest(run)
+        if not man.get("opponents"):  # tables of equals: the ladder against a field of the first heuristic
+            field = card_policy(man, [], False)
+            if field:
+                fl = field_ladder(scenarios_dir() / scen, field, 40 if quick else 400, jobs or 1)
+        files += multiplayer_report(run, base, search_ladder=sl, field_ladder=fl)
     return files
