@@ -47,6 +47,7 @@ def table(variant="bounty-hunter", players=4, **rules):
     s[L.H_PHASE] = L.PH_MAIN
     s[L.H_ACTIVE] = 0
     s[L.H_TOMOVE] = 0
+    s[L.H_BEGUN] = 1  # seat 0's first turn has begun
     rng = np.empty(4, np.uint64)
     seed_stream(rng, np.array([1, 2], np.uint64), 0, 0)
     return s, rng, env
@@ -885,6 +886,92 @@ def test_double_ones_put_two_last_players_out_together():
     act(s, rng, env, attack_id(0, 1, 0, L.ST_CHANCE))
     assert E.is_over(s) and s[E.sb(0) + L.S_ELIM] == 1 and s[E.sb(1) + L.S_ELIM] == 1
     assert E.reward(s, env, 0) == 0.5 and E.reward(s, env, 1) == 0.5
+
+
+def _double_ones(rng):
+    """Re-seed ``rng`` so that its next two d10 rolls are 1 and 1."""
+    for seed in range(2000):
+        seed_stream(rng, np.array([seed, 3], np.uint64), 0, 0)
+        r = rng.copy()
+        if roll(r, 10) == 1 and roll(r, 10) == 1:
+            return
+    raise AssertionError("no double-1 stream")
+
+
+def test_player_out_at_the_setup_reveal_does_not_share_a_first_turn_double_one():
+    """"The last player standing is the winner" (valka.txt, Annihilation): seat 2 places nothing and is out at the
+    set-up reveal; on the first player's first turn a double 1 removes seats 0 and 1 together. They share the
+    win; seat 2, out before any turn began, does not (it used to: both were stamped turn 0)."""
+    s, rng, env = table("annihilation", 3)
+    s[L.H_BEGUN] = 0
+    put(s, 0, 0, F["apprentice"], face=0)              # Strike 2, Health 1
+    put(s, 1, 0, F["shield_knight"], face=0, dmg=1)    # Shield 5, 1 Health left: only a Chance Strike
+    s[L.H_PHASE], s[L.H_SUB], s[L.H_FIRST], s[L.H_TOMOVE] = L.PH_SETUP, 0, 0, 0
+    for seat in (0, 1, 2):  # every seat ends its set-up: all reveal at once
+        assert E.to_move(s) == seat
+        act(s, rng, env, L.A_DONE)
+    assert s[E.sb(2) + L.S_ELIM] == 1 and s[E.sb(2) + L.S_ELIM_TURN] == 0 and not E.is_over(s)
+    for seat in (0, 1):  # seat 2 is out: nothing to equip
+        assert s[L.H_PHASE] == L.PH_EQUIP and E.to_move(s) == seat
+        act(s, rng, env, L.A_DONE)
+    assert s[L.H_PHASE] == L.PH_MAIN and s[L.H_ACTIVE] == 0 and s[L.H_TURN] == 0 and s[L.H_BEGUN] == 1
+    _double_ones(rng)
+    act(s, rng, env, attack_id(0, 1, 0, L.ST_CHANCE))
+    assert E.is_over(s) and s[E.sb(0) + L.S_ELIM] == 1 and s[E.sb(1) + L.S_ELIM] == 1
+    assert [E.reward(s, env, p) for p in range(3)] == [0.5, 0.5, 0.0]
+
+
+def _record(s, env):
+    g = np.zeros(len(S.G_COLS), np.int64)
+    so = np.zeros((5, len(S.S_COLS)), np.int64)
+    S.record(s, env, g, so, 0, 0)
+    return dict(zip(S.G_COLS, g.tolist())), so
+
+
+def test_turns_count_the_turn_the_game_ends_in_every_mode():
+    """`turns` counts the player turns begun, the last one included: an Annihilation that ends inside seat 0's
+    first turn lasted 1 turn (it used to read 0, completed turns), a Bounty Hunter that ends between turns, after
+    seat 0's turn and the endgame round of seats 1-3, lasted 4."""
+    s, rng, env = table("annihilation", 3)
+    put(s, 0, 0, F["archmage"])
+    put(s, 0, 1, F["nightmare"])
+    put(s, 1, 0, F["apprentice"])
+    put(s, 2, 0, F["gob_slinger"])
+    act(s, rng, env, attack_id(0, 1, 0, L.ST_TRUE))
+    act(s, rng, env, attack_id(1, 2, 0, L.ST_TRUE))
+    g, so = _record(s, env)
+    assert E.is_over(s) and g["turns"] == 1
+    elim = S.S_COLS.index("eliminated")
+    assert so[1, elim] == 1 and so[2, elim] == 1 and so[0, elim] == -1  # both fell in turn 1
+
+    s, rng, env = basic()
+    s[E.sb(0) + L.S_INFAMY] = 9
+    caps = [F["axe_maiden"], F["nightmare"], F["elder_oak"], F["hedge_witch"]]  # Infamy 2 + 3 + 3 + 1
+    for i, c in enumerate(caps):
+        _from_deck(s, c)
+        s[E.sb(0) + L.S_CAP + i] = c
+    s[E.sb(0) + L.S_CAPN] = len(caps)
+    s[E.lb(1, 0) + L.L_DMG] = 1
+    act(s, rng, env, attack_id(0, 1, 0, L.ST_TRUE))
+    for _ in range(4):
+        end_turn(s, rng, env)
+    assert E.is_over(s) and _record(s, env)[0]["turns"] == 4
+
+
+@pytest.mark.parametrize("variant,players", [("bounty-hunter", 3), ("annihilation", 3), ("duel", 2)])
+def test_turns_are_the_seats_turns_summed_in_random_games(variant, players):
+    """Over whole random games of every mode, `turns` is the sum of the turns each seat began."""
+    g = S.decision_game(variant, players)
+    for seed in range(4):
+        s, rng, env = g.new_game(seed)
+        prng = np.random.default_rng(seed)
+        while not E.is_over(s):
+            acts = legal(s, env)
+            E.apply_action(s, rng, env, acts[prng.integers(len(acts))])
+        if s[L.H_STALLED]:
+            continue
+        begun = sum(int(s[E.sb(p) + L.S_TURNS]) for p in range(players))
+        assert _record(s, env)[0]["turns"] == begun > 0
 
 
 def _chance_duel_exact(sa, ha, da, sb_, hb, db):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
+import pytest
 
 from simkit.core.stats import clustered_rate, wilson
 from simkit.games.valka.multiplayer.report import seat_policy_rows
@@ -99,3 +102,127 @@ def test_report_of_a_small_run_takes_the_deal_as_the_unit(tmp_path):
     assert e.n == deals and len(first) == frame.height > deals  # one first player per game and cell
     row = next(line for line in text.splitlines() if line.replace(" ", "").startswith("|4|1|"))
     assert f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]" in row
+
+
+# --- issue 19: ladders where policies meet, card effects under one practical policy, Holm flags, the answer first --
+
+def _played_seats(plays, deals, policy="p"):
+    """Seat rows of 2-seat deals (seat 0 wins every deal) with ``plays[(deal, seat)]`` = cards that seat played."""
+    rows = []
+    for g in range(deals):
+        for seat in (0, 1):
+            words = [0, 0, 0]
+            for c in plays.get((g, seat), ()):
+                words[c // 32] |= 1 << (c % 32)
+            rows.append((0, g, 2, policy, int(seat == 0), *words, 0, 0, 0))
+    return pl.DataFrame(rows, schema=["block", "game", "players", "policy", "won", "played0", "played1", "played2",
+                                      "open0", "open1", "open2"], orient="row")
+
+
+def test_card_flags_test_the_effect_against_zero_with_holm():
+    # 400 deals: card 0 played by the winner in 180 of deals 0..199 (by the loser in 20): effect +0.53; card 1 by
+    # the winner in 140 of deals 200..399: +0.27; card 2 in the 200 even deals, by the winner in 104: +0.027, not
+    # different from zero. The old flag compared with the median card (+0.27) and called card 2 "below".
+    from simkit.games.valka.cards import load_cards
+    from simkit.games.valka.multiplayer.report import card_table
+
+    plays = {}
+    for g in range(200):
+        plays.setdefault((g, 0 if g < 180 else 1), []).append(0)
+    for g in range(200, 400):
+        plays.setdefault((g, 0 if g < 340 else 1), []).append(1)
+    for i, g in enumerate(range(0, 400, 2)):
+        plays.setdefault((g, 0 if i < 104 else 1), []).append(2)
+    cards = load_cards()
+    rows, flagged = card_table(_played_seats(plays, 400), cards, "played")
+    by = {r["card"]: r for r in rows}
+    names = [f.name for f in cards.fighters[:3]]
+    assert [by[n]["flag"] for n in names] == ["above zero", "above zero", ""] and flagged == 2
+    assert by[names[0]]["effect"].startswith("0.533 ") and by[names[2]]["effect"].startswith("0.027 ")
+
+
+def test_card_table_measures_one_policy_and_says_never_played():
+    # the Duel case: only `random` seats play Retreat (and lose); `balanced` never does. Under `balanced` the
+    # Retreat row says "never played by `balanced`" instead of the random seats' effect
+    from simkit.games.valka.cards import EVENT_KINDS, load_cards
+    from simkit.games.valka.multiplayer.layout import EVENT0
+    from simkit.games.valka.multiplayer.report import card_table
+
+    cards = load_cards()
+    retreat = EVENT0 + next(i for i, e in enumerate(cards.events) if EVENT_KINDS[e.kind] == "retreat")
+    rand = _played_seats({(g, 1): [retreat] for g in range(50)}, 100, policy="random")
+    bal = _played_seats({(g, 0): [0] for g in range(50)}, 100, policy="balanced").with_columns(
+        pl.col("game") + 1000)
+    seats = pl.concat([rand, bal])
+    mixed, _ = card_table(seats, cards, "played")
+    assert next(r for r in mixed if r["card"] == "Retreat")["effect"].startswith("-")  # what the old table showed
+    rows, _ = card_table(seats, cards, "played", "balanced")
+    row = next(r for r in rows if r["card"] == "Retreat")
+    assert row["effect"] == "never played by `balanced`" and row["seats with"] == 0 and row["flag"] == ""
+
+
+@pytest.fixture(scope="module")
+def tables_of_equals(tmp_path_factory):
+    from simkit.core.report import run_bundled
+    from simkit.games.valka.multiplayer.report import multiplayer_report
+
+    tmp = tmp_path_factory.mktemp("equals")
+    run = run_bundled("valka/annihilation.toml", tmp / "run", 10, seed=3, jobs=1)
+    return run, multiplayer_report(run, tmp / "out")
+
+
+def test_tables_of_equals_get_their_ladder_against_a_field(tables_of_equals, tmp_path):
+    # `make report` adds to a report of tables of equals the ladder of its heroes against a field of its first
+    # heuristic: the same heroes, now meeting `balanced` in every other seat
+    from simkit.core import ladder
+    from simkit.core.registry import scenarios_dir
+    from simkit.games.valka.multiplayer.report import field_ladder, multiplayer_report
+
+    run, _ = tables_of_equals
+    path = scenarios_dir() / "valka" / "annihilation.toml"
+    fl = field_ladder(path, "balanced", 6)
+    want = ladder.ladder(path, games=6, seed=2026, overrides=['opponents=["balanced"]'])
+    assert fl["rungs"] == want and {r.policy for r in want} == {"balanced", "aggressive", "cautious", "random"}
+    text = multiplayer_report(run, tmp_path / "out", field_ladder=fl)[0].read_text(encoding="utf-8")
+    assert "Skill against a field of **`balanced`**" in text
+    head = text.split("## What was simulated")[0]
+    best, worst = want[0], want[-1]
+    assert f"Skill (against a field of `balanced`): the strongest hero policy `{best.policy}` wins " \
+           f"{best.value:.3f}" in head and f"the weakest `{worst.policy}` {worst.value:.3f}" in head
+
+
+def test_tables_of_equals_show_no_skill_ladder(tables_of_equals):
+    _, files = tables_of_equals
+    text = files[0].read_text(encoding="utf-8")
+    assert "skill-ladder.png" not in {p.name for p in files} and "![Skill ladder]" not in text
+    assert "No skill ladder here" in text and "how much skill matters" not in text
+    assert "no skill ladder" in text.split("## What was simulated")[0]  # the answer says so too
+
+
+def test_tables_of_equals_measure_cards_under_a_heuristic(tables_of_equals):
+    _, files = tables_of_equals
+    text = files[0].read_text(encoding="utf-8")
+    assert "over the seats played by **`balanced`**" in text and "Holm-corrected" in text
+
+
+def test_headline_numbers_come_from_the_games_rows(tmp_path):
+    from simkit.core import results
+    from simkit.core.report import run_bundled
+    from simkit.games.valka.multiplayer.report import deal_ids, deal_rate, multiplayer_report, seat_rows
+
+    run = run_bundled("valka/bounty_hunter.toml", tmp_path / "run", 30, seed=5, jobs=1)
+    text = multiplayer_report(run, tmp_path / "out")[0].read_text(encoding="utf-8")
+    head = text.split("## What was simulated")[0]
+    answer = next(p for p in head.split("\n\n") if p.startswith("**The answer.**"))
+    frame = results.load(run)
+    first = seat_rows(frame).filter(pl.col("order") == 0)
+    e = deal_rate(first["won"].to_numpy() > 0, deal_ids(first))
+    assert f"wins {e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}] at 4 players (fair share 0.250)" in answer
+    means = {p: float(g["won"].mean()) for (p,), g in frame.group_by("policy")}  # one cell per hero policy
+    got = re.search(r"strongest hero policy `(\w+)` wins ([\d.]+) \[.*?the weakest `(\w+)` ([\d.]+) \[.*?"
+                    r"spread ([\d.-]+) \[", answer)
+    assert got, answer
+    best, v_best, worst, v_worst, spread = got.groups()
+    assert float(v_best) == pytest.approx(max(means.values()), abs=5e-4) == pytest.approx(means[best], abs=5e-4)
+    assert float(v_worst) == pytest.approx(min(means.values()), abs=5e-4) == pytest.approx(means[worst], abs=5e-4)
+    assert float(spread) == pytest.approx(means[best] - means[worst], abs=1e-3)

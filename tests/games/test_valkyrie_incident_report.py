@@ -102,3 +102,155 @@ def test_tune_and_ladder_run_on_the_heuristics(tmp_path):
     assert set(r.best) == set(r.default) and len(r.best) == len(E.PARAMS) == 14 and r.games == 100
     rungs = ladder(scenario, games=60, seed=1)
     assert [x.policy for x in rungs][-1] == "random"
+
+
+# --- draws are their own outcome (issue 19) ------------------------------------------------------------------------
+
+def test_emblem_outcomes_count_draws_as_neither_seats_win():
+    from simkit.games.valkyrie_incident.report import emblem_outcomes
+
+    # raven (Alpha) v iron (Omega): 10 games, Alpha wins 6, 2 drawn, so Omega wins 2
+    got = emblem_outcomes({("raven", "iron"): (6, 10)}, {("raven", "iron"): 2})
+    assert got == {"raven": (6, 2, 2, 10), "iron": (2, 2, 6, 10)}
+
+
+def test_pooled_emblem_win_rates_fall_short_of_two_and_a_half_by_the_draw_share():
+    # the bundled design: 5 Emblems, the 20 ordered match-ups of different Emblems, n games each; every Emblem
+    # sits in 8 of the 20 cells, so its pooled rates are out of 8n games and the five win rates sum to
+    # 20n (1 − draw share) / 8n = 2.5 (1 − draw share), not 2.5 (the old count made draws the Omega seat's wins)
+    from simkit.games.valkyrie_incident.report import emblem_outcomes
+
+    rng = __import__("numpy").random.default_rng(7)
+    names = ["a", "b", "c", "d", "e"]
+    n = 40
+    cells, draws = {}, {}
+    for x in names:
+        for y in names:
+            if x != y:
+                d = int(rng.integers(0, 8))
+                cells[(x, y)] = (int(rng.integers(0, n - d + 1)), n)
+                draws[(x, y)] = d
+    got = emblem_outcomes(cells, draws)
+    share = sum(draws.values()) / (20 * n)
+    assert share > 0
+    for w, d, lost, games in got.values():
+        assert games == 8 * n and w + d + lost == games
+    assert sum(w / g for w, _, _, g in got.values()) == pytest.approx(2.5 * (1 - share), abs=1e-12)
+    assert sum(w / g for w, _, _, g in got.values()) < 2.5
+
+
+def _pooled_rows(text):
+    i = text.index("| Emblem | wins | draws | losses | games |")
+    rows = {}
+    for line in text[i:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = [float(c.split(" ")[0]) for c in cells[1:4]] + [int(cells[4].replace(",", ""))]
+    return rows
+
+
+def test_report_pooled_table_counts_each_emblems_wins_draws_and_losses(report):
+    _, files, res = report
+    f = res.frame.filter(pl.col("policy") == "focused")
+    rows = _pooled_rows((files[0].parent / "report.md").read_text())
+    assert set(rows) == {"raven", "iron", "ember", "tide"}
+    for short, (w, d, lost, games) in rows.items():
+        e = f"{short}_emblem"
+        mine = f.filter((pl.col("alpha_emblem") == e) | (pl.col("omega_emblem") == e))
+        wins = mine.filter(((pl.col("alpha_emblem") == e) & (pl.col("winner") == "alpha"))
+                           | ((pl.col("omega_emblem") == e) & (pl.col("winner") == "omega"))).height
+        drawn = mine.filter(pl.col("winner") == "draw").height
+        assert games == mine.height
+        assert w == pytest.approx(wins / games, abs=5e-4) and d == pytest.approx(drawn / games, abs=5e-4)
+        assert w + d + lost == pytest.approx(1.0, abs=2e-3)
+
+
+def _card_frame(rows):
+    """Per-game rows where card 0 (lo bit 0), card 1 (bit 1) or card 2 (bit 2) is owned by Alpha."""
+    cols = {"winner": [], "alpha_cards_lo": [], "alpha_cards_hi": [], "omega_cards_lo": [], "omega_cards_hi": []}
+    for card, winner, count in rows:
+        for _ in range(count):
+            cols["winner"].append(winner)
+            cols["alpha_cards_lo"].append(1 << card)
+            cols["alpha_cards_hi"].append(0)
+            cols["omega_cards_lo"].append(0)
+            cols["omega_cards_hi"].append(0)
+    return pl.DataFrame(cols)
+
+
+def test_card_flags_test_owner_against_facing_seat_with_holm():
+    # card A: owner 60 wins, 40 losses (sign test p = 0.057: no flag); card B: 20 wins, 60 draws, 20 losses
+    # (even: no flag, though its owner "wins" only 0.2 of its games; the old test against the overall owner rate
+    # flagged it low and printed 0.8 for the seat facing it); card C: 80 wins, 20 losses (p ~ 1e-9: high)
+    from simkit.games.valkyrie_incident.report import card_table
+
+    f = _card_frame([(0, "alpha", 60), (0, "omega", 40), (1, "alpha", 20), (1, "draw", 60), (1, "omega", 20),
+                     (2, "alpha", 80), (2, "omega", 20)])
+    rows, summary = card_table(f, ["A", "B", "C"])
+    by = {r["card"]: r for r in rows}
+    assert {k: r["flag"] for k, r in by.items()} == {"A": "", "B": "", "C": "high"}
+    assert by["B"]["facing it wins"].startswith("0.200 ") and by["B"]["draws"] == "0.600"
+    assert by["B"]["owner wins"].startswith("0.200 ")
+    assert summary["flagged"] == 1 and summary["tested"] == 3
+    assert summary["owner_wins"] + summary["draws"] + summary["facing_wins"] == pytest.approx(1.0)
+
+
+def test_heatmap_leaves_unplayed_match_ups_blank(report, tmp_path, monkeypatch):
+    # the table prints "–" for a match-up not played (an Emblem against itself); the heat-map gets NaN there
+    # (it used to get 0.5), and the plot draws no value in such a cell
+    import numpy as np
+
+    from simkit.core import plotting
+    from simkit.games.valkyrie_incident import report as R
+
+    run_dir, _, _ = report
+    seen = {}
+    real = R.heatmap
+
+    def spy(path, values, *a, **k):
+        seen["v"] = values
+        return real(path, values, *a, **k)
+
+    monkeypatch.setattr(R, "heatmap", spy)
+    _, _, info = R.matchup_section(run_dir, tmp_path, "standard", "focused")
+    mat = seen["v"]
+    for i, a in enumerate(info["names"]):
+        for j, o in enumerate(info["names"]):
+            assert np.isnan(mat[i, j]) == ((a, o) not in info["cells"])
+    figs = []
+    monkeypatch.setattr(plotting, "_save", lambda fig, path: figs.append(fig) or path)
+    plotting.heatmap(tmp_path / "h.png", np.array([[np.nan, 0.25], [0.75, np.nan]]), ["x", "y"], ["x", "y"],
+                     title="t", xlabel="x", ylabel="y", cbar_label="c")
+    ax = figs[0].axes[0]
+    assert sorted(t.get_text() for t in ax.texts) == ["0.25", "0.75"]
+    data = ax.images[0].get_array()
+    assert np.ma.getmaskarray(data).tolist() == [[True, False], [False, True]]
+
+
+def test_report_opens_with_the_answer_from_the_games_rows(report):
+    # the first paragraph after the notice: P(Alpha wins) and P(draw) of the report's policy over all match-ups,
+    # and the best and worst Emblem by share of games won, each matching the per-game rows
+    _, files, res = report
+    text = (files[0].parent / "report.md").read_text()
+    paras = text.split("\n\n")
+    assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith("**The answer.**")
+    answer = paras[2]
+    f = res.frame.filter(pl.col("policy") == "focused")
+    alpha = float(f["alpha_win"].mean())
+    draws = float(f["draw"].mean())
+    got = re.search(r"`focused` in both seats, Alpha \(the Start Player\) wins (\d\.\d+) \[.*?\(draws (\d\.\d+)\)",
+                    answer)
+    assert got and float(got.group(1)) == pytest.approx(alpha, abs=5e-4)
+    assert float(got.group(2)) == pytest.approx(draws, abs=5e-4)
+    share = {}
+    for e in ("raven", "iron", "ember", "tide"):
+        k = f"{e}_emblem"
+        mine = f.filter((pl.col("alpha_emblem") == k) | (pl.col("omega_emblem") == k))
+        share[e] = mine.filter(((pl.col("alpha_emblem") == k) & (pl.col("winner") == "alpha"))
+                               | ((pl.col("omega_emblem") == k) & (pl.col("winner") == "omega"))).height / mine.height
+    got = re.search(r"best (\w+) wins (\d\.\d+) \[.*?worst (\w+) (\d\.\d+) \[", answer)
+    assert got, answer
+    best, v_best, worst, v_worst = got.groups()
+    assert float(v_best) == pytest.approx(max(share.values()), abs=5e-4) == pytest.approx(share[best], abs=5e-4)
+    assert float(v_worst) == pytest.approx(min(share.values()), abs=5e-4) == pytest.approx(share[worst], abs=5e-4)

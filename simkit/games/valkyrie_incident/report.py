@@ -38,18 +38,6 @@ def _holm(p: list[float]) -> list[float]:
     return out.tolist()
 
 
-def _bh(p: list[float]) -> list[float]:
-    m = len(p)
-    order = np.argsort(p)
-    q = np.empty(m)
-    prev = 1.0
-    for rank in range(m - 1, -1, -1):
-        i = order[rank]
-        prev = min(prev, p[i] * m / (rank + 1))
-        q[i] = prev
-    return q.tolist()
-
-
 def _binom_p(k: int, n: int, p0: float = 0.5) -> float:
     from scipy.stats import binomtest
 
@@ -73,9 +61,11 @@ def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None
     if policy not in man.get("policies", {}):
         policy = list(man.get("policies", {}))[0]
     counts = (frame.filter(pl.col("policy") == policy)
-              .group_by("alpha_emblem", "omega_emblem").agg(n=pl.len(), k=pl.col("alpha_win").cast(pl.Int64).sum())
+              .group_by("alpha_emblem", "omega_emblem").agg(n=pl.len(), k=pl.col("alpha_win").cast(pl.Int64).sum(),
+                                                            d=pl.col("draw").cast(pl.Int64).sum())
               .collect())
     cells = {(r["alpha_emblem"], r["omega_emblem"]): (int(r["k"]), int(r["n"])) for r in counts.iter_rows(named=True)}
+    draws = {(r["alpha_emblem"], r["omega_emblem"]): int(r["d"]) for r in counts.iter_rows(named=True)}
     names = sorted({a for a, _ in cells} | {o for _, o in cells}, key=lambda x: _emblems(man).index(x)
                    if x in _emblems(man) else 99)
     short = [n.replace("_emblem", "") for n in names]
@@ -99,16 +89,17 @@ def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None
                 lopsided.append(f"{short[i]} (Alpha) v {short[j]} (Omega): {_iv(e)}")
             row[short[j]] = _iv(e, 2) + flag
         rows.append(row)
+    # a match-up not played (an Emblem against itself) stays NaN: a blank cell, as "–" in the table
     png = heatmap(out_dir / f"matchups-{label}.png", mat, short, short, top_down=True,
                   title=f"Alpha win rate by Emblem match-up ({label}, {policy} v {policy})",
                   xlabel="Omega's Emblem", ylabel="Alpha's Emblem", cbar_label="P(Alpha wins)")
-    # each Emblem over both seats and every opponent
+    # each Emblem over both seats and every opponent: win, draw, loss
+    outcomes = emblem_outcomes(cells, draws)
     emb_rows = []
     for i, e in enumerate(names):
-        k = sum(kk for (a, _), (kk, _n) in cells.items() if a == e) + \
-            sum(n - kk for (_a, o), (kk, n) in cells.items() if o == e)
-        n = sum(nn for (a, o), (_k, nn) in cells.items() if e in (a, o))
-        emb_rows.append({"Emblem": short[i], "win rate (both seats, all opponents)": _iv(wilson(k, n)), "games": n})
+        w, d, lost, n = outcomes[e]
+        emb_rows.append({"Emblem": short[i], "wins": _iv(wilson(w, n)), "draws": _iv(wilson(d, n)),
+                         "losses": _iv(wilson(lost, n)), "games": n})
     spread = np.nanmax(mat) - np.nanmin(mat) if np.isfinite(mat).any() else float("nan")
     n_cell = [n for _, n in cells.values()]
     text = (
@@ -118,9 +109,29 @@ def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None
         f"significant after a Holm correction over the {len(cells)} cells (family-wise {Z_LOPSIDED}). "
         f"Highest minus lowest cell: {spread:.3f}.\n\n" + render(rows, "md") + "\n"
         + ("Lopsided: " + "; ".join(lopsided) + ".\n\n" if lopsided else "No match-up is lopsided at this level.\n\n")
-        + "Each Emblem pooled over both seats and all opponents (cells share their games' deals, so this pooled "
-          "interval is a little too narrow):\n\n" + render(emb_rows, "md") + "\n")
-    return text, [png], {"spread": spread, "cells": cells, "policy": policy}
+        + "Each Emblem pooled over both seats and all opponents: the share of its games it won, drew and lost "
+          "(a draw is its own outcome, never a win of either seat; the three add up to 1). Cells share their "
+          "games' deals, so these pooled intervals are a little too narrow:\n\n" + render(emb_rows, "md") + "\n")
+    return text, [png], {"spread": spread, "cells": cells, "draws": draws, "policy": policy, "outcomes": outcomes,
+                         "names": names}
+
+
+def emblem_outcomes(cells: dict, draws: dict) -> dict[str, tuple[int, int, int, int]]:
+    """Per Emblem, over both seats and every opponent: (wins, draws, losses, games). ``cells[(alpha, omega)]`` is
+    (Alpha wins, games) and ``draws[(alpha, omega)]`` the drawn games of the cell: the Omega seat wins the games
+    that Alpha neither won nor drew ("the player with the most points wins"; equal points and Victory Cards is a
+    draw, valkyrie-incident.txt)."""
+    out: dict[str, list[int]] = {}
+    for (a, o), (k, n) in cells.items():
+        d = draws.get((a, o), 0)
+        omega = n - k - d
+        for e, w, lost in ((a, k, omega), (o, omega, k)):
+            r = out.setdefault(e, [0, 0, 0, 0])
+            r[0] += w
+            r[1] += d
+            r[2] += lost
+            r[3] += n
+    return {e: tuple(v) for e, v in out.items()}
 
 
 def _alpha_rows(run_dir: Path, label: str) -> list[dict]:
@@ -178,40 +189,174 @@ def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | Non
     return text, [png_m, png_t]
 
 
-def card_rows(run_dir: Path, names: list[str]) -> list[dict]:
-    """Per card: the win rate of the seat owning it at the end (drafted), and of the seat facing it; flagged
-    (Benjamini–Hochberg q < 0.05) where the owner's win rate differs from the owners' overall rate."""
+def card_rows(run_dir: Path, names: list[str]) -> tuple[list[dict], dict]:
+    """Per card: the games in which a seat owned it at the end (drafted), and how they ended for the owner: won,
+    drawn, or won by the seat facing it (a draw is neither seat's win). ``flag`` marks the cards whose owners win
+    more (``high``) or less (``low``) often than the seat facing them: a two-sided exact binomial (sign) test of
+    owner wins against facing-seat wins over the games that had a winner, p0 = 1/2, Holm-corrected over the cards
+    (family-wise 0.05)."""
     f = results.scan(run_dir).select("winner", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo",
                                      "omega_cards_hi").collect()
+    return card_table(f, names)
+
+
+def card_table(f: pl.DataFrame, names: list[str]) -> tuple[list[dict], dict]:
+    """:func:`card_rows` of the per-game rows ``f`` (``winner`` and the four card bit words)."""
     w = f["winner"].to_numpy()
-    a_win = (w == "alpha")
-    o_win = (w == "omega")
+    won = {"alpha": w == "alpha", "omega": w == "omega"}
+    drew = w == "draw"
     masks = {s: (f[f"{s}_cards_lo"].to_numpy().astype(np.int64), f[f"{s}_cards_hi"].to_numpy().astype(np.int64))
              for s in ("alpha", "omega")}
     stats = []
     for c in range(len(names)):
         word, bit = (0, c) if c < 45 else (1, c - 45)
-        own_a = ((masks["alpha"][word] >> bit) & 1).astype(bool)
-        own_o = ((masks["omega"][word] >> bit) & 1).astype(bool)
-        n_own = int(own_a.sum() + own_o.sum())
-        k_own = int((own_a & a_win).sum() + (own_o & o_win).sum())
-        stats.append((n_own, k_own))
-    tot_n = sum(n for n, _ in stats)
-    tot_k = sum(k for _, k in stats)
-    base = tot_k / tot_n if tot_n else 0.5
-    pv = [_binom_p(k, n, base) for n, k in stats]
-    q = _bh(pv)
+        own = {s: ((masks[s][word] >> bit) & 1).astype(bool) for s in ("alpha", "omega")}
+        n = int(own["alpha"].sum() + own["omega"].sum())
+        k_win = int((own["alpha"] & won["alpha"]).sum() + (own["omega"] & won["omega"]).sum())
+        k_draw = int((own["alpha"] & drew).sum() + (own["omega"] & drew).sum())
+        stats.append((n, k_win, k_draw, n - k_win - k_draw))
+    tested = [c for c, (n, kw, _d, kl) in enumerate(stats) if kw + kl > 0]
+    holm_p = dict(zip(tested, _holm([_binom_p(stats[c][1], stats[c][1] + stats[c][3]) for c in tested])))
     rows = []
-    for c, ((n, k), qq) in enumerate(zip(stats, q)):
-        e = wilson(k, n) if n else None
-        rows.append({"card": names[c], "owned in (games)": n, "owner wins": _iv(e) if e else "–",
-                     "facing it wins": f"{1 - e.estimate:.3f}" if e else "–",
-                     "flag": ("high" if e and e.estimate > base else "low") if qq < 0.05 else "", "_q": qq,
-                     "_est": e.estimate if e else 0.5})
+    for c, (n, kw, kd, kl) in enumerate(stats):
+        q = holm_p.get(c, 1.0)
+        rows.append({"card": names[c], "owned in (games)": n,
+                     "owner wins": _iv(wilson(kw, n)) if n else "–",
+                     "draws": f"{kd / n:.3f}" if n else "–",
+                     "facing it wins": _iv(wilson(kl, n)) if n else "–",
+                     "flag": ("high" if kw > kl else "low") if q < CARD_FAMILY else "", "_est": kw / n if n else 0.5})
     rows.sort(key=lambda r: -r["_est"])
     for r in rows:
-        del r["_q"], r["_est"]
-    return rows, base
+        del r["_est"]
+    tot = [sum(s[i] for s in stats) for i in range(4)]
+    summary = {"owned": tot[0], "owner_wins": tot[1] / tot[0] if tot[0] else float("nan"),
+               "draws": tot[2] / tot[0] if tot[0] else float("nan"),
+               "facing_wins": tot[3] / tot[0] if tot[0] else float("nan"),
+               "flagged": sum(1 for r in rows if r["flag"]), "tested": len(tested)}
+    return rows, summary
+
+
+CARD_FAMILY = 0.05  # family-wise level (Holm over the cards) for flagging a card
+
+
+def _alpha_rate(run_dir: Path, policy: str) -> tuple[dict | None, dict | None]:
+    """The run's summary rows P(Alpha wins) and P(draw) over all match-ups for ``policy`` in both seats (the
+    game is the unit of their intervals)."""
+    alpha = draw = None
+    for r in results.summary(run_dir):
+        g = r["group"]
+        if g.get("alpha_policy") == policy and g.get("omega_policy") == policy:
+            if r["metric"] == "alpha_win_by_policy":
+                alpha = r
+            elif r["metric"] == "draw_rate":
+                draw = r
+    return alpha, draw
+
+
+def _row_iv(r: dict | None) -> str:
+    return f"{r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]" if r else "–"
+
+
+def best_worst(info: dict) -> tuple[tuple[str, object], tuple[str, object]]:
+    """The Emblems with the highest and the lowest share of games won (both seats, all opponents; Wilson)."""
+    ranked = sorted(((e.replace("_emblem", ""), wilson(w, n)) for e, (w, _d, _l, n) in info["outcomes"].items()),
+                    key=lambda x: x[1].estimate)
+    return ranked[-1], ranked[0]
+
+
+def _extreme(cells: dict) -> int:
+    return sum(1 for k, n in cells.values() if n and (k / n <= 0.02 or k / n >= 0.98))
+
+
+def headline(policy: str, parts: list[tuple[str, Path, dict]]) -> str:
+    """The report's answer: per ruleset, P(Alpha wins) and P(draw) over all match-ups with ``policy`` in both
+    seats, and the best and worst Emblem (share of games won); ``parts`` = (label, run, match-up info)."""
+    alpha, emb = [], []
+    for label, run, info in parts:
+        a, d = _alpha_rate(run, policy)
+        alpha.append(f"{_row_iv(a)} of {label} games (draws {d['estimate']:.3f})" if d else f"{_row_iv(a)} of "
+                     f"{label} games")
+        (b, be), (w, we) = best_worst(info)
+        emb.append(f"{label}: best {b} wins {_iv(be)} of its games, worst {w} {_iv(we)}"
+                   + (f", {_extreme(info['cells'])} of {len(info['cells'])} match-ups at ≤ 0.02 or ≥ 0.98"
+                      if _extreme(info["cells"]) else ""))
+    return (f"**The answer.** With `{policy}` in both seats, Alpha (the Start Player) wins " + " and ".join(alpha)
+            + "; an even game gives Alpha half of the games that are not drawn. Emblems, " + "; ".join(emb) + ".")
+
+
+def blitz_section(blitz_run: Path, std_info: dict, blitz_info: dict, cards_path) -> str:
+    """Why Blitz match-ups sit near 0 or 1, with the evidence: the Clan decks Blitz hands out whole (their
+    Strength, the cards meeting the Emblem's Morale requirement, the chance that a 5-card hand allows a Morale
+    Check), the same cells under each policy of the run, and the standard rules with the same cards."""
+    from scipy.stats import hypergeom
+
+    from simkit.games.valkyrie_incident.cards import load_cards
+
+    try:
+        cards = load_cards(cards_path) if cards_path else load_cards()
+    except Exception:  # noqa: BLE001 - a moved cards file: the bundled cards
+        cards = load_cards()
+    outcomes = blitz_info["outcomes"]
+    rows = []
+    for e in cards.emblems:
+        deck = [k for k in cards.cards if k.clan == e.clan and k.type in (0, 2)]  # its Valkyrie and Cogdrive cards
+        typ, inc, min_str, own = e.morale
+        meet = sum(1 for k in deck if (typ < 0 or k.type == typ) and (inc < 0 or k.incident == inc)
+                   and k.strength >= min_str and (not own or k.clan == e.clan))
+        p_morale = float(hypergeom(len(deck), meet, min(5, len(deck))).sf(2)) if deck else float("nan")
+        w, _d, _l, n = outcomes.get(e.key, (0, 0, 0, 0))
+        sw, _sd, _sl, sn = std_info["outcomes"].get(e.key, (0, 0, 0, 0))
+        rows.append({"Emblem": e.key.replace("_emblem", ""), "Blitz deck": len(deck),
+                     "deck Strength": sum(k.strength for k in deck), "Emblem bonus": e.bonus,
+                     "Morale cards (of the deck)": f"{meet} ({e.morale_text})",
+                     "P(Morale Check, 5 cards)": f"{p_morale:.3f}",
+                     "Blitz wins": _iv(wilson(w, n)) if n else "–", "standard wins": _iv(wilson(sw, sn)) if sn else "–"})
+    # the same cells under every policy of the Blitz run
+    frame = results.scan(blitz_run).group_by("policy", "alpha_emblem", "omega_emblem").agg(
+        r=pl.col("alpha_win").cast(pl.Float64).mean()).collect()
+    per = {}
+    for r in frame.iter_rows(named=True):
+        per.setdefault(r["policy"], {})[(r["alpha_emblem"], r["omega_emblem"])] = r["r"]
+    pols = sorted(per)
+    counts = {p: sum(1 for v in per[p].values() if v <= 0.02 or v >= 0.98) for p in pols}
+    diff = max((abs(per[a][k] - per[b][k]) for a in pols for b in pols for k in per[a] if k in per[b]), default=0.0)
+    # Emblems whose Blitz decks are alike (the same Strengths, Morale cards and bonus): their match-ups show the seat
+    same = []
+    sig = {}
+    for e in cards.emblems:
+        deck = sorted(k.strength for k in cards.cards if k.clan == e.clan and k.type in (0, 2))
+        rw = next(r for r in rows if r["Emblem"] == e.key.replace("_emblem", ""))
+        sig.setdefault((tuple(deck), e.bonus, rw["Morale cards (of the deck)"].split(" ")[0]), []).append(e.key)
+    for keys in sig.values():
+        for a in keys:
+            for o in keys:
+                if a != o and (a, o) in blitz_info["cells"]:
+                    k, n = blitz_info["cells"][(a, o)]
+                    same.append(f"{a.replace('_emblem', '')} (Alpha) v {o.replace('_emblem', '')}: {_iv(wilson(k, n))}")
+    pol_text = "; ".join(f"`{p}` {counts[p]} of {len(per[p])}" for p in pols)
+    text = (
+        "Blitz deals each player his Clan's 10 Valkyrie and Cogdrive cards whole, so a Blitz match-up is a match-up "
+        "of two fixed stand-in decks. The evidence, computed from the card data and the runs:\n\n"
+        + render(rows, "md") + "\n"
+        "- **Data.** `P(Morale Check, 5 cards)` is the exact (hypergeometric) chance that 5 cards drawn from the "
+        "Blitz deck hold 3 that meet the Emblem's Morale requirement, a Victory Card each time. The Emblems that win "
+        "Blitz have the stronger decks or the surer Morale Check (a requirement met by every card of the deck "
+        "always succeeds); the stand-in decks of equal Strength and Morale differ only in their Emblem.\n"
+        f"- **Policy.** Match-ups at ≤ 0.02 or ≥ 0.98 under each policy of the Blitz run: {pol_text}; the "
+        f"policies' Alpha win rates differ by at most {diff:.3f} in any cell"
+        + (" (the same cells are lopsided whoever plays, so it is not the policy)" if diff < 0.15 else
+           " (the policy matters too)") + ".\n"
+        f"- **Rules.** With the same cards and policy the standard rules (a drafted deck, no Clan deck) spread "
+        f"{std_info['spread']:.3f} from the highest to the lowest cell, {_extreme(std_info['cells'])} cells at "
+        f"≤ 0.02 or ≥ 0.98; Blitz spreads {blitz_info['spread']:.3f}."
+        + (" Alike decks still split by seat: " + "; ".join(same) + ": the Blitz seats are not even either."
+           if same else "") + "\n\n"
+        + ("Reading: the 0.00/1.00 cells come from the stand-in data (its Clan decks and Morale requirements), "
+           "which Blitz, unlike the standard draft, passes on whole; with the real cards they may not appear.\n\n"
+           if diff < 0.15 else
+           "Reading: the policies disagree on some cells, so the policy shares the blame with the stand-in decks "
+           "that Blitz passes on whole.\n\n"))
+    return text
 
 
 def run_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
@@ -219,11 +364,13 @@ def run_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     man = results.manifest(run_dir)
     label = man.get("ruleset", man.get("mode", "run"))
-    mtext, pngs, _ = matchup_section(run_dir, out_dir, label)
+    mtext, pngs, minfo = matchup_section(run_dir, out_dir, label)
     dtext, dpngs = distribution_section({label: run_dir}, out_dir)
     names = _card_names(man)
     crows, base = card_rows(run_dir, names)
-    text = (f"# The Valkyrie Incident ({label})\n\n{STAND_IN_NOTICE}\n\n{_what(man)}\n\n## Emblem match-ups\n\n"
+    policy = minfo["policy"]
+    text = (f"# The Valkyrie Incident ({label})\n\n{STAND_IN_NOTICE}\n\n{headline(policy, [(label, run_dir, minfo)])}"
+            f"\n\n{_what(man)}\n\n## Emblem match-ups\n\n"
             + mtext + "## Alpha or Omega\n\n" + render(_alpha_rows(run_dir, label), "md") + "\n"
             + "## Score margin and game length\n\n" + dtext
             + f"## Cards\n\n{_card_note(base)}\n\n" + render(crows, "md") + "\n" + manifest_section(man))
@@ -241,14 +388,18 @@ def _card_names(man: dict) -> list[str]:
     return [f"{c.name} ({('V', 'A', 'C', 'S')[c.type]}, {cards.clans[c.clan]})" for c in cards.cards]
 
 
-def _card_note(base: float) -> str:
+def _card_note(s: dict) -> str:
     return (f"Per Incident card (V Valkyrie, A Action, C Cogdrive, S Assault; its Clan): in how many games a seat "
-            f"owned it at the end (Deck, Pile or hand: drafted at set-up or from the Barracks), the owner's win rate "
-            f"with its 95% Wilson interval, and the win rate of the seat facing it. Overall, an owning seat wins "
-            f"{base:.3f}. `flag` marks cards whose owners win more (`high`) or less (`low`) than that, by a binomial "
-            f"test with a Benjamini–Hochberg false discovery rate of 0.05 over the 90 cards. Owning a card is not "
-            f"random (strong hands draft more), so a flag is a lead to look into, not a verdict on the card. A used "
-            f"Assault card is shuffled back into the Incident Deck, so Assault cards are seldom owned at the end.")
+            f"owned it at the end (Deck, Pile or hand: drafted at set-up or from the Barracks), and how those games "
+            f"ended for the owner: won, drawn, or won by the seat facing it (95% Wilson intervals; a draw is "
+            f"neither seat's win, so the three add up to 1). Over all cards an owning seat wins {s['owner_wins']:.3f}, "
+            f"draws {s['draws']:.3f} and loses {s['facing_wins']:.3f}. `flag` marks the cards whose owners win more "
+            f"(`high`) or less (`low`) often than the seat facing them: a two-sided exact binomial (sign) test of "
+            f"owner wins against facing-seat wins over the games with a winner (even odds: no effect), "
+            f"**Holm-corrected** over the {s['tested']} cards owned in some decided game (family-wise "
+            f"{CARD_FAMILY}); {s['flagged']} flagged. Owning a card is not random (strong hands draft more), so a "
+            f"flag is a lead to look into, not a verdict on the card. A used Assault card is shuffled back into the "
+            f"Incident Deck, so Assault cards are seldom owned at the end.")
 
 
 def _what(man: dict) -> str:
@@ -276,12 +427,15 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         runs[label] = run
     # the match-up runs play every policy of their scenario; the report uses the ladder's strongest heuristic
     sections, files = [], []
-    spreads = {}
+    spreads, infos = {}, {}
     for label, run in runs.items():
         text, pngs, info = matchup_section(run, base, label, best)
         sections.append(f"### {label.capitalize()}\n\n" + text)
         files += pngs
         spreads[label] = info["spread"]
+        infos[label] = info
+    answer = headline(best, [(label, runs[label], infos[label]) for label in runs])
+    blitz = blitz_section(runs["blitz"], infos["standard"], infos["blitz"], results.manifest(runs["blitz"]).get("cards"))
     dtext, dpngs = distribution_section(runs, base, best)
     names = _card_names(results.manifest(runs["standard"]))
     crows, cbase = card_rows(runs["standard"], names)
@@ -290,6 +444,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     text = (
         "# The Valkyrie Incident: Emblem match-ups, Alpha or Omega, and Blitz\n\n"
         f"{STAND_IN_NOTICE}\n\n"
+        f"{answer}\n\n"
         "## What was simulated\n\n"
         f"The skill ladder (`scenarios/valkyrie_incident/ladder.toml`: every policy against `balanced`, in both "
         f"seats, over 5 Emblem match-ups where each Emblem plays once per seat) picks the strongest heuristic, **`{best}`**; it then plays itself "
@@ -299,7 +454,8 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "## Emblem match-ups\n\n" + "".join(sections)
         + f"Does Blitz keep the balance? Highest minus lowest match-up: standard {spreads['standard']:.3f}, "
           f"Blitz {spreads['blitz']:.3f}.\n\n"
-        "## Alpha or Omega\n\n"
+        + "### Blitz match-ups near 0 or 1: data, policy or rules?\n\n" + blitz
+        + "## Alpha or Omega\n\n"
         "P(Alpha wins) over all match-ups (the game is the unit of the interval) per policy pair:\n\n"
         + render(alpha, "md") + "\n"
         "## Skill ladder\n\n"

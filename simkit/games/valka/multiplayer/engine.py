@@ -26,7 +26,7 @@ from simkit.games.valka.multiplayer.layout import (
     A_DONE, B_ATTACK, B_BACK_DOWN, B_BACK_UP, B_CHOICE, B_DISCARD, B_EQUIP, B_EVENT, B_FLIP, B_FRONT, B_GRAVE,
     B_MARKET, B_RETURN, B_TARGET, B_TRAP, B_UNEQUIP, BUFF0, DECK_SIZE, DECKS, EV_CHANGELING, EV_DIVINE_AID, EV_FEAR,
     EV_FIREBLAST, EV_GRAVE_ROBBER, EV_LIGHTNING, EV_POTION, EV_REINFORCE, EV_RETREAT, EV_THIEF, EVENT0, G_CHANGE,
-    G_BLAST, G_BLAST_LAND, G_BOLT, G_DAMAGE, G_FEAR, G_FIREBLAST, G_LAND, G_LIGHTNING, G_STEAL, G_THIEF, GRAVE, H_ACTIVE, H_AT_ONCE, H_COUNT, H_DRAFTED, H_EVENTS_PLAYED, H_FALLING,
+    G_BLAST, G_BLAST_LAND, G_BOLT, G_DAMAGE, G_FEAR, G_FIREBLAST, G_LAND, G_LIGHTNING, G_STEAL, G_THIEF, GRAVE, H_ACTIVE, H_AT_ONCE, H_BEGUN, H_COUNT, H_DRAFTED, H_EVENTS_PLAYED, H_FALLING,
     H_FIRST, H_NP, H_OVER, H_PHASE, H_PLAYS, H_QN, H_RET, H_STALLED, H_SUB, H_TOMOVE, H_TRAPS_SPRUNG, H_TRIGGER,
     H_TURN, H_WINMASK, HC_BUFF, HC_EVENT, JOKER, L_ATK, L_BHP, L_BSHD, L_BSTR, L_CARD, L_DMG, L_FACE, MARKET,
     MARKET_SIZE, MODE_BOUNTY, MODE_DUEL, N_CARDS, N_FIGHTERS, N_HC, PH_DRAFT, PH_END, PH_EQUIP, PH_MAIN, PH_MULL,
@@ -468,7 +468,7 @@ def retire(s, env, p):
     b = sb(p)
     s[H_FALLING] &= ~(1 << p)
     s[b + S_ELIM] = 1
-    s[b + S_ELIM_TURN] = s[H_TURN]
+    s[b + S_ELIM_TURN] = s[H_BEGUN]  # the turn it fell in (1, 2, ...), 0 at the set-up reveal
     for i in range(s[b + S_HANDN]):
         grave_add(s, s[b + S_HAND + i])
         s[b + S_HAND + i] = 0
@@ -522,9 +522,10 @@ def finish(s, env):
         for p in range(np_):
             if alive(s, p):
                 mask |= 1 << p
-        if mask == 0:  # everyone fell on the same turn: they share it
+        if mask == 0:  # everyone fell on the same turn: they share it ("The last player standing is the winner";
+            # a player out at the set-up reveal, stamped 0, fell before the first turn and shares nothing)
             for p in range(np_):
-                if s[sb(p) + S_ELIM_TURN] == s[H_TURN]:
+                if s[sb(p) + S_ELIM_TURN] == s[H_BEGUN]:
                     mask |= 1 << p
     else:
         best = np.full(3, -1, np.int64)
@@ -564,6 +565,7 @@ def start_turn(s, rng, env, p):
     for j in range(2 * ROW):
         s[lb(p, j) + L_ATK] = 0
     s[sb(p) + S_TURNS] += 1
+    s[H_BEGUN] += 1
     start_turn_boons(s, env, p)
     draw(s, rng, env, p, DRAW_PER_TURN)
 

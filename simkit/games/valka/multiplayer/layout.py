@@ -27,9 +27,11 @@ JOKER = 8
 
 # header
 (H_OVER, H_PHASE, H_ACTIVE, H_TOMOVE, H_NP, H_TURN, H_FIRST, H_TRIGGER, H_WINMASK, H_STALLED, H_SUB, H_COUNT,
- H_RET, H_QN, H_PLAYS, H_DRAFTED, H_ROUNDS, H_TRAPS_SPRUNG, H_EVENTS_PLAYED, H_FALLING, H_AT_ONCE) = range(21)
+ H_RET, H_QN, H_PLAYS, H_DRAFTED, H_ROUNDS, H_TRAPS_SPRUNG, H_EVENTS_PLAYED, H_FALLING, H_AT_ONCE, H_BEGUN) = range(22)
 # H_FALLING: bit set of the seats whose Backline moved up holding only Traps: those resolve, then the seat is out
 # H_AT_ONCE: 1 while simultaneous damage is dealt (a double 1): eliminations wait before the game can end
+# H_TURN: player turns completed (the turn cap counts these); H_BEGUN: player turns begun, the one in which the
+# game ends included, 0 during the set-up (every mode's `turns`, and a seat's elimination stamp S_ELIM_TURN)
 HEADER = 24
 
 # phases

@@ -18,7 +18,7 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import bars, lines
 from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
-from simkit.core.stats import Estimate, clustered_difference, clustered_mean, clustered_rate, wilson
+from simkit.core.stats import Estimate, clustered_difference, clustered_mean, clustered_rate, holm, wilson
 from simkit.core.tables import render
 from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS, load_cards
 from simkit.games.valka.multiplayer.layout import BUFF0, EVENT0, N_CARDS
@@ -105,42 +105,89 @@ def _effect(won: np.ndarray, mask: np.ndarray, ids: np.ndarray):
     return with_, without, d, int(m1.sum())
 
 
-def card_table(seats: pl.DataFrame, cards, prefix: str) -> list[dict]:
-    """Per card (identical Buffs and Events pooled): the seat's win rate when the card was in its opening hand
-    (``open``) or played by it (``played``) against when it was not; cards whose interval excludes the median
-    card's effect are flagged."""
+def _difference_p(y1, m1, y0, m0) -> float:
+    """Two-sided p-value of the test that the clustered difference of two rates is 0: Student's t with n − 1
+    degrees of freedom on the cluster-robust variance of :func:`clustered_difference` (the same statistic)."""
+    from scipy.stats import t as student
+
+    y1, m1, y0, m0 = (np.asarray(a, dtype=float) for a in (y1, m1, y0, m0))
+    keep = (m1 + m0) > 0
+    y1, m1, y0, m0 = y1[keep], m1[keep], y0[keep], m0[keep]
+    n, r1, r0 = y1.size, m1.sum(), m0.sum()
+    if n < 2 or r1 == 0 or r0 == 0:
+        return 1.0
+    p1, p0 = y1.sum() / r1, y0.sum() / r0
+    u = (y1 - p1 * m1) / r1 - (y0 - p0 * m0) / r0
+    se = float(np.sqrt(n / (n - 1) * (u * u).sum()))
+    if se == 0:
+        return 1.0 if p1 == p0 else 0.0
+    return float(2 * student.sf(abs(p1 - p0) / se, n - 1))
+
+
+FLAG_FAMILY = 0.05  # family-wise level (Holm over the cards of a table) for flagging a card's effect
+
+
+def card_table(seats: pl.DataFrame, cards, prefix: str, policy: str | None = None) -> tuple[list[dict], int]:
+    """Per card (identical Buffs and Events pooled), over the seats played by ``policy`` (all seats if None): the
+    seat's win rate when the card was in its opening hand (``open``) or played by it (``played``) against when it
+    was not, and the difference (the effect). ``flag`` marks the effects that differ from zero by the clustered
+    t-test of :func:`_difference_p`, Holm-corrected over the cards of the table (family-wise ``FLAG_FAMILY``):
+    ``above zero`` or ``below zero``. A card the policy never played (or always played) has no effect: its row
+    says so. Returns (rows, the number of cards flagged)."""
+    if policy is not None:
+        seats = seats.filter(pl.col("policy") == policy)
+    who = f"`{policy}`" if policy else "any seat"
     bits = _bits(seats, prefix)
     won = seats["won"].to_numpy().astype(bool)
     ids = deal_ids(seats)
     labels = card_labels(cards)
     groups: dict[str, list[int]] = {}
     for c, name in enumerate(labels):
-        groups.setdefault(name if c < BUFF0 else name, []).append(c)
-    rows = []
+        groups.setdefault(name, []).append(c)
+    verb = "played" if prefix == "played" else "held in an opening hand"
+    rows, missing = [], []
     for name, cs in groups.items():
+        kind = "Fighter" if cs[0] < BUFF0 else ("Buff" if cs[0] < EVENT0 else "Event")
         mask = bits[:, cs].any(axis=1)
         e = _effect(won, mask, ids)
         if e is None:
+            what = f"never {verb} by {who}" if not mask.any() else f"{verb} in every seat of {who}: no comparison"
+            missing.append({"card": name, "type": kind, "copies": len(cs), "win with": "–", "win without": "–",
+                            "effect": what, "seats with": int(mask.sum()), "flag": ""})
             continue
-        kind = "Fighter" if cs[0] < BUFF0 else ("Buff" if cs[0] < EVENT0 else "Event")
+        w = won.astype(float)
+        p = _difference_p(_sums(ids, w * mask), _sums(ids, mask), _sums(ids, w * ~mask), _sums(ids, ~mask))
         rows.append({"card": name, "type": kind, "copies": len(cs), "with": e[0], "without": e[1], "effect": e[2],
-                     "seats": e[3]})
-    if not rows:
-        return [], Estimate(0.0, 0.0, 0.0, 0)
-    eff = sorted(rows, key=lambda r: r["effect"].estimate)
-    median = eff[len(eff) // 2]["effect"]
+                     "seats": e[3], "p": p})
+    holm_p = holm([r["p"] for r in rows]) if rows else []
     out = []
-    for r in sorted(rows, key=lambda r: -r["effect"].estimate):
+    for r, q in sorted(zip(rows, holm_p), key=lambda x: -x[0]["effect"].estimate):
         e = r["effect"]
-        flag = "above" if e.low > median.estimate else ("below" if e.high < median.estimate else "")
+        flag = ("above zero" if e.estimate > 0 else "below zero") if q < FLAG_FAMILY else ""
         out.append({"card": r["card"], "type": r["type"], "copies": r["copies"],
                     "win with": _iv(r["with"]), "win without": _iv(r["without"]),
                     "effect": _iv(e), "seats with": r["seats"], "flag": flag})
-    return out, median
+    return out + missing, sum(1 for r in out if r["flag"])
 
 
-def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: dict | None = None) -> list[Path]:
-    """Write ``out_dir/report.md`` with ``seat-order.png`` and ``card-effects.png``; return the files."""
+def card_policy(man: dict, rungs, mixed: bool) -> str | None:
+    """The policy whose seats the card tables measure: the strongest heuristic of the skill ladder at mixed
+    tables; at tables of equals (no ladder) the first heuristic of the scenario's ``play`` list."""
+    kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
+    if mixed:
+        for r in rungs:
+            if r.kind == "heuristic":
+                return r.policy
+    for p, k in kinds.items():
+        if k == "heuristic":
+            return p
+    return None
+
+
+def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: dict | None = None,
+                       field_ladder: dict | None = None) -> list[Path]:
+    """Write ``out_dir/report.md`` with ``seat-order.png`` and ``card-effects.png``; return the files.
+    ``field_ladder`` (:func:`field_ladder`) gives tables of equals a ladder where the policies do meet."""
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     man = results.manifest(run_dir)
@@ -180,16 +227,38 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         "players", "policy")
     hero_rows = [{"players": r["players"], "hero policy": r["policy"], "win rate": _iv(wilson(int(r["k"]), int(r["n"]))),
                   "fair share": f"{1 / r['players']:.3f}", "n": int(r["n"])} for r in hero.iter_rows(named=True)]
-    # the skill ladder: every hero policy on the same deals and dice, paired game by game (Holm-corrected gaps)
+    # the skill ladder: every hero policy on the same deals and dice, paired game by game (Holm-corrected gaps);
+    # only where the policies meet each other (mixed tables): at a table of equals every seat plays the hero's
+    # policy, so each hero wins about 1/n whatever its skill and a ladder would measure nothing
     from simkit.core import ladder
 
+    opp = man.get("opponents") or []
+    mixed = bool(opp)
     kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
-    rungs = ladder.rungs_from_rows(frame, kinds)
-    png_ladder = ladder.plot(out_dir / "skill-ladder.png", rungs, title="Skill ladder: the hero's P(win), 95%",
-                             label="P(hero wins)")
-    files.append(png_ladder)
-    ladder_text = ladder.markdown(rungs, games=int(frame.group_by("block", "game").len().height), cells=len(sizes),
-                                  label="P(hero wins)")
+    rungs = ladder.rungs_from_rows(frame, kinds) if mixed else []
+    if mixed:
+        png_ladder = ladder.plot(out_dir / "skill-ladder.png", rungs, title="Skill ladder: the hero's P(win), 95%",
+                                 label="P(hero wins)")
+        files.append(png_ladder)
+        ladder_text = (f"![Skill ladder]({png_ladder.name})\n\n"
+                       + ladder.markdown(rungs, games=int(frame.group_by("block", "game").len().height),
+                                         cells=len(sizes), label="P(hero wins)") + "\n")
+    else:
+        ladder_text = (
+            "No skill ladder here: these are tables of equals (`opponents = []`), where every seat plays the hero's "
+            "policy, so each hero wins about the fair share 1/n whatever its skill (the table below shows it). A "
+            "ladder measures skill only where the policies meet each other: a hero against a field of other "
+            "policies, rotated through every seat, as in the mixed-table reports (Bounty Hunter at 4 players, "
+            "Duel)" + ("; the ladder below is that, against a field of the scenario's first heuristic" if field_ladder
+                       else "") + ".\n\n")
+        if field_ladder:
+            rungs_field = field_ladder["rungs"]
+            ladder_text += (
+                f"Skill against a field of **`{field_ladder['field']}`** (every other seat plays it, the hero in seat "
+                f"`game % players`; {field_ladder['games']:,} games per table size and hero, root seed 2026, the "
+                "same deals for every hero):\n\n"
+                + ladder.markdown(rungs_field, games=field_ladder["games"], cells=len(sizes), label="P(hero wins)")
+                + "\n")
     seat_pol_rows = seat_policy_rows(seats)
 
     # --- game length ---
@@ -219,23 +288,28 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         wb_rows.append({"Warband": w, "win with 2+ in the opening hand": _iv(e[0]), "without": _iv(e[1]),
                         "effect": _iv(e[2]), "seats with": e[3]})
 
-    # --- cards ---
-    opened, med_open = card_table(seats, cards, "open")
-    played, med_played = card_table(seats, cards, "played")
-    top = played[:12] + played[-12:] if len(played) > 24 else played
+    # --- cards: the seats of one practical policy (never the random policy's) ---
+    cpol = card_policy(man, rungs, mixed)
+    opened, n_open = card_table(seats, cards, "open", cpol)
+    played, n_played = card_table(seats, cards, "played", cpol)
+    measured = [r for r in played if r["effect"][:1] in "+-0123456789"]
+    top = measured[:12] + measured[-12:] if len(measured) > 24 else measured
     eff_vals = [float(r["effect"].split(" ")[0]) for r in top]
     png_cards = bars(out_dir / "card-effects.png", [r["card"] for r in top], eff_vals,
-                     title="Win-rate effect of playing a card (largest and smallest)", ylabel="effect on P(win)")
+                     title=f"Win-rate effect of playing a card, `{cpol}`'s seats (largest and smallest)",
+                     ylabel="effect on P(win)")
     files.append(png_cards)
     events = [r for r in played if r["type"] == "Event"]
 
     opts = man.get("rule_options", {})
     opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
     pols = man.get("policies", {})
-    opp = man.get("opponents") or []
+    answer = headline(seats, frame, sizes, rungs or (field_ladder or {}).get("rungs", []), wb_rows,
+                      field=None if mixed or not field_ladder else field_ladder["field"])
     text = (
         f"# VÁLKA {variant.replace('-', ' ').title()}: seats, policies, game length and cards\n\n"
         f"{STAND_IN_NOTICE}\n\n"
+        f"{answer}\n\n"
         "## What was simulated\n\n"
         f"{variant} at {', '.join(map(str, sizes))} players; {int(man.get('games', 0)):,} games per cell "
         f"(table size × hero policy), root seed {man.get('root_seed')}. Hero policies: "
@@ -255,9 +329,8 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         "Win rate of the seat by its place in the turn order (1 = the player who won the roll-off); a fair game "
         "gives every place the fair share. Shared wins count as wins.\n\n"
         + render(order_rows, "md") + "\n"
-        "## Policies (the skill ladder at these tables)\n\n"
-        f"![Skill ladder]({png_ladder.name})\n\n"
-        + ladder_text + "\n"
+        + ("## Policies (the skill ladder at these tables)\n\n" if mixed else "## Policies (tables of equals)\n\n")
+        + ladder_text
         + (_search_section(search_ladder) if search_ladder else "")
         + "The hero's win rate by table size, one row per game:\n\n" + render(hero_rows, "md") + "\n"
         "Every seat by the policy it played (mixed tables):\n\n" + render(seat_pol_rows, "md") + "\n"
@@ -267,18 +340,24 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         "the games (the cluster-robust variance of the pooled rate, at its upper 90% bound; `games` = clusters). "
         "Wilson on the seats alone is too narrow when a deal favours a policy in every cell.\n\n"
         "## How long games last\n\n"
-        "Turns are player turns (a round is one turn each); a game still running at the turn cap is stalled.\n\n"
+        "Turns are player turns begun (a round is one turn each), the turn in which the game ends included: counted "
+        "the same way in every mode, whether the game ends inside a turn (Annihilation and Duel: the last "
+        "player standing) or between turns (Bounty Hunter's endgame round). A game still running at the turn cap "
+        "is stalled.\n\n"
         + render(length_rows, "md") + "\n"
         "## Warbands\n\n"
         "Win rate of seats whose opening hand held 2 or more Fighters of a Warband (a Deadly Dyad in waiting), "
         "against seats that did not.\n\n" + (render(wb_rows, "md") if wb_rows else "(none)\n") + "\n"
         "## Cards\n\n"
         f"![Card effects]({png_cards.name})\n\n"
-        "For each card (identical Buffs and Events pooled), the win rate of a seat that played it against a seat "
-        "that did not, and the difference (*effect*). `flag` marks cards whose interval lies entirely above or "
-        f"below the median card's effect ({med_played.estimate:+.3f} played, {med_open.estimate:+.3f} in the "
-        "opening hand). Playing a card is also a sign of the game going well or long; read effects as "
-        "associations, not causes.\n\n"
+        f"For each card (identical Buffs and Events pooled), over the seats played by **`{cpol}`** (the "
+        + ("strongest heuristic of the ladder" if mixed else "first heuristic of the scenario")
+        + "; the random policy's seats are left out, as they play cards no practical player would): the win rate "
+        "of a seat that played it against a seat that did not, and the difference (*effect*). A card that policy "
+        "never played says so instead of an effect. `flag` marks effects that differ from zero by a clustered "
+        "t-test (the deal as the unit), **Holm-corrected** over the cards of each table (family-wise "
+        f"{FLAG_FAMILY}): {n_played} flagged when played, {n_open} in the opening hand. Playing a card is also a "
+        "sign of the game going well or long; read effects as associations, not causes.\n\n"
         "### Events that swing games (played)\n\n" + render(events, "md") + "\n"
         "### Every card, played\n\n" + render(played, "md") + "\n"
         "### Every card, in the opening hand\n\n" + render(opened, "md") + "\n"
@@ -286,6 +365,33 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     )
     files.insert(0, write_markdown(out_dir / "report.md", text))
     return files
+
+
+def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, wb_rows: list[dict],
+             field: str | None = None) -> str:
+    """The report's answer, first: the first player's win rate against the fair share at each table size, the
+    skill spread (strongest and weakest hero, with the paired gap) where policies meet, and the best and worst
+    Warband in the opening hand; 95% intervals, the deal as the unit."""
+    parts = []
+    for np_ in sizes:
+        at = seats.filter((pl.col("players") == np_) & (pl.col("order") == 0))
+        e = deal_rate(at["won"].to_numpy() > 0, deal_ids(at))
+        parts.append(f"{_iv(e)} at {np_} players (fair share {1 / np_:.3f})")
+    text = "**The answer.** The first player wins " + "; ".join(parts) + "."
+    if rungs:
+        best, worst = rungs[0], rungs[-1]
+        text += (f" Skill{f' (against a field of `{field}`)' if field else ''}: the strongest hero policy "
+                 f"`{best.policy}` wins {best.value:.3f} "
+                 f"[{best.low:.3f}, {best.high:.3f}], the weakest `{worst.policy}` {worst.value:.3f} "
+                 f"[{worst.low:.3f}, {worst.high:.3f}]; spread {-worst.gap:.3f} "
+                 f"[{-worst.gap_high:.3f}, {-worst.gap_low:.3f}] (paired).")
+    else:
+        text += " Tables of equals: no skill ladder (every seat plays the same policy)."
+    if wb_rows:
+        ranked = sorted(wb_rows, key=lambda r: float(r["effect"].split(" ")[0]))
+        text += (f" Warbands (2+ in the opening hand): best {ranked[-1]['Warband']} {ranked[-1]['effect']}, "
+                 f"worst {ranked[0]['Warband']} {ranked[0]['effect']} on P(win).")
+    return text
 
 
 def _search_section(sl: dict) -> str:
@@ -310,9 +416,20 @@ def search_ladder(path: Path, games: int, jobs: int = 1) -> dict:
     return {"search": f"{spec.get('rollouts')} rollouts per action of `{spec.get('base')}`", "rungs": rungs}
 
 
+def field_ladder(path: Path, field: str, games: int, jobs: int = 1) -> dict:
+    """The skill ladder of a scenario of tables of equals played instead against a field of ``field`` (every
+    other seat; ``opponents = ["field"]``), the scenario's ``play`` list as the heroes, on the same ``games``
+    deals per table size, root seed 2026."""
+    from simkit.core import ladder
+
+    rungs = ladder.ladder(path, games=games, seed=2026, jobs=jobs, overrides=[f'opponents=["{field}"]'])
+    return {"field": field, "games": games, "rungs": rungs}
+
+
 def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled multiplayer scenarios (seed 2026) under ``out_dir/multiplayer/<mode>`` with reports;
-    4-player Bounty Hunter adds a small ladder with `search` as the hero."""
+    4-player Bounty Hunter adds a small ladder with `search` as the hero; the tables of equals, a ladder of their
+    heroes against a field of their first heuristic (:func:`field_ladder`)."""
     from simkit.core.registry import scenarios_dir
 
     files = []
@@ -322,9 +439,14 @@ def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> 
                               ("valka/duel.toml", "duel", 2_000)):
         base = Path(out_dir) / "multiplayer" / mode
         run = run_bundled(scen, base / "run", games // 5 if quick else games, seed=2026, jobs=jobs)
-        sl = None
+        sl = fl = None
         if mode == "bounty-hunter":
             n = 4 if quick else 60
             sl = {"games": n, **search_ladder(scenarios_dir() / scen, n, jobs or 1)}
-        files += multiplayer_report(run, base, search_ladder=sl)
+        man = results.manifest(run)
+        if not man.get("opponents"):  # tables of equals: the ladder against a field of the first heuristic
+            field = card_policy(man, [], False)
+            if field:
+                fl = field_ladder(scenarios_dir() / scen, field, 40 if quick else 400, jobs or 1)
+        files += multiplayer_report(run, base, search_ladder=sl, field_ladder=fl)
     return files

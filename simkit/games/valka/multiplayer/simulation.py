@@ -10,10 +10,12 @@ Rows: one per game per cell, *wide* (the per-seat values are columns ``seat0_...
 table does not have hold -1 and an empty policy):
 
     game, variant, players, policy (the hero's), hero_seat, hero_order, won (the hero won or shared the win),
-    win_share, first_seat, first_won, winner (the seat, -1 when none or shared), winner_policy, winners, turns,
-    stalled, events_played, traps_sprung, chance_strikes,
+    win_share, first_seat, first_won, winner (the seat, -1 when none or shared), winner_policy, winners, turns
+    (player turns begun, the one in which the game ended included: the same count in every mode, whether the game
+    ends inside a turn, as Annihilation and Duel do, or between turns, as Bounty Hunter does), stalled,
+    events_played, traps_sprung, chance_strikes,
     seatK_policy, seatK_order (0 = the first player), seatK_won, seatK_infamy, seatK_captures,
-    seatK_eliminated (the turn, -1 if never), seatK_wb_<warband> (Fighters of that Warband in the opening hand,
+    seatK_eliminated (the turn it fell in, 1 = the first player's first turn, 0 at the set-up reveal, -1 if never), seatK_wb_<warband> (Fighters of that Warband in the opening hand,
     jokers as ``joker``), seatK_open0..2 and seatK_played0..2 (bit sets over the 86 cards: in the opening hand,
     played by the seat).
 
@@ -107,7 +109,7 @@ def record(s, env, g_out, s_out, hero, log_before):
     g_out[4] = (m >> first) & 1
     g_out[5] = w if k == 1 else -1
     g_out[6] = k
-    g_out[7] = s[L.H_TURN]
+    g_out[7] = s[L.H_BEGUN]  # turns begun, the last one included, in every mode
     g_out[8] = s[L.H_STALLED]
     g_out[9] = s[L.H_EVENTS_PLAYED]
     g_out[10] = s[L.H_TRAPS_SPRUNG]
@@ -261,7 +263,7 @@ class MultiplayerSim(Simulation):
             Metric("first_player_win", "first_won", "rate", ("players",), "the first player won (or shared)",
                    unit="game"),
             Metric("stalled", "stalled", "rate", ("players",), "stopped at the turn cap", unit="game"),
-            Metric("turns", "turns", "mean", ("players",), "turns until the end", unit="game"),
+            Metric("turns", "turns", "mean", ("players",), "player turns begun, the last one included", unit="game"),
         ]
 
     def _hero_indices(self):
