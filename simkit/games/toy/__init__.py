@@ -50,6 +50,6 @@ GAME = Game(
         "timid": "heuristic: stops from 6 on",
         "random": "baseline: draws or stops at random",
         "search": "search over timid: 16 rollouts per action",
-        "learned": "learned: a linear scorer over the draw's features, trained by simkit train (see scenarios/toy)",
+        "learned": "learned: a linear scorer over the draw's features, as simkit train writes it (README: Learned policies)",
     },
 )
