@@ -205,19 +205,14 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
     if best in table and len(table) > 1:
         comps = sensitivity(table, best)
         sens_text = (
-            "## Does the Warband ranking depend on the policy?
-
-"
+            "## Does the Warband ranking depend on the policy?\n\n"
             f"A balance conclusion holds for a game *and* a way of playing it. Each policy's ranking of the "
             f"{len(warbands)} Warbands (its P(win) per Warband, {_n_note(r['n'] for r in cells.values())}) against "
             f"the ranking under the strongest policy, `{best}`: Spearman's rank correlation and the pairs of "
             "Warbands whose order flips; a flip is *resolved* when both policies separate the pair by more than "
             "1.96 standard errors of the difference (conservative: the Warbands of a game share its dice). "
             "`random` is left out. `search` plays too few games per Warband for a ranking of its own (see the "
-            "ladder above).
-
-" + sens_markdown(comps, best, "Warbands") + "
-")
+            "ladder above).\n\n" + sens_markdown(comps, best, "Warbands") + "\n")
 
     # --- headline: the strongest policy's answer ---
     bw = {w: win[(w, best)] for w in warbands if (w, best) in win}
