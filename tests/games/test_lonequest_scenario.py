@@ -27,8 +27,9 @@ def write(tmp_path, text):
 
 def test_bundled_scenario_loads_every_warband_and_policy():
     sim = loader.load(ROOT / "scenarios" / "valka" / "lonequest.toml").simulation
-    assert sim.cells == 8 * 5  # greedy_trader_tuned, cautious, aggressive, greedy_trader, random
+    assert sim.cells == 8 * 6  # learned, greedy_trader_tuned, cautious, aggressive, greedy_trader, random
     assert sim.describe()["policies"]["cautious"]["krone_reserve"] == 25
+    assert sim.describe()["policies"]["learned"]["kind"] == "learned"
 
 
 def test_policy_overrides_and_new_named_policies(tmp_path):
