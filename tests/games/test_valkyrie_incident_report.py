@@ -140,9 +140,12 @@ def test_pooled_emblem_win_rates_fall_short_of_two_and_a_half_by_the_draw_share(
 
 
 def _pooled_rows(text):
-    i = text.index("| Emblem | wins | draws | losses | games |")
+    lines = text.splitlines()
+    head = ["Emblem", "wins", "draws", "losses", "games"]
+    i = next(k for k, ln in enumerate(lines)
+             if ln.startswith("|") and [c.strip() for c in ln.strip("|").split("|")] == head)
     rows = {}
-    for line in text[i:].splitlines()[2:]:
+    for line in lines[i + 2:]:
         if not line.startswith("|"):
             break
         cells = [c.strip() for c in line.strip("|").split("|")]
