@@ -54,7 +54,7 @@ def test_a_wrong_path_names_the_nearest_valid_ones(text, needles):
 
 
 def test_set_values_are_still_validated():
-    with pytest.raises(InputError, match="fighters\\[10\\].health' must be at least 1"):
+    with pytest.raises(InputError, match="fighters.old_gob.health' must be at least 1"):
         loader.load(LQ, ["fighters.old_gob.health=0"])
     assert parse_set("a.b=[1, 2]").value == [1, 2] and parse_set("a=word").value == "word"
 
