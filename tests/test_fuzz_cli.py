@@ -114,7 +114,7 @@ def scenario(base: str, old: str, new: str, name: str = "s.toml"):
         text = Path(base).read_text()
         assert old in text, old
         dst = case / name
-        for f in Path(base).parent.glob("*.toml"):
+        for f in [*Path(base).parent.glob("*.toml"), *Path(base).parent.glob("*.npz")]:
             if f.name not in ("lonequest.toml", "solo.toml", "chance_strike.toml"):
                 shutil.copy(f, case / f.name)
         dst.write_text(text.replace(old, new, 1))
@@ -164,7 +164,7 @@ CORPUS = [
     ("report --out ''", ["report", RUN_DIR, "--out", ""], ["--out", "empty"], None),
     # scenario lists with wrong shapes
     ("play nested list", ["run", "s.toml", *GAMES], ["s.toml", "play[0]"], scenario(LQ, 'play = [', 'play = [["cautious"], ')),
-    ("play duplicated", ["run", "s.toml", *GAMES], ["s.toml", "play[1]", "twice"], scenario(LQ, 'play = ["greedy_trader_tuned", "cautious"', 'play = ["cautious", "cautious"')),
+    ("play duplicated", ["run", "s.toml", *GAMES], ["s.toml", "play[1]", "twice"], scenario(LQ, 'play = ["learned", "greedy_trader_tuned"', 'play = ["cautious", "cautious"')),
     ("empty levels", ["run", "s.toml", *GAMES], ["s.toml", "field 'levels' must list at least one value"], scenario(VH, "levels = [1, 2, 3]", "levels = []")),
     ("empty monsters", ["run", "s.toml", *GAMES], ["s.toml", "field 'monsters' must list at least one value"], scenario(VH, 'monsters = ["troll", "dragon", "serpent"]', "monsters = []")),
     # messages that name the right thing
