@@ -46,6 +46,9 @@ train: setup
 	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --seed 2026 --budget 300 --iterations 1 \
 	  --share 0.3 --eval-games 2000 --teacher-games 10 --out runs/train-lonequest \
 	  --weights scenarios/valka/lonequest.learned.npz
+	$(BIN)/simkit train scenarios/valhalla/solo.toml --name learned --base builder_tuned --seed 2027 --budget 400 \
+	  --iterations 2 --teacher 8 --share 0.25 --eval-games 100 --teacher-games 0 --out runs/train-valhalla \
+	  --weights scenarios/valhalla/solo.learned.npz
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .hypothesis

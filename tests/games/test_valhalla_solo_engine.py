@@ -818,3 +818,76 @@ def test_ice_giant_extra_die_win_rate_is_exact():
         wins += battle(state(team=[0, 1, 2]), env, True, seed=seed)[L.ATT_WON]
     sd = (exact * (1 - exact) / n) ** 0.5
     assert abs(wins / n - exact) <= 4 * sd, (wins / n, exact)
+
+
+# --- features of the learned policies ---------------------------------------------------------------------------
+
+def test_roll_features_count_the_dice_a_reroll_throws_and_the_margin_of_stopping():
+    """Team: a Strength 3 Warrior naming a sword; hand: a +3 Battle Tactic on any two dice; Glory 2; attack on
+    Strength 6 (needs 6). Rolled: sword, hammer, bow, ⊗. Stopping now: the Warrior (sword) and the Tactic (two of
+    the rest) give 3 + 3, plus the Glory 2: margin 2 over what wins. The basic reroll of the sword, the hammer and
+    the ⊗ (dice 0, 1, 3) throws one named die, one spare and one wild one."""
+    from simkit.games.valhalla.solo import features as F
+
+    env = make_env([warrior(3, need=(SWORD,)), tactic(L.T_STRENGTH, value=3, any_=2)],
+                   [(6, 20, 0, (HAMMER,)), (9, 20, 0, ())], SWORD)
+    s = scripted(state(team=[0], hand=[1], glory=2), env, True, [SWORD, HAMMER, BOW, WILD])
+    assert s[L.PHASE] == L.PH_ROLL and s[L.B_NEEDED] == 6
+    legal = legal_list(FNS, s, env, L.MAX_ACTIONS)
+    reroll = L.A_BASIC + 0b1011
+    assert L.A_STOP in legal and reroll in legal
+    name = {n: i for i, n in enumerate(F.FEATURES)}
+    stop = F.dense(s, env, L.A_STOP, True)
+    want = {"is_base": 1.0, "is_base_x_roll_stop": 1.0, "roll_stop_x_bias": 1.0, "roll_stop_x_shields": 1.0,
+            "roll_stop_x_glory": 0.2, "roll_stop_x_team": 0.25, "roll_stop_x_hand": 0.125,
+            "roll_stop_x_monster_gap": 0.4, "roll_stop_x_attacking": 1.0, "stop_margin": 0.4, "stop_wins": 1.0}
+    assert {F.FEATURES[i]: round(v, 12) for i, v in enumerate(stop) if v} == want
+    x = F.dense(s, env, reroll, False)
+    assert x[name["is_base"]] == 0 and x[name["basic_reroll_x_bias"]] == 1.0 and x[name["stop_margin"]] == 0
+    assert x[name["rerolled_needed"]] == x[name["rerolled_spare"]] == x[name["rerolled_wild"]] == 1 / 6
+    # a free reroll is not offered here (no free reroll left, no reroll Tactic in hand)
+    assert not any(L.A_FREE <= a < L.A_BASIC for a in legal)
+
+
+def test_attack_features_compare_the_estimate_with_the_monster():
+    """Glory 1, a Strength 5 Warrior activated alone with probability 0.5 and a +3 Battle Tactic in hand: the
+    estimate is 1 + 2.5 + 3 = 6.5 against the monster's 10 (ratio 0.65, margin -3.5); a Warrior played from hand
+    carries its own expected strength, Glory and weapons."""
+    from simkit.games.valhalla.solo import features as F
+
+    env = make_env([warrior(5, glory=2, need=(AXE, SWORD)), tactic(L.T_STRENGTH, value=3), warrior(4, glory=1)],
+                   [(10, 20, 0, (HAMMER,)), (12, 20, 0, ())], AXE, p_act=[0.5, 0.0, 0.25])
+    s = state(team=[0], hand=[1, 2], deck=[1, 1], glory=1)
+    s[L.PHASE] = L.PH_A
+    assert legal_list(FNS, s, env, L.MAX_ACTIONS) == [L.A_PLAY + 1, L.A_DRAW, L.A_ATTACK]
+    name = {n: i for i, n in enumerate(F.FEATURES)}
+    x = F.dense(s, env, L.A_ATTACK, False)
+    assert x[name["attack_ratio"]] == pytest.approx(0.65) and x[name["attack_margin"]] == pytest.approx(-0.7)
+    assert x[name["attack_x_bias"]] == 1.0 and x[name["is_base"]] == 0
+    p = F.dense(s, env, L.A_PLAY + 1, False)
+    assert p[name["card_strength"]] == pytest.approx(0.2) and p[name["card_glory"]] == pytest.approx(0.2)
+    assert p[name["card_weapons"]] == 0 and p[name["play_x_bias"]] == 1.0 and p[name["attack_ratio"]] == 0
+
+
+def test_learned_policy_on_is_base_alone_plays_as_its_base_heuristic():
+    """A model with weight 1 on ``is_base`` and 0 elsewhere scores the base heuristic's action highest at every
+    decision, so it plays the heuristic's games exactly (the LEARNED branch, its base and slot 0 wired)."""
+    from simkit.games.valhalla.solo import features as F
+    from simkit.games.valhalla.solo.simulation import decision_game
+
+    game = decision_game()
+    kind, base = game.policies["builder_tuned"]
+    w = np.zeros(F.N_FEATURES)
+    w[0] = 1.0
+    vec = np.concatenate([base, [F.N_FEATURES, 0, 0.0], w])
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    decisions = 0
+    for seed in range(6):
+        s, rng, env = game.new_game(seed)
+        while not game.fns.is_over(s):
+            n = game.fns.legal_actions(s, env, buf)
+            a = game.fns.policy(pol.HEURISTIC, s, env, buf, n, base, streams(seed)[1])
+            assert game.fns.policy(pol.LEARNED, s, env, buf, n, vec, streams(seed)[1]) == a
+            decisions += n > 1
+            game.fns.apply_action(s, rng, env, a)
+    assert decisions > 100

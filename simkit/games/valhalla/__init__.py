@@ -52,10 +52,10 @@ def _solo_params():
     return PARAMS
 
 
-def _solo_engine():
+def _solo_engine(scenario=None):
     from simkit.games.valhalla.solo.simulation import decision_game
 
-    return decision_game()
+    return decision_game(scenario)
 
 
 def _build_solo(fields):
@@ -75,7 +75,8 @@ GAME = Game(
     modes=[Mode("solo", "Valhalla Solo Mode (Levels I–III, +40 deck, Valkyries)", _build_solo,
                 default_scenario="valhalla/solo.toml", report=_solo_report, bench_games=100,
                 engine=_solo_engine, params=_solo_params,
-                one_cell={"monsters": ["troll"], "variants": ["base"], "levels": [1], "jarls": ["sigurd"]})],
+                one_cell={"monsters": ["troll"], "variants": ["base"], "levels": [1], "jarls": ["sigurd"]},
+                features="simkit.games.valhalla.solo.features:FEATURES")],
     policies=_policies,
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,

@@ -6,8 +6,9 @@ the best activation of Warriors *and* Battle Tactics uses, and the dice that
 half-built ones need, reroll the rest while below the target; commit the
 cheapest set of Battle Tactics that wins; keep the most valuable card —
 ``random``, uniformly random among the legal actions at every decision (the
-baseline), and ``search`` (``simkit.core.decision``: rollouts of a base policy
-from resampled deck orders). The policies read only public information: never
+baseline), ``search`` (``simkit.core.decision``: rollouts of a base policy
+from resampled deck orders) and ``learned`` (a scorer over ``features.py``,
+with the heuristic as its base). The policies read only public information: never
 the deck order. Named presets are parameter sets; a scenario may add more
 under ``[policies.NAME]``.
 """
@@ -18,10 +19,15 @@ import numpy as np
 from numba import njit
 
 from simkit.core import policies as _core
-from simkit.core.policies import HEURISTIC, KINDS, RANDOM, SEARCH, SEARCH_KINDS  # noqa: F401  (shared kinds)
+from simkit.core.decision import specialize_learned
+from simkit.core.policies import HEURISTIC, LEARNED, LEARNED_KINDS, RANDOM, SEARCH  # noqa: F401  (shared kinds)
 from simkit.core.rng import randbelow
 from simkit.games.valhalla.solo import engine as E
+from simkit.games.valhalla.solo import features as F
 from simkit.games.valhalla.solo import layout as L
+from simkit.games.valhalla.solo.features import attack_target, base_strength, best_total, estimate
+
+KINDS = LEARNED_KINDS
 
 PARAMS = {
     "attack_ratio": (0, 1.0, "attack when the estimated strength is at least this share of what wins", 0.3, 2.0),
@@ -52,6 +58,8 @@ POLICY_DESCRIPTIONS = {
     "random": "baseline: uniformly random among the legal actions at every decision",
     "search": "search: 16 rollouts per legal action (successive halving) of builder from resampled deck orders "
               "(slow; stronger than builder where measured: 0.993 against 0.927 in the README's ladder cell)",
+    "learned": "learned: a linear scorer over the Valhalla Solo features (features.py), trained from "
+               "`builder_tuned` by expert iteration over `search` (make train); heuristic speed",
 }
 
 
@@ -80,32 +88,11 @@ def card_value(cards, need, p_act, params, c):
 
 
 @njit(cache=True)
-def estimate(s, env):
-    """Expected strength of an attack now: Glory + each Warrior's strength × P(the dice activate it alone) +
-    strength Battle Tactics in hand."""
-    cards, p_act, jr = env[0], env[2], env[7]
-    e = float(s[L.GLORY])
-    if jr[0] == L.J_ATTACK:
-        e += jr[1]
-    for i in range(s[L.TEAM_N]):
-        w = s[L.TEAM + i]
-        e += p_act[w] * cards[w, L.C_STR]
-    for h in range(s[L.HAND_N]):
-        c = s[L.HAND + h]
-        if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_STRENGTH:
-            e += cards[c, L.C_VALUE]
-    return e
-
-
-@njit(cache=True)
 def phase_a(s, env, legal, n, params):
     """Phase A: attack when the estimate reaches ``attack_ratio`` of the monster; else play two Warriors, one, draw;
     with a full team (or nothing else to do) attack from ``full_team_ratio``."""
-    cards, need, p_act, mon, rules = env[0], env[1], env[2], env[3], env[9]
-    k = s[L.MON]
-    target = mon[k, L.M_STRENGTH]
-    if rules[E.R_POWERS] == 1 and mon[k, L.M_POWER] == L.P_ATTACK:
-        target += mon[k, L.M_PVAL]
+    cards, need, p_act = env[0], env[1], env[2]
+    target = attack_target(s, env)
     can_draw = False
     can_attack = False
     best_play, best_play_v = -1, -1e9
@@ -140,36 +127,6 @@ def phase_a(s, env, legal, n, params):
     if can_draw:
         return L.A_DRAW
     return L.A_ATTACK if can_attack else legal[0]
-
-
-@njit(cache=True)
-def best_total(s, env, pool):
-    """The most strength the dice ``pool`` give with any activatable set of the candidate Battle Tactics, and
-    that set."""
-    cards, need, ca = env[0], env[1], env[6]
-    wild = env[9][E.R_WILD_WARRIORS] == 1
-    best_v, best_t, best_m = -1, 0, -1
-    for t in range(1 << s[L.CAND_N]):
-        if not E.tset_feasible(s, cards, need, ca, wild, pool, t):
-            continue
-        m, st = E.best_joint(s, env, pool, t)
-        if m < 0:
-            continue
-        v = st + E.tset_value(s, env[0], t)
-        if v > best_v:
-            best_v, best_t, best_m = v, t, m
-    return best_v, best_t, best_m
-
-
-@njit(cache=True, inline="always")
-def base_strength(s, env):
-    jr = env[7]
-    b = s[L.GLORY]
-    if jr[0] == L.J_ATTACK and s[L.B_ATTACK] == 1:
-        b += jr[1]
-    if jr[0] == L.J_DEFENCE and s[L.B_ATTACK] == 0:
-        b += jr[1]
-    return b
 
 
 @njit(cache=True)
@@ -302,12 +259,12 @@ def commit_decision(s, env, legal, n, params):
     return best
 
 
-@njit(cache=True, inline="always")
-def policy(kind, s, env, legal, n, params, prng):
-    """One decision of the heuristic (``params``) or the random policy among ``legal[:n]``; reads only public
-    information (never the deck order)."""
-    if kind == RANDOM or n == 1:
-        return legal[randbelow(prng, n)] if n > 1 else legal[0]
+@njit(cache=True)
+def heuristic(s, env, legal, n, params, prng):
+    """One decision of the heuristic (``params``) among ``legal[:n]``; reads only public information (never the
+    deck order)."""
+    if n == 1:
+        return legal[0]
     cards, need, p_act, mon = env[0], env[1], env[2], env[3]
     ph = s[L.PHASE]
     if ph == L.PH_EXCHANGE:
@@ -377,6 +334,24 @@ def policy(kind, s, env, legal, n, params, prng):
                 best, best_g = legal[i], g
         return best
     return legal[0]
+
+
+LEARNED_FNS = specialize_learned(F.features, heuristic, N_PARAMS, F.N_FEATURES, F.MAX_NNZ, __name__)
+learned_action = LEARNED_FNS.learned_action
+
+
+@njit(cache=True, inline="always")
+def policy(kind, s, env, legal, n, params, prng):
+    """The decision interface's policy: ``heuristic`` (steered by ``params``), ``random`` (uniform) or ``learned``
+    (a scorer over ``features``, with ``heuristic`` as its base); reads only public information (never the deck
+    order)."""
+    if n == 1:
+        return legal[0]
+    if kind == RANDOM:
+        return legal[randbelow(prng, n)]
+    if kind == LEARNED:
+        return learned_action(s, env, legal, n, params, prng)
+    return heuristic(s, env, legal, n, params, prng)
 
 
 def param_vector(overrides: dict | None = None) -> np.ndarray:

@@ -6,7 +6,7 @@ scenario fails fast (``simkit run`` on a bad field costs a fraction of a second,
 
 from __future__ import annotations
 
-from simkit.core.policies import SEARCH_KINDS, read_policies
+from simkit.core.policies import LEARNED_KINDS, read_policies
 from simkit.core.registry import literal_from_source
 from simkit.errors import InputError
 from simkit.games.valhalla.solo import layout as L
@@ -62,7 +62,7 @@ def read_solo(fields) -> dict:
     # the policies' presets and parameters, read from policies.py without importing it (it compiles kernels)
     presets = literal_from_source("simkit.games.valhalla.solo.policies", "PRESETS")
     params = literal_from_source("simkit.games.valhalla.solo.policies", "PARAMS")
-    policies = read_policies(fields, presets, SEARCH_KINDS, params, ["builder", "aggressive"])
+    policies = read_policies(fields, presets, LEARNED_KINDS, params, ["builder", "aggressive"])
     r = fields.table("rules", default={})
     options = {
         "wild_warriors": r.get("wild_warriors", bool, True),

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import itertools
 from math import factorial
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from simkit.core.decision import DecisionGame, Fns, specialize
-from simkit.core.policies import SEARCH, SEARCH_KINDS, compile_policy
+from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.games.valhalla import RULES_VERSION
@@ -36,6 +37,7 @@ from simkit.games.valhalla.monster_dice import _compositions
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo import policies as pol
+from simkit.games.valhalla.solo.features import FEATURES
 from simkit.games.valhalla.solo.scenario import DISCARDS, PATH, VARIANTS, read_solo  # noqa: F401  (re-exported)
 
 COLUMNS = ("won", "cause", "cards_defeated", "shields_left", "turns", "attacks_won", "attacks_lost", "defences_won",
@@ -223,8 +225,8 @@ def compiled(cells) -> dict:
     """The kernels' policy arrays of a group's cells: kinds, parameter vectors, search configurations and the
     search policies' base parameter vectors."""
     comp = [compile_policy(p[1], p[2], pol.PARAMS) for _, _, p in cells]
-    return {"kinds": np.array([c[0] for c in comp], np.int64), "params": np.stack([c[1] for c in comp]),
-            "cfgs": np.stack([c[2] for c in comp]), "base_params": np.stack([c[3] for c in comp])}
+    return {"kinds": np.array([c[0] for c in comp], np.int64), "params": stack_params([c[1] for c in comp]),
+            "cfgs": np.stack([c[2] for c in comp]), "base_params": stack_params([c[3] for c in comp])}
 
 
 def run_group(g: dict, jarl_tab, key, n, out, counters) -> None:
@@ -327,18 +329,23 @@ def cell_env(sim: SoloSim, group: int = 0, cell: int = 0):
             g["rules"][cell].copy())
 
 
-def decision_game(scenario=None) -> DecisionGame:
-    """The solo mode through the decision-point interface: ``new_game(seed)`` sets up game 0 of block ``seed``
-    of the first cell of ``scenario`` (default: the bundled one) at its first decision."""
+def decision_game(scenario: str | Path | None = None) -> DecisionGame:
+    """The solo mode through the decision-point interface, from the bundled scenario (or ``scenario``):
+    ``new_game(seed)`` deals game 0 of block ``seed`` (deck order and dice as ``simkit run`` deals them) for the
+    scenario's monster × variant × level × Jarl number ``seed % cells`` and stops at its first decision;
+    ``invariants`` is ``engine.invariants``; ``policies`` are the scenario's heuristic, random and learned
+    policies."""
     from simkit.core import loader
     from simkit.core.registry import scenarios_dir
     from simkit.core.seeding import block_key
 
-    sim = loader.load(scenario or scenarios_dir() / "valhalla" / "solo.toml").simulation
-    env = cell_env(sim)
-    deck_ids = sim.groups[0]["deck_ids"]
+    sim = loader.load(Path(scenario) if scenario else scenarios_dir() / "valhalla" / "solo.toml").simulation
+    first = sim.policy_specs[0][0]
+    deals = [(cell_env(sim, gi, ci), g["deck_ids"]) for gi, g in enumerate(sim.groups)
+             for ci, (_, _, p) in enumerate(g["cells"]) if p[0] == first]
 
     def new_game(seed: int):
+        env, deck_ids = deals[seed % len(deals)]
         key = block_key(seed, 0)
         s = np.zeros(L.STATE_SIZE, np.int32)
         rng, shuffler = np.empty(4, np.uint64), np.empty(4, np.uint64)
@@ -347,6 +354,10 @@ def decision_game(scenario=None) -> DecisionGame:
         E.new_game(s, rng, env, shuffler, deck_ids)
         return s, rng, env
 
-    policies = {name: (SEARCH_KINDS[kind], pol.param_vector(values)) for name, (kind, values) in pol.PRESETS.items()
-                if kind != "search"}
-    return DecisionGame("valhalla/solo", FNS, L.MAX_ACTIONS, new_game, policies, E.invariants, 1, SEARCHER)
+    policies = {}
+    for name, kind, values in sim.policy_specs:
+        if kind != "search":
+            k, vec, _, _ = compile_policy(kind, values, pol.PARAMS)
+            policies[name] = (k, vec)
+    return DecisionGame("valhalla/solo", FNS, L.MAX_ACTIONS, new_game, policies, E.invariants, 1, SEARCHER,
+                        learned=pol.LEARNED_FNS, feature_names=FEATURES)
