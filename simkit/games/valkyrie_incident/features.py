@@ -16,7 +16,6 @@ has). Slots::
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from simkit.games.valkyrie_incident.cards import (
@@ -177,20 +176,40 @@ def _put(idx, val, m, slot, value):
 
 
 @njit(cache=True)
-def _leads(s, p, lead, contested):
-    """Seat ``p``'s lead on each Conflict (its side's Strength less the other's: the face-up played cards and the
-    Strength abilities added), and whether the other seat has played there."""
+def _war_view(s, p, tk):
+    """Seat ``p``'s view of the War from the face-up played cards and the Strength abilities added: its lead on
+    Conflict ``tk`` (its side's Strength less the other's; 0 when ``tk`` < 0), whether the other seat has played
+    there, and how many Conflicts it leads less how many it trails. One pass and no allocation: this runs for
+    every legal action."""
     o = 1 - p
-    for k in range(s[E.NCONF]):
-        lead[k] = s[E.TOK + p * E.MAX_CONF + k] - s[E.TOK + o * E.MAX_CONF + k]
-        contested[k] = 0
+    l0 = l1 = l2 = l3 = l4 = 0
+    ck = 0
     for q in range(2):
         sign = 1 if q == p else -1
         for i in range(s[E.N_PLAYED + q]):
             k = s[E.PLAYK + q * E.NC + i]
-            lead[k] += sign * s[E.PLAYSTR + q * E.NC + i]
-            if q == o:
-                contested[k] = 1
+            v = sign * s[E.PLAYSTR + q * E.NC + i]
+            if k == 0:
+                l0 += v
+            elif k == 1:
+                l1 += v
+            elif k == 2:
+                l2 += v
+            elif k == 3:
+                l3 += v
+            else:
+                l4 += v
+            if q == o and k == tk:
+                ck = 1
+    lk = 0
+    led = 0
+    for k in range(s[E.NCONF]):
+        v = s[E.TOK + p * E.MAX_CONF + k] - s[E.TOK + o * E.MAX_CONF + k]
+        v += l0 if k == 0 else l1 if k == 1 else l2 if k == 2 else l3 if k == 3 else l4
+        led += (v > 0) - (v < 0)
+        if k == tk:
+            lk = v
+    return lk, ck, led
 
 
 @njit(cache=True)
@@ -209,7 +228,7 @@ def _card(env, c, clan, m, idx, val):
 
 
 @njit(cache=True)
-def _war_ability(s, env, p, code, k, lead, contested, m, idx, val):
+def _war_ability(s, env, p, code, k, lk, ck, m, idx, val):
     """A War ability aimed at Conflict ``k`` (``k`` < 0: none): the lead it changes, the cards it draws (at most
     the Deck's size), the cards it makes the other seat discard."""
     o = 1 - p
@@ -235,11 +254,11 @@ def _war_ability(s, env, p, code, k, lead, contested, m, idx, val):
         m = _put(idx, val, m, OPP_DISCARDS, disc / 2.0)
     if k >= 0 and k < s[E.NCONF]:
         m = _put(idx, val, m, SWING, swing / 5.0)
-        m = _put(idx, val, m, LEAD_BEFORE, lead[k] / 5.0)
-        m = _put(idx, val, m, LEAD_AFTER, (lead[k] + swing) / 5.0)
-        if lead[k] <= 0 < lead[k] + swing:
+        m = _put(idx, val, m, LEAD_BEFORE, lk / 5.0)
+        m = _put(idx, val, m, LEAD_AFTER, (lk + swing) / 5.0)
+        if lk <= 0 < lk + swing:
             m = _put(idx, val, m, TAKES_LEAD, 1.0)
-        if contested[k]:
+        if ck:
             m = _put(idx, val, m, CONTESTED, 1.0)
     return m
 
@@ -256,14 +275,19 @@ def features(s, env, a, is_base, idx, val):
     if is_base:
         m = _put(idx, val, m, 0, 1.0)
         m = _put(idx, val, m, BASE0 + cat, 1.0)
-    lead = np.zeros(E.MAX_CONF, np.int64)
-    contested = np.zeros(E.MAX_CONF, np.int64)
     nk = s[E.NCONF]
-    led = 0
+    tk = -1  # the Conflict the action aims at
+    if cat == K_PLAY:
+        tk = (a - E.A_PLAY) % 5
+    elif cat == K_COGDRIVE or cat == K_ASSAULT:
+        if nk > 0 and cards[(a - E.A_ABIL) // 5, C_TARGET] == TARGET_CONFLICT:
+            tk = (a - E.A_ABIL) % 5
+    elif cat == K_EMBLEM_ABILITY:
+        if nk > 0 and emblems[s[E.EMB + p], E_TARGET] == TARGET_CONFLICT:
+            tk = a - E.A_EMBL
+    lk, ck, led = 0, 0, 0
     if ph == E.P_WAR or ph == E.P_DISCARD:
-        _leads(s, p, lead, contested)
-        for k in range(nk):
-            led += (lead[k] > 0) - (lead[k] < 0)
+        lk, ck, led = _war_view(s, p, tk)
     # the state, crossed with the action's kind (counts of hidden zones only)
     base = CAT0 + cat * N_SCALARS
     m = _put(idx, val, m, base, 1.0)
@@ -336,29 +360,25 @@ def features(s, env, a, is_base, idx, val):
         m = _put(idx, val, m, LOCATION_GAIN, v / 5.0)
     elif cat == K_PLAY:
         c = (a - E.A_PLAY) // 5
-        k = (a - E.A_PLAY) % 5
         st = E.card_strength(s, env, c, p)
         t = cards[c, C_TYPE]
         m = _put(idx, val, m, CARD_STRENGTH, st / 5.0)
         if t == COGDRIVE or t == ASSAULT:
             m = _put(idx, val, m, CARD_WAR_ABILITY, 1.0)
-        m = _put(idx, val, m, LEAD_BEFORE, lead[k] / 5.0)
-        m = _put(idx, val, m, LEAD_AFTER, (lead[k] + st) / 5.0)
-        if lead[k] <= 0 < lead[k] + st:
+        m = _put(idx, val, m, LEAD_BEFORE, lk / 5.0)
+        m = _put(idx, val, m, LEAD_AFTER, (lk + st) / 5.0)
+        if lk <= 0 < lk + st:
             m = _put(idx, val, m, TAKES_LEAD, 1.0)
-        if lead[k] > 0:
+        if lk > 0:
             m = _put(idx, val, m, WAS_LEADING, 1.0)
-        if contested[k]:
+        if ck:
             m = _put(idx, val, m, CONTESTED, 1.0)
     elif cat == K_COGDRIVE or cat == K_ASSAULT:
         c = (a - E.A_ABIL) // 5
-        k = (a - E.A_ABIL) % 5 if nk > 0 and cards[c, C_TARGET] == TARGET_CONFLICT else -1
         m = _put(idx, val, m, CARD_STRENGTH, cards[c, C_STR] / 5.0)
-        m = _war_ability(s, env, p, cards[c, C_CODE:], k, lead, contested, m, idx, val)
+        m = _war_ability(s, env, p, cards[c, C_CODE:], tk, lk, ck, m, idx, val)
     elif cat == K_EMBLEM_ABILITY:
-        e = s[E.EMB + p]
-        k = a - E.A_EMBL if nk > 0 and emblems[e, E_TARGET] == TARGET_CONFLICT else -1
-        m = _war_ability(s, env, p, emblems[e, E_CODE:], k, lead, contested, m, idx, val)
+        m = _war_ability(s, env, p, emblems[s[E.EMB + p], E_CODE:], tk, lk, ck, m, idx, val)
     elif cat == K_DISCARD_DRAW:
         c = a - E.A_WDISC
         m = _put(idx, val, m, CARD_STRENGTH, cards[c, C_STR] / 5.0)
