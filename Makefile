@@ -47,7 +47,7 @@ train: setup
 	  --share 0.3 --eval-games 2000 --teacher-games 10 --out runs/train-lonequest \
 	  --weights scenarios/valka/lonequest.learned.npz
 	$(BIN)/simkit train scenarios/valkyrie_incident/train_standard.toml --name learned --base focused --seed 2026 \
-	  --budget 160 --iterations 2 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
+	  --budget 80 --iterations 1 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
 	  --out runs/train-valkyrie-standard --weights scenarios/valkyrie_incident/standard.learned.npz
 	$(BIN)/simkit train scenarios/valkyrie_incident/train_blitz.toml --name learned --base focused --seed 2026 \
 	  --budget 160 --iterations 2 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \

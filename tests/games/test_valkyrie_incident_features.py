@@ -201,3 +201,36 @@ def test_the_training_decision_game_follows_the_scenario():
     blitz = decision_game("blitz", SCEN / "train_blitz.toml")
     s, rng, env = blitz.new_game(0)
     assert env[3][E.R_BLITZ] == 1 and s[E.EMB] == want[0][0] and s[E.EMB + 1] == want[0][1]
+
+
+@pytest.mark.parametrize("ruleset", ["standard", "blitz"])
+def test_training_scenarios_share_the_bundled_data_hash(ruleset):
+    """``train_RULESET.toml`` (every policy against `focused` in both seats) has the bundled scenario's rules and
+    cards, so weights trained on it are current for ``RULESET.toml``."""
+    from simkit.core.scenario import read_toml
+    from simkit.games.valkyrie_incident import RULES_VERSION
+
+    hashes = []
+    for name in (ruleset, f"train_{ruleset}"):
+        path = SCEN / f"{name}.toml"
+        data, _ = read_toml(path)
+        hashes.append(LM.data_hash(path, data, RULES_VERSION))
+    assert hashes[0] == hashes[1]
+
+
+@pytest.mark.parametrize("ruleset", ["standard", "blitz"])
+def test_the_committed_weights_are_current(ruleset, tmp_path):
+    """``RULESET.learned.npz`` (make train) was trained on this mode's features from `focused`, and a copy of the
+    bundled scenario playing it loads without a stale-policy warning."""
+    weights = SCEN / f"{ruleset}.learned.npz"
+    m = LM.load_model(weights)
+    assert (m.game, m.mode, m.base) == ("valkyrie-incident", ruleset, "focused")
+    assert tuple(m.feature_names) == F.FEATURES
+    assert m.base_params == {k: float(FOCUSED[v[0]]) for k, v in E.PARAMS.items()}
+    text = (SCEN / f"{ruleset}.toml").read_text().replace('cards = "cards.toml"',
+                                                          f'cards = "{(SCEN / "cards.toml").as_posix()}"')
+    text = text.replace('play = ["balanced", "focused"]', 'play = ["learned"]')
+    text += f'\n[policies.learned]\nkind = "learned"\nweights = "{weights.as_posix()}"\n'
+    (tmp_path / "s.toml").write_text(text)
+    sc = loader.load(tmp_path / "s.toml", strict=True)
+    assert sc.warnings == []
