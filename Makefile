@@ -49,6 +49,12 @@ train: setup
 	$(BIN)/simkit train scenarios/valhalla/solo.toml --name learned --base builder_tuned --seed 2027 --budget 400 \
 	  --iterations 2 --teacher 8 --share 0.25 --eval-games 100 --teacher-games 0 --out runs/train-valhalla \
 	  --weights scenarios/valhalla/solo.learned.npz
+	$(BIN)/simkit train scenarios/valkyrie_incident/train_standard.toml --name learned --base focused --seed 2026 \
+	  --budget 80 --iterations 1 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
+	  --out runs/train-valkyrie-standard --weights scenarios/valkyrie_incident/standard.learned.npz
+	$(BIN)/simkit train scenarios/valkyrie_incident/train_blitz.toml --name learned --base focused --seed 2026 \
+	  --budget 160 --iterations 2 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
+	  --out runs/train-valkyrie-blitz --weights scenarios/valkyrie_incident/blitz.learned.npz
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .hypothesis

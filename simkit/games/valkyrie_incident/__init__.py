@@ -12,6 +12,9 @@ RULES_VERSION = "valkyrie-incident-1.3"
 
 from simkit.core.registry import Game, Mode  # noqa: E402
 
+# the `learned` policies' feature names (standard and Blitz share one engine and one feature function)
+FEATURES = "simkit.games.valkyrie_incident.features:FEATURES"
+
 
 def _build_standard(fields):
     from simkit.games.valkyrie_incident.scenario import read_incident
@@ -31,16 +34,16 @@ def _build_blitz(fields):
     return IncidentSim(**args)
 
 
-def _engine_standard():
+def _engine_standard(scenario=None):
     from simkit.games.valkyrie_incident.simulation import decision_game
 
-    return decision_game("standard")
+    return decision_game("standard", scenario)
 
 
-def _engine_blitz():
+def _engine_blitz(scenario=None):
     from simkit.games.valkyrie_incident.simulation import decision_game
 
-    return decision_game("blitz")
+    return decision_game("blitz", scenario)
 
 
 def _params():
@@ -69,10 +72,12 @@ GAME = Game(
     modes=[
         Mode("standard", "The Valkyrie Incident, standard rules", _build_standard,
              default_scenario="valkyrie_incident/standard.toml", report=_report, bench_games=500,
-             engine=_engine_standard, params=_params, one_cell={"emblems": [["raven", "iron"]]}),
+             engine=_engine_standard, params=_params, one_cell={"emblems": [["raven", "iron"]]},
+             features=FEATURES),
         Mode("blitz", "The Valkyrie Incident, Blitz rules", _build_blitz,
              default_scenario="valkyrie_incident/blitz.toml", report=_report, bench_games=500,
-             engine=_engine_blitz, params=_params, one_cell={"emblems": [["raven", "iron"]]}),
+             engine=_engine_blitz, params=_params, one_cell={"emblems": [["raven", "iron"]]},
+             features=FEATURES),
     ],
     bundled_reports=_bundled,
     policies={
@@ -81,6 +86,8 @@ GAME = Game(
         "concentrated": "heuristic: fights for the cheapest majority of Conflicts and neglects the rest",
         "random": "baseline: a legal action at random",
         "search": "search over focused: 8 rollouts per action (opponent's hand and Conflict cards resampled)",
+        "learned": "learned: a linear scorer over the Valkyrie Incident features (features.py), trained from "
+                   "`focused` by expert iteration over `search` (make train); heuristic speed",
     },
     rule_options={
         "rules.deck_scoring": "which cards score 2/1: 'owned' (Deck, Pile and hand; default) or 'draw_pile'",

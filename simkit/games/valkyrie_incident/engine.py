@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.core.decision import reseed, reshuffle_unseen
-from simkit.core.policies import RANDOM
+from simkit.core.decision import reseed, reshuffle_unseen, specialize_learned
+from simkit.core.policies import LEARNED, RANDOM
 from simkit.core.rng import randbelow, shuffle
 from simkit.games.valkyrie_incident.cards import (
     ACTION, ASSAULT, C_CLAN, C_CODE, C_COST, C_INCIDENT, C_STR, C_TARGET, C_TYPE, COGDRIVE, E_BONUS, E_CLAN,
@@ -1423,11 +1423,11 @@ def _ability_gain(s, env, p, code, k, lead, margin, totals):
 
 
 @njit(cache=True)
-def policy(kind, s, env, legal, n, params, prng):
-    """``random``: a legal action at random. ``heuristic``: rules of thumb steered by ``params`` (see
-    ``PARAMS``); it reads only the acting seat's view (its hand, public zones, counts of hidden ones)."""
-    if kind == RANDOM or n == 1:
-        return legal[randbelow(prng, n)] if n > 1 else legal[0]
+def heuristic(s, env, legal, n, params, prng):
+    """The heuristics (`balanced`, `focused`, `concentrated`: one logic, their ``params``, see ``PARAMS``): rules
+    of thumb that read only the acting seat's view (its hand, public zones, counts of hidden ones)."""
+    if n == 1:
+        return legal[0]
     cards, emblems, locs = env[0], env[1], env[2]
     p = s[TO_MOVE]
     o = 1 - p
@@ -1607,6 +1607,25 @@ def policy(kind, s, env, legal, n, params, prng):
         if v > best_v:
             best, best_v = a, v
     return best
+
+
+# the `learned` policy (simkit.core.decision): a scorer over ``features.features``, with ``heuristic`` (steered by
+# the base heuristic's parameters, the front of the policy's vector) as the base of its ``is_base`` feature
+from simkit.games.valkyrie_incident import features as F  # noqa: E402  (features reads this module's layout)
+
+LEARNED_FNS = specialize_learned(F.features, heuristic, N_PARAMS, F.N_FEATURES, F.MAX_NNZ, __name__)
+learned_action = LEARNED_FNS.learned_action
+
+
+@njit(cache=True)
+def policy(kind, s, env, legal, n, params, prng):
+    """The decision interface's policy: ``random`` (a legal action at random), ``heuristic`` (steered by
+    ``params``) or ``learned`` (a scorer over ``features``, with ``heuristic`` as its base)."""
+    if kind == RANDOM or n == 1:
+        return legal[randbelow(prng, n)] if n > 1 else legal[0]
+    if kind == LEARNED:
+        return learned_action(s, env, legal, n, params, prng)
+    return heuristic(s, env, legal, n, params, prng)
 
 
 # ============================================================================================================

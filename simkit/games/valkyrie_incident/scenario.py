@@ -6,7 +6,7 @@ bad scenario fails fast (a fraction of a second, not the kernels' import).
 
 from __future__ import annotations
 
-from simkit.core.policies import SEARCH_KINDS, read_policies
+from simkit.core.policies import LEARNED_KINDS, read_policies
 from simkit.core.registry import literal_from_source
 from simkit.core.scenario import cwd_relative
 from simkit.games.valkyrie_incident.cards import load_cards
@@ -59,7 +59,7 @@ def read_incident(fields, ruleset: str) -> dict:
     else:
         raise fields.error("emblems", f"must be 'all', 'choose' or a list of [Alpha, Omega] pairs (got {raw!r})")
     pre = presets()
-    policies = read_policies(fields, pre, SEARCH_KINDS,
+    policies = read_policies(fields, pre, LEARNED_KINDS,
                              literal_from_source("simkit.games.valkyrie_incident.engine", "PARAMS"), ["balanced", "focused", "random"])
     for name, kind, values in policies:
         if kind == "search" and "base_kind" not in values:

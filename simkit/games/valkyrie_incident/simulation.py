@@ -21,12 +21,13 @@ import numpy as np
 from numba import njit
 
 from simkit.core import decision as D
-from simkit.core.policies import SEARCH, compile_policy
+from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.games.valkyrie_incident import RULES_VERSION
 from simkit.games.valkyrie_incident import engine as E
 from simkit.games.valkyrie_incident.cards import CardSet, load_cards
+from simkit.games.valkyrie_incident.features import FEATURES
 from simkit.games.valkyrie_incident.scenario import (  # noqa: F401  (re-exported)
     OPTIONS, RULESETS, SEATS, presets, read_incident,
 )
@@ -170,13 +171,17 @@ class IncidentSim(Simulation):
         nc = len(cells)
         self._embs = np.array([(a, o) for a, o, *_ in cells], np.int64).reshape(nc, 2)
         self._kinds = np.zeros((nc, 2), np.int64)
-        self._params = np.zeros((nc, 2, E.N_PARAMS))
         self._cfgs = np.zeros((nc, 2, D.N_CFG), np.int64)
-        self._base = np.zeros((nc, 2, E.N_PARAMS))
+        seat_params, seat_base = [], []
         for i, (*_, pair) in enumerate(cells):
             for p, name in enumerate(pair):
                 k, v, cfg, base = compiled[name]
-                self._kinds[i, p], self._params[i, p], self._cfgs[i, p], self._base[i, p] = k, v, cfg, base
+                self._kinds[i, p], self._cfgs[i, p] = k, cfg
+                seat_params.append(v)
+                seat_base.append(base)
+        # a `learned` policy's vector is its base heuristic's parameters followed by its model: padded to the longest
+        self._params = stack_params(seat_params or [np.zeros(E.N_PARAMS)])[:2 * nc].reshape(nc, 2, -1)
+        self._base = stack_params(seat_base or [np.zeros(E.N_PARAMS)])[:2 * nc].reshape(nc, 2, -1)
         names = [e.key for e in cards.emblems] + ["chosen"]
         self._col = {
             "alpha_emblem": np.array([names[a] for a, *_ in cells]),
@@ -248,21 +253,36 @@ def build(fields, ruleset: str) -> IncidentSim:
     return IncidentSim(**read_incident(fields, ruleset))
 
 
-def decision_game(ruleset: str = "standard") -> D.DecisionGame:
-    """The interface's view of the bundled cards (Emblems chosen by the policies), for the generic tests."""
-    cards = load_cards()
-    data = cards.arrays()
-    env = (data[0], data[1], data[2], rules_vector(ruleset))
+def decision_game(ruleset: str = "standard", scenario=None) -> D.DecisionGame:
+    """The interface's view of a ruleset: without ``scenario``, the bundled cards with the Emblems chosen by the
+    policies and the bundled heuristic and random policies (the generic tests); with a scenario file (``simkit
+    train``), its cards and rule options, game ``seed`` in its match-up number ``seed % len(match-ups)``, and the
+    bundled policies with the scenario's heuristic, random and learned ones."""
+    pols = {}
+    for name, (kind, values) in E.PRESETS.items():
+        k, p, _, _ = compile_policy(kind, values, E.PARAMS)
+        pols[name] = (k, p)
+    if scenario is None:
+        data = load_cards().arrays()
+        envs = [(data[0], data[1], data[2], rules_vector(ruleset))]
+    else:
+        from simkit.core import loader
+
+        sim = loader.load(scenario).simulation
+        base = sim.env()
+        envs = [_cell_env(base, np.array(m, np.int64)) for m in sim.matchups]
+        for name, kind, values in sim.policy_specs:
+            if kind != "search":
+                k, p, _, _ = compile_policy(kind, values, E.PARAMS)
+                pols[name] = (k, p)
 
     def new(seed: int):
+        env = envs[seed % len(envs)]
         s = np.zeros(E.STATE_SIZE, np.int32)
         rng = np.empty(4, np.uint64)
         seed_stream(rng, np.array([seed, 0], np.uint64), 0, 0)
         E.new_game(s, rng, env)
         return s, rng, env
 
-    pols = {}
-    for name, (kind, values) in E.PRESETS.items():
-        k, p, _, _ = compile_policy(kind, values, E.PARAMS)
-        pols[name] = (k, p)
-    return D.DecisionGame(f"valkyrie-incident/{ruleset}", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 2, SEARCHER)
+    return D.DecisionGame(f"valkyrie-incident/{ruleset}", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 2, SEARCHER,
+                          learned=E.LEARNED_FNS, feature_names=FEATURES)
