@@ -412,7 +412,7 @@ def _what(man: dict) -> str:
 
 def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled scenarios (seed 2026) and write ``out_dir/valkyrie-incident/report.md``."""
-    from simkit.core.ladder import ladder, table_rows
+    from simkit.core.ladder import VERDICT_NOTE, ladder, table_rows
     from simkit.core.registry import scenarios_dir
 
     base = Path(out_dir) / "valkyrie-incident"
@@ -459,8 +459,8 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "P(Alpha wins) over all match-ups (the game is the unit of the interval) per policy pair:\n\n"
         + render(alpha, "md") + "\n"
         "## Skill ladder\n\n"
-        "Every policy against `balanced` on the same games (both seats, 5 match-ups); gaps to the strongest are "
-        "paired game by game, Holm-corrected (`simkit ladder`).\n\n"
+        "Every policy against `balanced` on the same games (both seats, 5 match-ups; `simkit ladder`). "
+        + VERDICT_NOTE + "\n\n"
         + render(ladder_rows, "md") + "\n"
         "## Score margin and game length\n\n" + dtext
         + f"## Cards (standard rules)\n\n{_card_note(cbase)}\n\n" + render(crows, "md") + "\n"
