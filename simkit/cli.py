@@ -226,16 +226,27 @@ def _interrupted(run_dir, exc: KeyboardInterrupt) -> None:
 @click.option("--bundled", is_flag=True, help="Write every registered game's bundled reports (what `make report` runs).")
 @click.option("--quick", is_flag=True, help="With --bundled: fewer simulated games, for a fast check.")
 @click.option("--html", is_flag=True, help="Also write each report as one self-contained HTML page, and an index.html.")
+@click.option("--only", "only", multiple=True, metavar="GAME",
+              help="With --bundled: only this game's reports (repeatable); the index.html still lists every page "
+                   "already under --out.")
 @_jobs_option
-def report_cmd(run_dir, out, bundled, quick, html, jobs):
+def report_cmd(run_dir, out, bundled, quick, html, only, jobs):
     """Turn a run folder into a Markdown report with plots (or write all bundled reports)."""
     check_out_path(out)
+    if only and not bundled:
+        raise InputError("--only: only with --bundled (a run folder is one report)")
     if bundled:
         if run_dir is not None:
             raise InputError(f"report: give RUN_DIR or --bundled, not both (got {run_dir})")
         out = Path(out or "reports")
         written = []
         reporters = [g for g in registry.games().values() if g.bundled_reports]
+        if only:
+            names = [g.name for g in reporters]
+            bad = [o for o in only if o not in names]
+            if bad:
+                raise InputError(f"--only: unknown game {bad[0]!r}; allowed values: {', '.join(names)}")
+            reporters = [g for g in reporters if g.name in only]
         for i, game in enumerate(reporters, 1):
             click.echo(f"[{i}/{len(reporters)}] {game.title}: bundled reports …", err=True)
             written += game.bundled_reports(out, quick=quick, jobs=jobs or None)
@@ -258,7 +269,12 @@ def report_cmd(run_dir, out, bundled, quick, html, jobs):
         from simkit.core.html import html_for_reports, write_index
 
         pages = html_for_reports(written)
-        written += pages + [write_index(out, pages)]
+        listed = pages
+        if only:  # the other games' pages stay as they were and stay in the index
+            index = (Path(out) / "index.html").resolve()
+            listed = sorted({p.resolve() for p in pages} | {p.resolve() for p in Path(out).rglob("*.html")
+                                                             if p.resolve() != index})
+        written += pages + [write_index(out, listed)]
     for p in written:
         click.echo(f"wrote {p}")
 
@@ -767,7 +783,8 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
               help="Fresh games per cell judging each iteration against its teacher (0: skip).")
 @click.option("--tolerance", type=click.FloatRange(min=0.0, max=1.0), default=0.02, show_default=True,
               help="Stop once the learned policy is shown within this of its teacher (95% lower bound of learned − "
-                   "teacher above −tolerance).")
+                   "teacher above −tolerance), on at least 3 / tolerance teacher games (150 at 0.02): fewer never "
+                   "stop the training.")
 @click.option("--metric", default="won", show_default=True, help="The per-game column the judgement compares.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")

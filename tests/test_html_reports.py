@@ -448,3 +448,26 @@ def test_every_committed_page_at_1400px_has_no_cut_table(tmp_path):
                 assert top is not None and top["height"] > 0, f"{where}: a long wide table without a bar above"
                 assert abs(top["scroll"] - t["table"]) <= 2 and 0 <= t["wrapTop"] - top["bottom"] <= 4, (where, t)
     print(f"{scrolling} tables scroll sideways at 1,400 px")
+
+
+def test_report_only_one_game_keeps_the_others_in_the_index(tmp_path):
+    """``simkit report --bundled --only valeria --html`` writes Valeria's odds page and rebuilds the index with
+    the pages already there (one game's reports can be redrawn alone); an unknown game is one line, exit 2."""
+    from click.testing import CliRunner
+
+    from simkit.cli import cli
+
+    other = tmp_path / "elsewhere" / "report.md"
+    other.parent.mkdir()
+    other.write_text("# Another game: its report\n\nA headline.\n", encoding="utf-8")
+    markdown_to_html(other)
+    r = CliRunner().invoke(cli, ["report", "--bundled", "--only", "valeria", "--html", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert 'href="elsewhere/report.html"' in index
+    assert 'href="odds/valeria.html"' in index
+    assert not (tmp_path / "lonequest").exists()
+    bad = CliRunner().invoke(cli, ["report", "--bundled", "--only", "chess", "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2
+    assert "--only" in bad.output and "chess" in bad.output and "valeria" in bad.output
+    assert not (tmp_path / "x").exists()

@@ -81,6 +81,22 @@ def _gap(a: np.ndarray, b: np.ndarray) -> Gap:
     return Gap(float(a.mean()), float(b.mean()), e.estimate, e.low, e.high, len(d))
 
 
+def min_teacher_games(tolerance: float) -> int:
+    """Games needed before "within ``tolerance`` of the teacher" can be shown: ``ceil(3 / tolerance)``.
+
+    When learned and teacher agree in every judged game the t interval of the gap is [0, 0] whatever n; the
+    rule of three bounds the share of games where they differ by 3 / n (95%), and the gap of per-game values in
+    [0, 1] by that share, so n ≥ 3 / tolerance games are needed for such agreement to show the gap within it.
+    """
+    return math.ceil(3.0 / tolerance) if tolerance > 0 else 1 << 62
+
+
+def shown_within(gap: Gap, tolerance: float) -> bool:
+    """The stop rule: the 95% interval of learned − teacher starts at or above −``tolerance``, on at least
+    ``min_teacher_games(tolerance)`` games (fewer games are no evidence, however narrow their interval)."""
+    return gap.n >= min_teacher_games(tolerance) and gap.low >= -tolerance
+
+
 def _stream(*words: int) -> np.ndarray:
     return np.random.SeedSequence([int(w) for w in words]).generate_state(4, np.uint64)
 
@@ -92,6 +108,7 @@ def collect(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, cfg: np.nda
     configuration ``cfg`` over ``teacher_params``). Returns ``(X, counts, target, game)``: the feature rows, the
     number of rows of each decision, the row the teacher chose and the game index of each decision."""
     fns = dg.fns
+    search_values = fns_search_values(dg)
     f = len(dg.feature_names)
     buf = np.empty(max(dg.max_actions, 1), np.int64)
     xbuf = np.zeros((max(dg.max_actions, 1), f), np.float64)
@@ -111,7 +128,7 @@ def collect(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, cfg: np.nda
                 break
             if n >= 2 and int(pick.integers(0, 2 ** 53)) < threshold:
                 dg.learned.action_features(s, env, buf, n, base_vec, frng, xbuf)
-                a_t = fns_search_values(dg)(s, rng, env, buf, n, cfg, teacher_params, srng, values)
+                a_t = search_values(s, rng, env, buf, n, cfg, teacher_params, srng, values)
                 hit = [i for i in range(n) if buf[i] == a_t]
                 rows.append(xbuf[:n].copy())
                 counts.append(n)
@@ -125,6 +142,7 @@ def collect(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, cfg: np.nda
 
 
 def fns_search_values(dg):
+    """The engine's compiled teacher: ``search``'s action values."""
     if dg.search is None:
         raise InputError(f"{dg.name}: this engine has no compiled search to be the teacher")
     return dg.search.search_values
@@ -139,44 +157,46 @@ def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, cfg, 
     return collect(dg, kind, params, base_vec, cfg, teacher_params, seeds, share, seed)
 
 
-def _training_copy(scenario: Path, data: dict, out_dir: Path, name: str) -> Path:
-    """``out_dir/.train-scenario.toml``: the scenario without policy ``name`` (and out of ``play``), its card files
-    named by absolute path (the data hash is the same: it hashes their contents)."""
-    import tomli_w
-
+def _repointed(scenario: Path, data: dict, out_dir: Path, relative: bool) -> dict:
+    """A copy of the scenario's tables whose card files are named from ``out_dir`` (relative or absolute paths;
+    the data hash is unchanged: it hashes their contents)."""
     from simkit.core.learned import named_files
 
     d = dict(data)
     for field_name, p in named_files(scenario, data).items():
-        d[field_name] = str(p.resolve())
+        d[field_name] = os.path.relpath(p.resolve(), out_dir.resolve()) if relative else str(p.resolve())
+    return d
+
+
+def _write_toml(path: Path, d: dict, header: str = "") -> Path:
+    """Write ``d`` to ``path`` through a temporary file, so a stopped run never leaves half a scenario."""
+    import tomli_w
+
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(header + tomli_w.dumps(d), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _training_copy(scenario: Path, data: dict, out_dir: Path, name: str) -> Path:
+    """``out_dir/.train-scenario.toml``: the scenario without policy ``name`` (and out of ``play``), its card files
+    named by absolute path."""
+    d = _repointed(scenario, data, out_dir, relative=False)
     d["policies"] = {k: v for k, v in d.get("policies", {}).items() if k != name}
     d["play"] = [p for p in d.get("play", []) if p != name] or d.get("play", [])
-    path = out_dir / ".train-scenario.toml"
-    path.write_text(tomli_w.dumps(d), encoding="utf-8")
-    return path
+    return _write_toml(out_dir / ".train-scenario.toml", d)
 
 
 def _write_scenario(scenario: Path, data: dict, out_dir: Path, name: str, weights: Path) -> Path:
     """``out_dir/scenario.toml``: the scenario with ``[policies.NAME]`` playing the learned policy first, its card
     files named relative to ``out_dir``."""
-    import tomli_w
-
-    from simkit.core.learned import named_files
-
-    d = {k: v for k, v in data.items()}
-    for field_name, p in named_files(scenario, data).items():
-        d[field_name] = os.path.relpath(p.resolve(), out_dir.resolve())
+    d = _repointed(scenario, data, out_dir, relative=True)
     pols = dict(d.get("policies", {}))
     pols[name] = {"kind": "learned", "weights": os.path.relpath(weights.resolve(), out_dir.resolve())}
     d["policies"] = pols
-    play = [p for p in d.get("play", []) if p != name]
-    d["play"] = [name] + play
-    path = out_dir / "scenario.toml"
-    tmp = out_dir / ".scenario.toml.tmp"
-    tmp.write_text(f"# written by simkit train from {scenario}: the scenario with the learned policy {name!r}\n"
-                   + tomli_w.dumps(d), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    d["play"] = [name] + [p for p in d.get("play", []) if p != name]
+    return _write_toml(out_dir / "scenario.toml", d,
+                       f"# written by simkit train from {scenario}: the scenario with the learned policy {name!r}\n")
 
 
 def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | None = None, rollouts: int = 32,
@@ -278,7 +298,6 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         X = np.concatenate([X[starts[d]:starts[d + 1]] for d in order])
         counts, target, gseed = counts[order], target[order], gseed[order]
         X_all, counts_all, target_all, game_all = [X], [counts], [target], [gseed]
-        starts = np.concatenate([[0], np.cumsum(counts)])
         held = (gseed % 5) == 0
         if held.all() or not held.any():
             held = np.zeros(len(counts), bool)
@@ -321,9 +340,9 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         prev_path = path
         kind, cur = LEARNED, learned_vector(spec, {"weights": str(path), "temperature": 0.0,
                                                    "base_params": base_params})
-        if vs_teacher is not None and vs_teacher.low >= -tolerance:
+        if vs_teacher is not None and shown_within(vs_teacher, tolerance):
             result.stopped = (f"iteration {it}: within {tolerance} of the teacher (the 95% interval of learned − "
-                              f"teacher starts at {vs_teacher.low:+.4f})")
+                              f"teacher starts at {vs_teacher.low:+.4f}, n = {vs_teacher.n} games)")
             break
     else:
         result.stopped = f"all {iterations} iterations spent"

@@ -283,3 +283,17 @@ def test_lonequest_hit_share_tables_match_the_dice():
                 assert LF.share(LF.HIT_SHARE, strike, shield, rules) == combat.hit_share(strike, shield, lone == 1, True)
                 assert LF.share(LF.FIREBLAST_SHARE, strike, shield, rules) == \
                     combat.hit_share(strike, shield, lone == 1, False)
+
+
+def test_tolerance_stop_needs_enough_teacher_games():
+    """Two games that agree give the interval [0, 0]: no evidence. The rule of three needs 3 / 0.02 = 150 games
+    before agreement shows the gap within 0.02; with them, a lower bound above -0.02 stops, one below does not."""
+    from simkit.core.train import Gap, min_teacher_games, shown_within
+
+    assert min_teacher_games(0.02) == 150
+    assert min_teacher_games(0.05) == 60
+    assert not shown_within(Gap(0.5, 0.5, 0.0, 0.0, 0.0, 2), 0.02)
+    assert not shown_within(Gap(0.5, 0.5, 0.0, 0.0, 0.0, 149), 0.02)
+    assert shown_within(Gap(0.5, 0.5, 0.0, 0.0, 0.0, 150), 0.02)
+    assert shown_within(Gap(0.5, 0.51, -0.01, -0.019, -0.001, 400), 0.02)
+    assert not shown_within(Gap(0.5, 0.51, -0.01, -0.021, 0.001, 400), 0.02)
