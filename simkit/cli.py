@@ -626,9 +626,11 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
               help="MDE assumption: the share of games a change re-deals (plays differently from the change on).")
 @click.option("--baselines", type=OutPath(file_okay=False, path_type=Path), default=Path("reports/baseline"),
               show_default=True, help="Folder of baselines.")
+@click.option("--only", "only", multiple=True, metavar="NAME",
+              help="With --all: re-record only these baselines (file names without .json; repeatable).")
 @_jobs_option
 def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, mean_tolerance, metric_tols, alpha,
-                 power, redeal, baselines, jobs):
+                 power, redeal, baselines, only, jobs):
     """Record baseline NAME for `simkit check` from SCENARIO (NAME.json + NAME.npz).
 
     The games per cell are sized so that every number's minimum detectable
@@ -651,6 +653,12 @@ def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, 
         files = sorted(baselines.glob("*.json"))
         if not files:
             raise InputError(f"--baselines: no baselines in {baselines}")
+        if only:
+            stems = [f.stem for f in files]
+            bad = [o for o in only if o not in stems]
+            if bad:
+                raise InputError(f"--only: no baseline {bad[0]!r} in {baselines}; allowed values: {', '.join(stems)}")
+            files = [f for f in files if f.stem in only]
         specs = []
         for f in files:
             try:
@@ -664,6 +672,8 @@ def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, 
                           if d.get("format") in ck.READABLE_FORMATS else ck.DEFAULT_ALPHA,
                           float(d.get("power", ck.DEFAULT_POWER)), float(d.get("redeal", ck.DEFAULT_REDEAL)), tols))
     else:
+        if only:
+            raise InputError("--only: only with --all (NAME already names the one baseline)")
         if not name or not scenario:
             raise InputError("baseline: give NAME and SCENARIO (or --all to re-record every baseline)")
         if not (0 < alpha < 0.5):

@@ -194,3 +194,17 @@ def test_baseline_options_are_validated(tmp_path):
         assert res.exit_code == 2 and needle in res.stderr, (args, res.output)
     res = CliRunner().invoke(cli, ["baseline", "x", str(p), "--baselines", str(tmp_path), "--max-games", "100"])
     assert res.exit_code == 1 and "cannot size" in res.stderr, res.output
+
+
+def test_baseline_all_only_names_existing_baselines(tmp_path):
+    """``--only`` picks baselines by file name under ``--all``; an unknown name, or ``--only`` without ``--all``, is
+    one line naming the option and the allowed names, exit 2, and nothing is written."""
+    base = tmp_path / "b"
+    shutil.copytree(BASE, base)
+    before = {f.name: f.read_bytes() for f in base.iterdir()}
+    res = CliRunner().invoke(cli, ["baseline", "--all", "--only", "chess", "--baselines", str(base)])
+    assert res.exit_code == 2 and "--only" in res.stderr and "lonequest" in res.stderr, res.output
+    p = ROOT / "scenarios" / "valka" / "lonequest.toml"
+    res = CliRunner().invoke(cli, ["baseline", "x", str(p), "--only", "lonequest", "--baselines", str(base)])
+    assert res.exit_code == 2 and "--only" in res.stderr, res.output
+    assert {f.name: f.read_bytes() for f in base.iterdir()} == before
