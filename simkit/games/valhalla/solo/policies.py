@@ -20,7 +20,8 @@ from numba import njit
 
 from simkit.core import policies as _core
 from simkit.core.decision import specialize_learned
-from simkit.core.policies import HEURISTIC, LEARNED, LEARNED_KINDS, RANDOM, SEARCH, SEARCH_KINDS  # noqa: F401  (shared kinds)
+from simkit.core.policies import (  # noqa: F401  (shared kinds)
+    HEURISTIC, LEARNED, LEARNED_KINDS, RANDOM, SEARCH, SEARCH_KINDS)
 from simkit.core.rng import randbelow
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import features as F
