@@ -185,7 +185,8 @@ class MultiSim(Simulation):
             Metric("seat0_win", "win_0", "rate", by, "seat 0 has the most Glory (shared wins count)"),
             Metric("shared", "shared", "rate", by, "the most Glory shared"),
             Metric("ended_by_shields", "ended_by_shields", "rate", by, "ended: a player lost all 4 shields"),
-            Metric("attacker_wins", "attacker_wins", "rate", by, "battles won by the attacker", trials="battles"),
+            # a game's battles are not independent: counts per game, the game as the unit
+            Metric("attacker_wins", "attacker_wins", "mean", by, "battles won by the attacker, a game"),
             Metric("turns", "turns", "mean", by, "turns"),
             Metric("battles", "battles", "mean", by, "battles a game"),
         ]
