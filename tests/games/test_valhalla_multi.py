@@ -114,19 +114,20 @@ def _p_activate(q, k):
     return p
 
 
-@pytest.mark.parametrize("ties", ["attacker", "defender"])
-def test_one_warrior_battle_matches_the_markov_chain(ties):
+@pytest.mark.parametrize("ties, dice", [("attacker", 6), ("attacker", 2), ("defender", 2)])
+def test_one_warrior_battle_matches_the_markov_chain(ties, dice):
     """Two players with identical one-Warrior Warbands, no Tactics and no Jarl power, the builder heuristic on
-    both sides: the attacker wins with P6 + (1 - P6)^2 when ties go to the attacker (it wins whenever it
-    activates; otherwise it wins when neither does, 0 = 0), and P6 (1 - P6) when they go to the defender."""
+    both sides, ``dice`` dice a side (6 as the rules; 2 so that a Warrior often stays inactive): the attacker wins
+    with P + (1 - P)^2 when ties go to the attacker (it wins whenever it activates; otherwise it wins when neither
+    does, 0 = 0), and P (1 - P) when they go to the defender (P: a side activates its Warrior)."""
     w, w2 = _ids("raven_thrall")[:2]
     cards, need, faces = T[0], T[1], T[5]
     sym = int(np.nonzero(need[w])[0][0])
     S = need.shape[1]
     q = Fraction(sum(1 for f in faces if f == sym or f == S), len(faces))  # its symbol or ⊗
-    p6 = _p_activate(q, 6)
+    p6 = _p_activate(q, dice)
     exact = p6 + (1 - p6) ** 2 if ties == "attacker" else p6 * (1 - p6)
-    rules = rules_vector(players=2, variant="base", ties=ties)
+    rules = rules_vector(players=2, variant="base", ties=ties, dice=dice)
     env = (*T, rules)
     kind, params = pol.HEURISTIC, pol.param_vector(dict(pol.PRESETS["builder"][1]))
     buf = np.empty(L.MAX_ACTIONS, np.int64)
@@ -149,7 +150,7 @@ def test_one_warrior_battle_matches_the_markov_chain(ties):
             E.apply_action(s, rng, env, pol.policy(kind, s, env, buf, k, params, prng))
         wins += s[L.ATT_WINS]
     est = wins / n
-    se = (float(exact) * (1 - float(exact)) / n) ** 0.5
+    se = max((float(exact) * (1 - float(exact)) / n) ** 0.5, 1 / n)
     assert abs(est - float(exact)) < 4.5 * se, (est, float(exact))
 
 
@@ -242,3 +243,95 @@ def test_bad_multi_scenarios(tmp_path, old, new, needles):
     assert "\n" not in msg
     for needle in needles:
         assert needle in msg
+
+
+def _length_chain(p6, t_end):
+    """The exact distribution of the game's length (turns) when two players each hold one identical Warrior and
+    attack whenever their Warband holds it (an empty Warband plays the next Warrior from hand): a Markov chain on
+    (whose turn, Warbands, shields). Each side activates its Warrior with ``p6``; the attacker wins when it does,
+    and when neither side does (0 = 0 goes to the attacker; an empty Warband never activates); the winner's
+    activated Warrior goes to Valhalla (a winner that activated nothing keeps its Warrior); the loser loses a
+    shield only when it defended; a lost fourth shield ends the game, and the deck runs out in turn ``t_end``.
+    Returns ({turns: P}, P(ended by shields))."""
+    from collections import defaultdict
+
+    dist, by_shields = defaultdict(Fraction), Fraction(0)
+    states = {(0, 1, 1, 4, 4): Fraction(1)}
+    for k in range(1, t_end + 1):
+        nxt = defaultdict(Fraction)
+        for (c, t0, t1, s0, s1), pr in states.items():
+            o = 1 - c
+            outcomes = []
+            t, sh = [t0, t1], [s0, s1]
+            if t[c] == 0:
+                t[c] = 1
+                outcomes.append((pr, t, sh))
+            else:
+                d = p6 if t[o] == 1 else Fraction(0)  # the defender activates
+                tw, shw = list(t), list(sh)
+                tw[c], shw[o] = 0, sh[o] - 1
+                outcomes.append((pr * p6, tw, shw))  # the attacker activates: it wins, its Warrior to Valhalla
+                shn = list(sh)
+                shn[o] = sh[o] - 1
+                outcomes.append((pr * (1 - p6) * (1 - d), list(t), shn))  # neither: the attacker wins, keeps it
+                tl = list(t)
+                tl[o] = 0
+                outcomes.append((pr * (1 - p6) * d, tl, list(sh)))  # only the defender: its Warrior to Valhalla
+            for q, t2, sh2 in outcomes:
+                if q == 0:
+                    continue
+                if min(sh2) == 0:
+                    dist[k] += q
+                    by_shields += q
+                elif k == t_end:
+                    dist[k] += q
+                else:
+                    nxt[(o, t2[0], t2[1], sh2[0], sh2[1])] += q
+        states = nxt
+    return dict(dist), by_shields
+
+
+def test_one_warrior_game_length_matches_the_markov_chain():
+    """The whole degenerate game (a 40-card deck of one Warrior, no Tactics, no Jarl power, no discard pile at
+    set-up, 2 dice a side so that battles go both ways): the engine's distribution of the game's length and its share of games ended by shields against the
+    exact chain of ``_length_chain`` (23 cards left after the draft and the deal: the deck runs out in turn 12)."""
+    w = _ids("raven_thrall")[0]
+    cards, need, faces = T[0], T[1], T[5]
+    sym = int(np.nonzero(need[w])[0][0])
+    q = Fraction(sum(1 for f in faces if f == sym or f == need.shape[1]), len(faces))
+    p2 = _p_activate(q, 2)
+    exact, exact_shields = _length_chain(p2, 12)
+    assert sum(exact.values()) == 1
+    jarls = np.zeros((6, 2), np.int64)  # no Jarl power
+    env = (cards, need, T[2], jarls, T[4], faces, rules_vector(players=2, variant="base", start_discard=0, dice=2))
+    deck_ids = np.full(40, w, np.int64)
+    kind, params = pol.HEURISTIC, pol.param_vector(dict(pol.PRESETS["builder"][1]))
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    n = 2000
+    counts: dict[int, int] = {}
+    shields = 0
+    for g in range(n):
+        s = np.zeros(L.STATE_SIZE, np.int32)
+        rng, prng, shuffler = _stream(g, 2), _stream(g, 1), _stream(g, 0)
+        E.new_game(s, rng, env, shuffler, deck_ids)
+        while not E.is_over(s):
+            k = E.legal_actions(s, env, buf)
+            ph = s[L.PHASE]
+            if ph == L.PH_A:
+                p = s[L.CUR]
+                a = L.A_ATTACK + (1 - p) if s[team(p)] > 0 else L.A_PLAY + 0
+            elif ph in (L.PH_ROLL, L.PH_COMMIT):
+                a = pol.policy(kind, s, env, buf, k, params, prng)
+            else:
+                a = buf[0]
+            assert a in buf[:k]
+            E.apply_action(s, rng, env, a)
+        counts[int(s[L.TURNS])] = counts.get(int(s[L.TURNS]), 0) + 1
+        shields += s[L.CAUSE] == L.CAUSE_SHIELDS
+    assert set(counts) <= set(exact)
+    for t, pr in exact.items():
+        p = float(pr)
+        se = max((p * (1 - p) / n) ** 0.5, 1 / n)
+        assert abs(counts.get(t, 0) / n - p) < 4.5 * se, (t, counts.get(t, 0) / n, p)
+    p = float(exact_shields)
+    assert abs(shields / n - p) < 4.5 * (p * (1 - p) / n) ** 0.5
