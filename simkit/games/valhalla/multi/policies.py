@@ -2,7 +2,8 @@
 
 Kinds: ``heuristic`` (steered by ``PARAMS``; the presets ``builder``, which fills its Warband before it attacks
 a weaker player, and ``raider``, which attacks as soon as it has Warriors), ``random`` (uniform among the legal
-actions) and ``search`` (``simkit.core.decision``). The heuristics read only what the mover may see: its own hand,
+actions), ``search`` (``simkit.core.decision``) and ``learned`` (a scorer over ``features.py``, with the heuristic
+as its base; no trained weights are bundled yet). The heuristics read only what the mover may see: its own hand,
 every Warband, Valhalla, shield and Glory (public), the dice; never the deck order nor another hand.
 """
 
@@ -12,16 +13,18 @@ import numpy as np
 from numba import njit
 
 from simkit.core import policies as _core
-from simkit.core.policies import HEURISTIC, RANDOM, SEARCH, SEARCH_KINDS  # noqa: F401  (shared kinds)
+from simkit.core.decision import specialize_learned
+from simkit.core.policies import HEURISTIC, LEARNED, LEARNED_KINDS, RANDOM, SEARCH  # noqa: F401  (shared kinds)
 from simkit.core.rng import randbelow
 from simkit.games.valhalla import battle as B
 from simkit.games.valhalla import dice as D
+from simkit.games.valhalla.multi import features as FT
 from simkit.games.valhalla.multi import fight as F
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi.state import hand, pb, team
 from simkit.games.valhalla.solo import layout as C
 
-KINDS = SEARCH_KINDS
+KINDS = LEARNED_KINDS
 
 PARAMS = {
     "attack_ratio": (0, 1.2, "attack when the Warband's expected strength is at least this share of the target's",
@@ -250,14 +253,20 @@ def heuristic(s, env, legal, n, params, prng):
     return legal[0]
 
 
+LEARNED_FNS = specialize_learned(FT.features, heuristic, N_PARAMS, FT.N_FEATURES, FT.MAX_NNZ, __name__)
+learned_action = LEARNED_FNS.learned_action
+
+
 @njit(cache=True, inline="always")
 def policy(kind, s, env, legal, n, params, prng):
-    """The decision interface's policy: ``heuristic`` (steered by ``params``) or ``random`` (uniform); reads only
-    what the mover may see."""
+    """The decision interface's policy: ``heuristic`` (steered by ``params``), ``random`` (uniform) or ``learned``
+    (a scorer over ``features``, with ``heuristic`` as its base); reads only what the mover may see."""
     if n == 1:
         return legal[0]
     if kind == RANDOM:
         return legal[randbelow(prng, n)]
+    if kind == LEARNED:
+        return learned_action(s, env, legal, n, params, prng)
     return heuristic(s, env, legal, n, params, prng)
 
 

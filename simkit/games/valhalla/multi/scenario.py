@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from simkit.core.policies import SEARCH_KINDS, read_policies
+from simkit.core.policies import LEARNED_KINDS, read_policies
 from simkit.core.registry import literal_from_source
 
 VARIANTS = ("base", "valkyries")
@@ -35,7 +35,7 @@ def read_multi(fields) -> dict:
             raise fields.error(name, "must list at least one value (got [])")
     presets = literal_from_source("simkit.games.valhalla.multi.policies", "PRESETS")
     params = literal_from_source("simkit.games.valhalla.multi.policies", "PARAMS")
-    policies = read_policies(fields, presets, SEARCH_KINDS, params, ["builder", "raider"])
+    policies = read_policies(fields, presets, LEARNED_KINDS, params, ["builder", "raider"])
     r = fields.table("rules", default={})
     options = {name: r.get(name, str, default, choices=list(allowed)) for name, (allowed, default) in OPTIONS.items()}
     options["wild_warriors"] = r.get("wild_warriors", bool, True)

@@ -27,6 +27,7 @@ from simkit.games.valhalla import RULES_VERSION
 from simkit.games.valhalla.multi import engine as E
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi import policies as pol
+from simkit.games.valhalla.multi.features import FEATURES
 from simkit.games.valhalla.multi.state import pb, team
 from simkit.games.valhalla.solo import layout as C
 
@@ -255,4 +256,4 @@ def decision_game(scenario: str | Path | None = None) -> DecisionGame:
             k, vec, _, _ = compile_policy(kind, values, pol.PARAMS)
             policies[name] = (k, vec)
     return DecisionGame("valhalla/multi", FNS, L.MAX_ACTIONS, new_game, policies, E.invariants,
-                        max(sim.players), SEARCHER)
+                        max(sim.players), SEARCHER, learned=pol.LEARNED_FNS, feature_names=FEATURES)
