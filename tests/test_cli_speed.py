@@ -130,7 +130,10 @@ def test_lazy_odds_commands_and_policies_match_the_real_ones():
     want.update({f"multiplayer: {k}": v for k, v in MP.items()})
     got = games["valka"].policy_descriptions()
     assert {k: v for k, v in got.items() if k in want} == want
-    assert games["valhalla"].policy_descriptions() == {f"solo: {k}": v for k, v in VH.items()}
+    from simkit.games.valhalla.multi.policies import POLICY_DESCRIPTIONS as VM
+
+    assert games["valhalla"].policy_descriptions() == {**{f"solo: {k}": v for k, v in VH.items()},
+                                                       **{f"multi: {k}": v for k, v in VM.items()}}
     for game in games.values():
         for lazy in game.odds_commands:
             cmd = lazy.load() if isinstance(lazy, registry.LazyCommand) else lazy

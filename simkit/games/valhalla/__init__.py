@@ -43,7 +43,8 @@ def _solo_report(run_dir, out_dir):
 
 def _policies():
     found = literal_from_source("simkit.games.valhalla.solo.policies", "POLICY_DESCRIPTIONS")
-    return {f"solo: {k}": v for k, v in found.items()}
+    multi = literal_from_source("simkit.games.valhalla.multi.policies", "POLICY_DESCRIPTIONS")
+    return {**{f"solo: {k}": v for k, v in found.items()}, **{f"multi: {k}": v for k, v in multi.items()}}
 
 
 def _solo_params():
@@ -56,6 +57,27 @@ def _solo_engine(scenario=None):
     from simkit.games.valhalla.solo.simulation import decision_game
 
     return decision_game(scenario)
+
+
+def _multi_params():
+    from simkit.games.valhalla.multi.policies import PARAMS
+
+    return PARAMS
+
+
+def _multi_engine(scenario=None):
+    from simkit.games.valhalla.multi.simulation import decision_game
+
+    return decision_game(scenario)
+
+
+def _build_multi(fields):
+    from simkit.games.valhalla.multi.scenario import read_multi
+
+    args = read_multi(fields)  # every field checked before the kernels (numba) are imported
+    from simkit.games.valhalla.multi.simulation import MultiSim
+
+    return MultiSim(**args)
 
 
 def _build_solo(fields):
@@ -76,7 +98,11 @@ GAME = Game(
                 default_scenario="valhalla/solo.toml", report=_solo_report, bench_games=100,
                 engine=_solo_engine, params=_solo_params,
                 one_cell={"monsters": ["troll"], "variants": ["base"], "levels": [1], "jarls": ["sigurd"]},
-                features="simkit.games.valhalla.solo.features:FEATURES")],
+                features="simkit.games.valhalla.solo.features:FEATURES"),
+           Mode("multi", "Valhalla multiplayer, 2–6 players (base deck or Valkyries)", _build_multi,
+                default_scenario="valhalla/multi.toml", bench_games=2000, engine=_multi_engine,
+                params=_multi_params, one_cell={"players": [4], "variants": ["valkyries"]},
+                features="simkit.games.valhalla.multi.features:FEATURES")],
     policies=_policies,
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
@@ -93,5 +119,11 @@ GAME = Game(
                                        "variant)",
         "rules.path_to_valhalla (solo)": "Path to Valhalla in solo: 'unplayable' (default) or 'own'",
         "rules.turn_cap (solo)": "a game still running after this many turns ends as 'cap' (default 400)",
+        "rules.wild_warriors (multi)": "the ⊗ face activates any Warrior except Ice Giants (default true)",
+        "rules.ties (multi)": "a tied battle goes to the 'attacker' (default, as the solo rules) or the 'defender'",
+        "rules.boar (multi)": "the Boar Clan's +3: 'opponent' (default: a Warrior of its colour in the opposing "
+                              "Warband) or 'never'",
+        "rules.start_discard (multi)": "cards discarded at set-up to create the discard pile (default 40)",
+        "rules.turn_cap (multi)": "a game still running after this many turns ends as 'cap' (default 400)",
     },
 )

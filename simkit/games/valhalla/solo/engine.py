@@ -24,6 +24,10 @@ from numba import njit
 
 from simkit.core.decision import reseed, reshuffle_unseen
 from simkit.core.rng import randbelow, shuffle
+from simkit.games.valhalla import battle as B
+from simkit.games.valhalla import dice as D
+from simkit.games.valhalla import glory as G
+from simkit.games.valhalla.dice import fit, pc, ptotal, roll_die, unit  # noqa: F401  (the family's dice code)
 from simkit.games.valhalla.solo import layout as L
 
 # rule options (int64 vector, the last entry of env)
@@ -85,58 +89,22 @@ def discard_from_deck(s, n):
         push(s, L.DISC_N, card)
 
 
-# --- dice: packed counts per symbol (4 bits each, symbol S = the wild face) -------------------------
-
-@njit(cache=True, inline="always")
-def pc(p, sym):
-    return (p >> np.int64(4 * sym)) & np.int64(15)
-
-
-@njit(cache=True, inline="always")
-def unit(sym):
-    return np.int64(1) << np.int64(4 * sym)
-
-
-@njit(cache=True)
-def ptotal(p, S):
-    t = 0
-    for sym in range(S + 1):
-        t += pc(p, sym)
-    return t
-
+# --- dice: packed counts per symbol (4 bits each, symbol S = the wild face); the family's ``dice`` module ------
 
 @njit(cache=True, inline="always")
 def dice_pool(s):
     """The rolled dice as packed counts."""
-    p = np.int64(0)
-    for i in range(s[L.ND]):
-        p += unit(s[L.DICE + i])
-    return p
+    return D.pile_pool(s, L.ND)
 
 
 @njit(cache=True, inline="always")
 def deliv_pool(s, S):
-    p = np.int64(0)
-    for sym in range(S + 1):
-        p += np.int64(s[L.DELIV + sym]) << np.int64(4 * sym)
-    return p
+    return D.deliv_pool(s, L.DELIV, S)
 
 
 @njit(cache=True, inline="always")
 def sort_dice(s):
-    n = s[L.ND]
-    for i in range(1, n):
-        v = s[L.DICE + i]
-        j = i - 1
-        while j >= 0 and s[L.DICE + j] > v:
-            s[L.DICE + j + 1] = s[L.DICE + j]
-            j -= 1
-        s[L.DICE + j + 1] = v
-
-
-@njit(cache=True, inline="always")
-def roll_die(rng, faces):
-    return faces[randbelow(rng, faces.shape[0])]
+    D.sort_pile(s, L.ND)
 
 
 @njit(cache=True, inline="always")
@@ -146,76 +114,22 @@ def is_ice_giant(cards, clan_ability, w):
 
 
 @njit(cache=True, inline="always")
-def fit(cards, need, clan_ability, wild_rule, c, rem):
-    """``rem`` (packed counts) less the dice card ``c`` needs, or -1 if they are not there.
-
-    Ice Giants: "dice bearing the ⊗ symbol cannot be used to activate them"; with ≠ "all weapon dice used to
-    activate that Giant must be different from one another". Named symbols first (the wild face makes up a
-    shortage), then "any" slots from the most plentiful symbol left, then the wild face. (Hot: no calls.)"""
-    S = need.shape[1]
-    cl = cards[c, L.C_CLAN]
-    ice = cl >= 0 and clan_ability[cl] == L.A_ICE_GIANT
-    wild_ok = wild_rule and not ice
-    distinct = cards[c, L.C_DISTINCT] == 1
-    wsh = np.int64(4 * S)
-    used = 0
-    for sym in range(S):
-        k = np.int64(need[c, sym])
-        if k == 0:
-            continue
-        if distinct and k > 1:
-            return np.int64(-1)
-        used |= 1 << sym
-        sh = np.int64(4 * sym)
-        have = (rem >> sh) & 15
-        take = k if k < have else have
-        rem -= take << sh
-        short = k - take
-        if short > 0:
-            if not wild_ok or ((rem >> wsh) & 15) < short:
-                return np.int64(-1)
-            rem -= short << wsh
-    for _ in range(cards[c, L.C_ANY]):
-        best, best_n = -1, np.int64(0)
-        for sym in range(S):
-            h = (rem >> np.int64(4 * sym)) & 15
-            if h > best_n and not (distinct and (used >> sym) & 1):
-                best, best_n = sym, h
-        if best >= 0:
-            rem -= np.int64(1) << np.int64(4 * best)
-            used |= 1 << best
-        elif wild_ok and ((rem >> wsh) & 15) > 0:
-            rem -= np.int64(1) << wsh
-        else:
-            return np.int64(-1)
-    return rem
-
-
-@njit(cache=True, inline="always")
 def fit_env(env, c, rem):
-    """``fit`` with the tables of ``env``."""
+    """``fit`` (the family's ``dice.fit``) with the tables of ``env``."""
     return fit(env[0], env[1], env[6], env[9][R_WILD_WARRIORS] == 1, c, rem)
 
 
 @njit(cache=True, inline="always")
+def colours_now(s, mon):
+    """The clans of the active monster card (the Boar Clan's colour check)."""
+    return mon[min(s[L.MON], mon.shape[0] - 1), L.M_CLANS]
+
+
+@njit(cache=True, inline="always")
 def warrior_strength(s, cards, mon, clan_ability, i, mask):
-    """Team Warrior i's strength with its clan power: Boar Clan "+3 additional strength points" when the monster
-    card shows its colour; "pack": +1 per other activated Warrior of its clan (``mask``: activated team
-    indices)."""
-    w = s[L.TEAM + i]
-    v = cards[w, L.C_STR]
-    clan = cards[w, L.C_CLAN]
-    if cards[w, L.C_SPECIAL] == 1 and clan >= 0:
-        ab = clan_ability[clan]
-        if ab == L.A_BOAR:
-            colour = cards[w, L.C_BLESS_CLAN] if cards[w, L.C_BLESS_CLAN] >= 0 else clan
-            if mon[min(s[L.MON], mon.shape[0] - 1), L.M_CLANS] & (1 << colour):
-                v += 3
-        elif ab == L.A_PACK:
-            for j in range(s[L.TEAM_N]):
-                if j != i and (mask >> j) & 1 and cards[s[L.TEAM + j], L.C_CLAN] == clan:
-                    v += 1
-    return v
+    """Team Warrior i's strength with its clan power (the family's ``battle.warrior_strength``; Boar Clan "+3
+    additional strength points" when the monster card shows its colour)."""
+    return B.warrior_strength(s, L.TEAM_N, cards, clan_ability, colours_now(s, mon), i, mask)
 
 
 @njit(cache=True, inline="always")
@@ -224,122 +138,17 @@ def strength_env(s, env, i, mask):
 
 
 @njit(cache=True, inline="always")
-def in_set(s, wmask, tset, k):
-    """Card ``k`` of the set being fitted (team indices first, then candidate Tactics), or -1 when not in it."""
-    n = s[L.TEAM_N]
-    if k < n:
-        return s[L.TEAM + k] if (wmask >> k) & 1 else -1
-    j = k - n
-    return s[L.CAND + j] if (tset >> j) & 1 else -1
-
-
-@njit(cache=True, inline="always")
 def fit_set(s, cards, need, clan_ability, wild_rule, pool, wmask, tset):
-    """Fit the team Warriors in ``wmask`` and the candidate Battle Tactics in ``tset`` together; the dice left
-    (packed counts) or -1. Exact whenever no Ice Giant shows ≠: (1) the Ice Giants' named symbols (they cannot
-    take ⊗); (2) every other card's named symbols, a shortage made up by ⊗; (3) the Ice Giants' "any" symbols
-    from the most plentiful die left — when none is left, a die of step (2) is swapped for a spare ⊗; (4) the
-    other cards' "any" symbols, most plentiful die first, then ⊗. (Named symbols before "any" ones across all
-    cards: an "any" slot never takes the die another card's named symbol needs.)"""
-    S = need.shape[1]
-    wsh = np.int64(4 * S)
-    rem = pool
-    n = s[L.TEAM_N] + s[L.CAND_N]
-    named_nat = np.int64(0)  # natural dice given to the named symbols of step (2): swappable for ⊗
-    short = np.int64(0)
-    for step in range(2):
-        for k in range(n):
-            c = in_set(s, wmask, tset, k)
-            if c < 0:
-                continue
-            cl = cards[c, L.C_CLAN]
-            ice = cl >= 0 and clan_ability[cl] == L.A_ICE_GIANT
-            if ice != (step == 0):
-                continue
-            distinct = cards[c, L.C_DISTINCT] == 1
-            for sym in range(S):
-                kk = np.int64(need[c, sym])
-                if kk == 0:
-                    continue
-                if distinct and kk > 1:
-                    return np.int64(-1)
-                sh = np.int64(4 * sym)
-                have = (rem >> sh) & 15
-                take = kk if kk < have else have
-                rem -= take << sh
-                if ice:
-                    if take < kk:
-                        return np.int64(-1)
-                else:
-                    named_nat += take << sh
-                    short += kk - take
-    if short > 0:
-        if not wild_rule or ((rem >> wsh) & 15) < short:
-            return np.int64(-1)
-        rem -= short << wsh
-    for step in range(2):
-        for k in range(n):
-            c = in_set(s, wmask, tset, k)
-            if c < 0 or cards[c, L.C_ANY] == 0:
-                continue
-            cl = cards[c, L.C_CLAN]
-            ice = cl >= 0 and clan_ability[cl] == L.A_ICE_GIANT
-            if ice != (step == 0):
-                continue
-            distinct = cards[c, L.C_DISTINCT] == 1
-            used = 0
-            for sym in range(S):
-                if need[c, sym] > 0:
-                    used |= 1 << sym
-            for _ in range(cards[c, L.C_ANY]):
-                best, best_n = -1, np.int64(0)
-                for sym in range(S):
-                    h = (rem >> np.int64(4 * sym)) & 15
-                    if h > best_n and not (distinct and (used >> sym) & 1):
-                        best, best_n = sym, h
-                if best >= 0:
-                    rem -= np.int64(1) << np.int64(4 * best)
-                    used |= 1 << best
-                    continue
-                if not wild_rule or ((rem >> wsh) & 15) == 0:
-                    return np.int64(-1)
-                if not ice:
-                    rem -= np.int64(1) << wsh
-                    continue
-                # an Ice Giant cannot take ⊗: it takes a die a named symbol holds, which takes the ⊗ instead
-                best, best_n = -1, np.int64(0)
-                for sym in range(S):
-                    h = (named_nat >> np.int64(4 * sym)) & 15
-                    if h > best_n and not (distinct and (used >> sym) & 1):
-                        best, best_n = sym, h
-                if best < 0:
-                    return np.int64(-1)
-                named_nat -= np.int64(1) << np.int64(4 * best)
-                rem -= np.int64(1) << wsh
-                used |= 1 << best
-    return rem
+    """The family's ``battle.fit_set`` on the team and the candidate Tactics."""
+    return B.fit_set(s, L.TEAM_N, L.CAND_N, cards, need, clan_ability, wild_rule, pool, wmask, tset)
 
 
 @njit(cache=True)
 def best_joint(s, env, pool, tset):
-    """The best activation of the team together with the candidate Tactics ``tset`` (all of which must be
-    activated): (Warrior bitmask, their strength); mask -1 when ``tset`` cannot be activated. Most strength
-    (strength only grows with the set, so the sets are tried largest first and only a stronger one is fitted)."""
-    cards, need, mon, clan_ability = env[0], env[1], env[3], env[6]
-    wild = env[9][R_WILD_WARRIORS] == 1
-    n = s[L.TEAM_N]
-    best_m, best_st = -1, -1
-    for m in range((1 << n) - 1, -1, -1):
-        st = 0
-        for i in range(n):
-            if (m >> i) & 1:
-                st += warrior_strength(s, cards, mon, clan_ability, i, m)
-        if st <= best_st:
-            continue
-        if fit_set(s, cards, need, clan_ability, wild, pool, m, tset) < 0:
-            continue
-        best_m, best_st = m, st
-    return best_m, best_st
+    """The best activation of the team together with the candidate Tactics ``tset`` (the family's
+    ``battle.best_joint``): (Warrior bitmask, their strength); mask -1 when ``tset`` cannot be activated."""
+    return B.best_joint(s, L.TEAM_N, L.CAND_N, env[0], env[1], env[6], env[9][R_WILD_WARRIORS] == 1,
+                        colours_now(s, env[3]), pool, tset)
 
 
 @njit(cache=True)
@@ -351,19 +160,13 @@ def best_joint_rem(s, env, pool, m, tset):
 
 @njit(cache=True, inline="always")
 def tset_value(s, cards, tset):
-    v = 0
-    for j in range(s[L.CAND_N]):
-        if (tset >> j) & 1:
-            v += cards[s[L.CAND + j], L.C_VALUE]
-    return v
+    return B.tset_value(s, L.CAND_N, cards, tset)
 
 
 @njit(cache=True, inline="always")
 def tset_feasible(s, cards, need, clan_ability, wild, pool, tset):
     """Can the Tactics in ``tset`` be activated together (with no Warrior)?"""
-    if tset == 0:
-        return True
-    return fit_set(s, cards, need, clan_ability, wild, pool, 0, tset) >= 0
+    return B.tset_feasible(s, L.TEAM_N, L.CAND_N, cards, need, clan_ability, wild, pool, tset)
 
 
 @njit(cache=True, inline="always")
@@ -498,45 +301,10 @@ def begin_battle(s, env, attacking, ctx):
 
 @njit(cache=True)
 def post_roll(s, rng, env):
-    """Powers of activated Warriors (activated: in the best activation of the team by the dice so far). "The
-    first Ice Giant that the player activates gives them one additional die"; a clan "reroll" power gives a free
-    reroll per activated Warrior that has it (once each)."""
-    cards, clan_ability, faces = env[0], env[6], env[8]
-    # only a team with such a power needs the activation here
-    want = False
-    for i in range(s[L.TEAM_N]):
-        w = s[L.TEAM + i]
-        cl = cards[w, L.C_CLAN]
-        if cards[w, L.C_SPECIAL] == 1 and cl >= 0 and (clan_ability[cl] == L.A_REROLL or (
-                clan_ability[cl] == L.A_ICE_GIANT and s[L.B_ICE_DONE] == 0)):
-            want = True
-    if not want:
-        return
-    for _ in range(2):
-        m, st = best_joint(s, env, battle_pool(s, env[1].shape[1]), 0)
-        if s[L.B_ICE_DONE] == 0 and m > 0:
-            rolled = False
-            for i in range(s[L.TEAM_N]):
-                w = s[L.TEAM + i]
-                if (m >> i) & 1 and is_ice_giant(cards, clan_ability, w) and cards[w, L.C_SPECIAL] == 1:
-                    s[L.B_ICE_DONE] = 1
-                    if s[L.ND] < L.MAX_DICE:
-                        push(s, L.ND, roll_die(rng, faces))
-                        sort_dice(s)
-                    rolled = True
-                    break
-            if rolled:
-                continue
-        cr = 0
-        for i in range(s[L.TEAM_N]):
-            w = s[L.TEAM + i]
-            if (m >> i) & 1 and cards[w, L.C_SPECIAL] == 1 and cards[w, L.C_CLAN] >= 0 \
-                    and clan_ability[cards[w, L.C_CLAN]] == L.A_REROLL:
-                cr += 1
-        if cr > s[L.B_CLAN_GIVEN]:
-            s[L.B_FREE] += cr - s[L.B_CLAN_GIVEN]
-            s[L.B_CLAN_GIVEN] = cr
-        break
+    """Powers of activated Warriors after a roll: the Ice Giant's extra die and the clan rerolls (the family's
+    ``battle.post_roll``)."""
+    B.post_roll(s, L.TEAM_N, L.CAND_N, L.ND, L.DELIV, L.B_ICE_DONE, L.B_FREE, L.B_CLAN_GIVEN, rng, env[0], env[1],
+                env[6], env[9][R_WILD_WARRIORS] == 1, colours_now(s, env[3]), env[8], L.MAX_DICE)
 
 
 @njit(cache=True)
@@ -552,10 +320,7 @@ def roll_battle_dice(s, rng, env):
     if power_on(s, env, L.P_EXTRA_DIE):
         dice = max(1, dice - env[3][s[L.MON], L.M_PVAL])
     dice = min(dice, L.MAX_DICE)
-    s[L.ND] = 0
-    for _ in range(dice):
-        push(s, L.ND, roll_die(rng, faces))
-    sort_dice(s)
+    D.roll_pile(s, L.ND, rng, faces, dice)
     post_roll(s, rng, env)
 
 
@@ -581,11 +346,7 @@ def roll_has_options(s, env):
 
 @njit(cache=True, inline="always")
 def reroll_mask(s, rng, env, mask):
-    faces = env[8]
-    for i in range(s[L.ND]):
-        if (mask >> i) & 1:
-            s[L.DICE + i] = roll_die(rng, faces)
-    sort_dice(s)
+    D.reroll_pile(s, L.ND, rng, env[8], mask)
 
 
 @njit(cache=True)
@@ -647,98 +408,11 @@ def cap_now(s, env):
 
 @njit(cache=True)
 def send_group(s, env, going, excess, cap):
-    """Send the team Warriors in bitmask ``going`` to Valhalla ("Warriors in Valhalla are kept face up to add
-    their Glory Points"); the Valkyrie blessings look at the group that goes; then the Warriors in ``excess`` are
-    discarded ("the excess Warriors are discarded") — after the blessings' draw, so a blessing never takes a
-    Warrior discarded in the same battle."""
-    cards = env[0]
-    n = s[L.TEAM_N]
-    n_going = 0
-    for i in range(n):
-        if (going >> i) & 1:
-            n_going += 1
-    b0 = 0
-    b1 = 0
-    b2 = 0
-    b3 = 0
-    k = 0
-    for i in range(n):
-        if not (going >> i) & 1:
-            continue
-        w = s[L.TEAM + i]
-        b = cards[w, L.C_BLESS]
-        bonus = 0
-        if b == 1:
-            bonus = n_going - 1
-        elif b == 2:
-            for j in range(n):
-                if j != i and (going >> j) & 1 and cards[s[L.TEAM + j], L.C_CLAN] == cards[w, L.C_BLESS_CLAN]:
-                    bonus = 2
-        elif b == 3 and n_going == 1:
-            bonus = 3
-        if k == 0:
-            b0 = bonus
-        elif k == 1:
-            b1 = bonus
-        elif k == 2:
-            b2 = bonus
-        else:
-            b3 = bonus
-        k += 1
-    ex0 = -1
-    ex1 = -1
-    ex2 = -1
-    ex3 = -1
-    ne = 0
-    for i in range(n - 1, -1, -1):
-        w = s[L.TEAM + i]
-        if (going >> i) & 1:
-            remove_at(s, L.TEAM_N, i)
-            g = cards[w, L.C_GLORY]
-            s[L.GLORY] += g
-            s[L.WGLORY] += g
-            push(s, L.VAL_N, w)
-        elif (excess >> i) & 1:
-            remove_at(s, L.TEAM_N, i)
-            if ne == 0:
-                ex0 = w
-            elif ne == 1:
-                ex1 = w
-            elif ne == 2:
-                ex2 = w
-            else:
-                ex3 = w
-            ne += 1
-    for bonus in (b0, b1, b2, b3):
-        if bonus > 0:
-            blessing_draw(s, env, bonus, cap)
-    for w in (ex0, ex1, ex2, ex3):
-        if w >= 0:
-            push(s, L.DISC_N, w)
-
-
-@njit(cache=True)
-def blessing_draw(s, env, bonus, cap):
-    """Valkyrie blessings: "draw Warrior cards from the discard pile whose combined Glory Point value equals the
-    additional Glory Points … without changing the order of the cards in it" (as much as the limit allows).
-    Largest Glory first: for the blessings' bonuses of at most 3 this reaches the exact sum whenever the pile
-    holds one (3 = 3, 2 + 1 or 1 + 1 + 1)."""
-    cards = env[0]
-    want = min(bonus, cap - s[L.WGLORY])
-    while want > 0:
-        best_i, best_g = -1, 0
-        for i in range(s[L.DISC_N]):
-            c = s[L.DISC + i]
-            g = cards[c, L.C_GLORY]
-            if cards[c, L.C_TYPE] == L.WARRIOR and 0 < g <= want and g > best_g:
-                best_i, best_g = i, g
-        if best_i < 0:
-            return
-        c = remove_at(s, L.DISC_N, best_i)
-        s[L.GLORY] += best_g
-        s[L.WGLORY] += best_g
-        push(s, L.VAL_N, c)
-        want -= best_g
+    """Send the team Warriors in bitmask ``going`` to Valhalla with their Valkyrie blessings, then discard those in
+    ``excess`` (the family's ``glory.send_group``; "the excess Warriors are discarded"), within the limit ``cap``."""
+    g = G.send_group(s, L.TEAM_N, L.VAL_N, L.DISC_N, env[0], going, excess, cap - s[L.WGLORY])
+    s[L.GLORY] += g
+    s[L.WGLORY] += g
 
 
 @njit(cache=True, inline="always")
@@ -747,19 +421,7 @@ def most_glory_fit(s, env, mask, cap):
     the player would send Warriors that would exceed the limit of Glory Points, the excess Warriors are
     discarded": which ones are the excess is the player's choice, and the most Glory kept is the best one (highest
     Glory first would keep 3 of room 4 from Warriors of Glory 3, 2, 2 instead of 2 + 2)."""
-    cards = env[0]
-    room = cap - s[L.WGLORY]
-    best, best_g = 0, 0
-    sub = mask
-    while sub > 0:
-        g = 0
-        for i in range(s[L.TEAM_N]):
-            if (sub >> i) & 1:
-                g += cards[s[L.TEAM + i], L.C_GLORY]
-        if g <= room and g > best_g:
-            best, best_g = sub, g
-        sub = (sub - 1) & mask
-    return best
+    return G.most_glory_fit(s, L.TEAM_N, env[0], mask, cap - s[L.WGLORY])
 
 
 @njit(cache=True, inline="always")
@@ -785,21 +447,12 @@ def lost_battle_discards(s, env):
 def mission(s, env):
     """"A Mission card gives an additional 2 Glory Points when the player wins a battle while meeting the
     requirement shown on the card. Only one such card may be played after each battle." (automatic: the first
-    one in hand that qualifies)"""
-    cards = env[0]
-    for h in range(s[L.HAND_N]):
-        c = s[L.HAND + h]
-        if cards[c, L.C_TYPE] != L.MISSION:
-            continue
-        q = cards[c, L.C_REQ]
-        ok = (q == L.Q_NO_BASIC_REROLLS and s[L.B_BASIC_USED] == 0) or (q == L.Q_STRENGTH_5 and s[L.B_MARGIN] >= 5) \
-            or (q == L.Q_THREE_ACTIVATED and s[L.B_NACT] >= 3)
-        if ok:
-            remove_at(s, L.HAND_N, h)
-            push(s, L.VAL_N, c)
-            s[L.GLORY] += 2
-            s[L.MISSIONS] += 1
-            return
+    one in hand that qualifies; the family's ``glory.find_mission``)"""
+    h = G.find_mission(s, L.HAND_N, env[0], s[L.B_BASIC_USED], s[L.B_MARGIN], s[L.B_NACT])
+    if h >= 0:
+        push(s, L.VAL_N, remove_at(s, L.HAND_N, h))
+        s[L.GLORY] += G.MISSION_GLORY
+        s[L.MISSIONS] += 1
 
 
 @njit(cache=True, inline="always")
@@ -1132,10 +785,7 @@ def resample(s, rng, env, seat, srng):
 @njit(cache=True, inline="always")
 def canonical(s, mask):
     """Within a run of equal dice (DICE is sorted) only the last ones are rerolled."""
-    for i in range(s[L.ND] - 1):
-        if s[L.DICE + i] == s[L.DICE + i + 1] and (mask >> i) & 1 and not (mask >> (i + 1)) & 1:
-            return False
-    return True
+    return D.canonical(s, L.ND, mask)
 
 
 @njit(cache=True, inline="always")
@@ -1227,21 +877,7 @@ def legal_actions(s, env, out):
         free = nd >= 1 and free_available(s, env)
         basic = nd >= 2 and basic_ok(s, env)
         # canonical masks: no rerolled die followed by a kept die of the same symbol
-        same = 0
-        for i in range(nd - 1):
-            if s[L.DICE + i] == s[L.DICE + i + 1]:
-                same |= 1 << i
-        if free:
-            for m in range(1, 1 << nd):
-                if (same & m & ~(m >> 1)) == 0:
-                    out[n] = L.A_FREE + m
-                    n += 1
-        if basic:
-            for m in range(3, 1 << nd):
-                if (m & (m - 1)) != 0 and (same & m & ~(m >> 1)) == 0:
-                    out[n] = L.A_BASIC + m
-                    n += 1
-        return n
+        return D.list_rerolls(s, L.ND, out, n, L.A_FREE, L.A_BASIC, free, basic)
     if ph == L.PH_COMMIT:
         pool = battle_pool(s, env[1].shape[1])
         wild = env[9][R_WILD_WARRIORS] == 1
@@ -1346,14 +982,7 @@ def apply_action(s, rng, env, a):
             s[L.PHASE] = L.ST_ROLLED
         else:
             # "the player may discard 1 die from their pool of dice to reroll any of the remaining dice"
-            m = a - L.A_BASIC
-            top = 0
-            for i in range(s[L.ND]):
-                if (m >> i) & 1:
-                    top = i
-            remove_at(s, L.ND, top)
-            m &= (1 << top) - 1
-            reroll_mask(s, rng, env, m)
+            D.basic_reroll(s, L.ND, rng, env[8], a - L.A_BASIC)
             s[L.B_BASIC_USED] = 1
             post_roll(s, rng, env)
             s[L.PHASE] = L.ST_ROLLED

@@ -1,0 +1,348 @@
+"""The multiplayer battle (issue 23 "Battle"; valhalla-valkyries.txt "Battle Tactic Cards", "Valkyrie Mission
+Cards", "Warriors with the Valkyrie Blessing"): the attacker rolls 6 dice, places them on weapon symbols to
+activate Warriors and Battle Tactics and may reroll (the basic reroll: give up a die to reroll others, as in the
+solo rules); then the defender does the same; the higher strength wins (a tie: the attacker, as in the solo rules,
+"match or exceed"; option ``ties``). An attacker who wins takes a shield (2 Glory at the end); the winner's
+activated Warriors go to Valhalla with their Valkyrie blessings, and the winner may complete one Mission.
+
+Dice, activation, rerolls and Glory are the family's code (``valhalla.dice``, ``valhalla.battle``,
+``valhalla.glory``), the same as the solo engine's."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from simkit.games.valhalla import battle as B
+from simkit.games.valhalla import dice as D
+from simkit.games.valhalla import glory as G
+from simkit.games.valhalla.multi import layout as L
+from simkit.games.valhalla.multi.state import (hand, hand_effect, jarl_ability, pb, push, remove_at, team,
+                                               team_colours, val)
+from simkit.games.valhalla.solo import layout as C
+
+NO_LIMIT = 1 << 20  # the multiplayer Valhalla has no Glory limit
+
+
+@njit(cache=True, inline="always")
+def battler(s):
+    return s[L.B_ATT] if s[L.B_SIDE] == 0 else s[L.B_DEF]
+
+
+@njit(cache=True, inline="always")
+def opponent(s):
+    return s[L.B_DEF] if s[L.B_SIDE] == 0 else s[L.B_ATT]
+
+
+@njit(cache=True, inline="always")
+def jarl_on(s, env, p):
+    """Seat p's Jarl ability in this battle: a defender's is off after the attacker's Silence."""
+    ab, v = jarl_ability(s, env, p)
+    if p == s[L.B_DEF] and s[L.B_SILENCED] == 1:
+        return C.J_NONE, 0
+    return ab, v
+
+
+@njit(cache=True, inline="always")
+def colours(s, env, p):
+    """The colours the Boar Clan of seat p checks: the opposing Warband's clans (option ``boar``)."""
+    if env[L.E_RULES][L.R_BOAR_OPP] == 0:
+        return 0
+    q = s[L.B_DEF] if p == s[L.B_ATT] else s[L.B_ATT]
+    return team_colours(s, env[L.E_CARDS], q)
+
+
+@njit(cache=True)
+def begin_battle(s, env, att, dfn):
+    """Seat ``att`` attacks seat ``dfn``: the attacker's side first."""
+    s[L.B_ATT] = att
+    s[L.B_DEF] = dfn
+    s[L.B_SIDE] = 0
+    s[L.B_SILENCED] = 0
+    s[L.B_PATH] = -1
+    s[L.B_PATHED] = 0
+    for k in range(2):
+        s[L.B_BASIC + k] = 0
+        s[L.B_ACT + k] = 0
+        s[L.B_TOT + k] = 0
+        s[L.B_NACT + k] = 0
+    s[L.IP_N] = 0
+    start_side(s, env)
+
+
+@njit(cache=True)
+def start_side(s, env):
+    """One side's turn in the battle: its free rerolls (a Jarl's), its candidate strength Tactics ("smaller team"
+    ones when its Warband has fewer Warriors than the opponent's), then the Silence (attacker) or Path to Valhalla
+    (defender) decision, then the roll."""
+    cards = env[L.E_CARDS]
+    p, q = battler(s), opponent(s)
+    ab, v = jarl_on(s, env, p)
+    s[L.B_FREE] = v if ab == C.J_REROLL else 0
+    s[L.B_CLAN_GIVEN] = 0
+    s[L.B_ICE_DONE] = 0
+    s[L.ND] = 0
+    for sym in range(L.MAX_SYM + 1):
+        s[L.DELIV + sym] = 0
+    s[L.CAND_N] = 0
+    h = hand(p)
+    for i in range(s[h]):
+        c = s[h + 1 + i]
+        if cards[c, C.C_TYPE] != C.TACTIC or s[L.CAND_N] >= L.MAX_CAND:
+            continue
+        e = cards[c, C.C_EFFECT]
+        if e == C.T_STRENGTH or (e == C.T_SMALLER and s[team(p)] < s[team(q)]):
+            push(s, L.CAND_N, c)
+    s[L.MOVER] = p
+    if s[L.B_SIDE] == 0:
+        dab, _ = jarl_ability(s, env, q)
+        if hand_effect(s, cards, p, C.T_SILENCE) >= 0 and (dab == C.J_DEFENCE or dab == C.J_REROLL
+                                                            or dab == C.J_EXTRA_DIE):
+            s[L.PHASE] = L.PH_SILENCE
+            return
+    elif hand_effect(s, cards, p, C.T_PATH) >= 0 and s[L.B_ACT] != 0:
+        s[L.PHASE] = L.PH_PATH
+        return
+    s[L.PHASE] = L.ST_ROLL
+
+
+@njit(cache=True)
+def play_tactic(s, p, h):
+    """A Battle Tactic from seat p's hand index h into play (to the discard pile after the battle)."""
+    push(s, L.IP_N, remove_at(s, hand(p), h))
+
+
+@njit(cache=True)
+def post_roll(s, rng, env):
+    p = battler(s)
+    B.post_roll(s, team(p), L.CAND_N, L.ND, L.DELIV, L.B_ICE_DONE, L.B_FREE, L.B_CLAN_GIVEN, rng,
+                env[L.E_CARDS], env[L.E_NEED], env[L.E_CLAN], env[L.E_RULES][L.R_WILD_WARRIORS] == 1,
+                colours(s, env, p), env[L.E_FACES], L.MAX_DICE)
+
+
+@njit(cache=True)
+def roll(s, rng, env):
+    """"the attacker rolls 6 dice" (a Jarl's power may add dice), then the powers of activated Warriors."""
+    p = battler(s)
+    k = env[L.E_RULES][L.R_DICE]
+    ab, v = jarl_on(s, env, p)
+    if ab == C.J_EXTRA_DIE:
+        k += v
+    D.roll_pile(s, L.ND, rng, env[L.E_FACES], min(k, L.MAX_DICE))
+    post_roll(s, rng, env)
+    s[L.PHASE] = L.ST_ROLLED
+
+
+@njit(cache=True, inline="always")
+def pool(s, env):
+    """The side's dice and Weapon Delivery cards, packed."""
+    return D.pile_pool(s, L.ND) + D.deliv_pool(s, L.DELIV, env[L.E_NEED].shape[1])
+
+
+@njit(cache=True, inline="always")
+def free_available(s, env):
+    return s[L.B_FREE] > 0 or hand_effect(s, env[L.E_CARDS], battler(s), C.T_REROLL) >= 0
+
+
+@njit(cache=True, inline="always")
+def roll_has_options(s, env):
+    if s[L.ND] >= 1 and free_available(s, env):
+        return True
+    if s[L.ND] >= 2:
+        return True
+    return hand_effect(s, env[L.E_CARDS], battler(s), C.T_DELIVERY) >= 0
+
+
+@njit(cache=True)
+def roll_actions(s, env, out):
+    """PH_ROLL: stop, a Weapon Delivery card per symbol, free rerolls, basic rerolls (as the solo engine)."""
+    cards = env[L.E_CARDS]
+    p = battler(s)
+    out[0] = L.A_STOP
+    n = 1
+    seen = 0
+    h = hand(p)
+    for i in range(s[h]):
+        c = s[h + 1 + i]
+        if cards[c, C.C_TYPE] == C.TACTIC and cards[c, C.C_EFFECT] == C.T_DELIVERY:
+            sym = cards[c, C.C_SYMBOL]
+            if not (seen >> sym) & 1 and s[L.DELIV + sym] < 4:
+                seen |= 1 << sym
+                out[n] = L.A_DELIVER + i
+                n += 1
+    nd = s[L.ND]
+    return D.list_rerolls(s, L.ND, out, n, L.A_FREE, L.A_BASIC, nd >= 1 and free_available(s, env), nd >= 2)
+
+
+@njit(cache=True)
+def apply_roll(s, rng, env, a):
+    cards = env[L.E_CARDS]
+    p = battler(s)
+    if a == L.A_STOP:
+        enter_commit(s, env)
+        return
+    if a < L.A_PATH:
+        # Weapon Delivery: "This card may be treated as a weapon die with the symbol shown on the card"
+        h = a - L.A_DELIVER
+        s[L.DELIV + cards[s[hand(p) + 1 + h], C.C_SYMBOL]] += 1
+        play_tactic(s, p, h)
+    elif a < L.A_BASIC:
+        if s[L.B_FREE] == 0:
+            # a reroll Battle Tactic (the one with the most rerolls) is played for its free rerolls
+            best, best_v = -1, -1
+            h0 = hand(p)
+            for h in range(s[h0]):
+                c = s[h0 + 1 + h]
+                if cards[c, C.C_TYPE] == C.TACTIC and cards[c, C.C_EFFECT] == C.T_REROLL \
+                        and cards[c, C.C_VALUE] > best_v:
+                    best, best_v = h, cards[c, C.C_VALUE]
+            s[L.B_FREE] += best_v
+            play_tactic(s, p, best)
+        s[L.B_FREE] -= 1
+        D.reroll_pile(s, L.ND, rng, env[L.E_FACES], a - L.A_FREE)
+    else:
+        D.basic_reroll(s, L.ND, rng, env[L.E_FACES], a - L.A_BASIC)
+        s[L.B_BASIC + s[L.B_SIDE]] = 1
+    post_roll(s, rng, env)
+    s[L.PHASE] = L.ST_ROLLED
+
+
+@njit(cache=True, inline="always")
+def feasible(s, env, t):
+    p = battler(s)
+    return B.tset_feasible(s, team(p), L.CAND_N, env[L.E_CARDS], env[L.E_NEED], env[L.E_CLAN],
+                           env[L.E_RULES][L.R_WILD_WARRIORS] == 1, pool(s, env), t)
+
+
+@njit(cache=True)
+def commit_actions(s, env, out):
+    n = 0
+    for t in range(1 << s[L.CAND_N]):
+        if feasible(s, env, t):
+            out[n] = L.A_COMMIT + t
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def enter_commit(s, env):
+    k = 0
+    if s[L.CAND_N] > 0:
+        for t in range(1 << s[L.CAND_N]):
+            if feasible(s, env, t):
+                k += 1
+    if k <= 1:
+        commit(s, env, 0)
+    else:
+        s[L.PHASE] = L.PH_COMMIT
+
+
+@njit(cache=True, inline="always")
+def best_joint(s, env, p, pl, tset):
+    """Seat p's best activation with the candidate Tactics ``tset`` (the family's ``battle.best_joint``)."""
+    return B.best_joint(s, team(p), L.CAND_N, env[L.E_CARDS], env[L.E_NEED], env[L.E_CLAN],
+                        env[L.E_RULES][L.R_WILD_WARRIORS] == 1, colours(s, env, p), pl, tset)
+
+
+@njit(cache=True)
+def commit(s, env, tset):
+    """Play the candidate Tactics ``tset``; the Warriors are the best activation together with them. Strength =
+    activated Warriors + Battle Tactics (+ a Jarl's attack or defence bonus)."""
+    cards = env[L.E_CARDS]
+    p = battler(s)
+    side = s[L.B_SIDE]
+    pl = pool(s, env)
+    m, st = best_joint(s, env, p, pl, tset)
+    if m < 0:  # not activatable (cannot happen for a legal action): play none
+        tset = 0
+        m, st = best_joint(s, env, p, pl, 0)
+    total = st
+    ab, v = jarl_on(s, env, p)
+    if (ab == C.J_ATTACK and side == 0) or (ab == C.J_DEFENCE and side == 1):
+        total += v
+    for j in range(s[L.CAND_N]):
+        if (tset >> j) & 1:
+            c = s[L.CAND + j]
+            total += cards[c, C.C_VALUE]
+            h0 = hand(p)
+            for h in range(s[h0]):
+                if s[h0 + 1 + h] == c:
+                    play_tactic(s, p, h)
+                    break
+    nact = 0
+    for i in range(s[team(p)]):
+        if (m >> i) & 1:
+            nact += 1
+    s[L.B_ACT + side] = m
+    s[L.B_TOT + side] = total
+    s[L.B_NACT + side] = nact
+    if side == 0:
+        s[L.B_SIDE] = 1
+        start_side(s, env)
+    else:
+        s[L.PHASE] = L.ST_RESOLVE
+
+
+@njit(cache=True)
+def play_path(s, env):
+    """Path to Valhalla: "This card may be played only in defence. The attacking player chooses one of their
+    activated Warriors, and that Warrior's strength is not counted in the attack." (the attacker's choice next)"""
+    play_tactic(s, s[L.B_DEF], hand_effect(s, env[L.E_CARDS], s[L.B_DEF], C.T_PATH))
+    s[L.B_PATHED] = 1
+    s[L.MOVER] = s[L.B_ATT]
+    s[L.PHASE] = L.PH_PATHPICK
+
+
+@njit(cache=True)
+def path_pick(s, env, i):
+    a = s[L.B_ATT]
+    s[L.B_TOT] -= B.warrior_strength(s, team(a), env[L.E_CARDS], env[L.E_CLAN], colours(s, env, a), i, s[L.B_ACT])
+    s[L.B_PATH] = i
+    s[L.MOVER] = s[L.B_DEF]
+    s[L.PHASE] = L.ST_ROLL
+
+
+@njit(cache=True)
+def to_valhalla(s, env, p, going):
+    """Seat p's Warriors of bitmask ``going`` go to its Valhalla with their blessings (``glory.send_group``)."""
+    g = G.send_group(s, team(p), val(p), L.DISC_N, env[L.E_CARDS], going, 0, NO_LIMIT)
+    s[pb(p) + L.P_GLORY] += g
+    s[pb(p) + L.P_VGLORY] += g
+
+
+@njit(cache=True)
+def resolve(s, env):
+    """Who wins, and what follows: Path to Valhalla's Warrior "regardless of its result … is sent to the Valhalla
+    of the attacking player"; the winner's activated Warriors go to Valhalla; an attacker who wins takes a shield
+    (2 Glory); the winner may play one Mission whose requirement it met; a player with no shield left ends the
+    game: returns True when the defender has no shield left (PHASE is then ST_AFTER_A)."""
+    a, d = s[L.B_ATT], s[L.B_DEF]
+    ta, td = s[L.B_TOT], s[L.B_TOT + 1]
+    att_wins = ta > td or (ta == td and env[L.E_RULES][L.R_TIES_ATTACKER] == 1)
+    for i in range(s[L.IP_N]):
+        push(s, L.DISC_N, s[L.IP + i])
+    s[L.IP_N] = 0
+    p = s[L.B_PATH]
+    if p >= 0:
+        to_valhalla(s, env, a, 1 << p)
+        act = s[L.B_ACT]
+        s[L.B_ACT] = (act & ((1 << p) - 1)) | ((act >> (p + 1)) << p)
+        s[L.B_PATH] = -1
+    ws = 0 if att_wins else 1
+    w = a if att_wins else d
+    to_valhalla(s, env, w, s[L.B_ACT + ws])
+    if att_wins:
+        s[pb(d) + L.P_SHIELDS] -= 1
+        s[pb(a) + L.P_TAKEN] += 1
+        s[pb(a) + L.P_GLORY] += 2  # "each shield is worth 2 Glory at the end"
+        s[L.ATT_WINS] += 1
+    h = G.find_mission(s, hand(w), env[L.E_CARDS], s[L.B_BASIC + ws], s[L.B_TOT + ws] - s[L.B_TOT + 1 - ws],
+                       s[L.B_NACT + ws])
+    if h >= 0:
+        push(s, val(w), remove_at(s, hand(w), h))
+        s[pb(w) + L.P_GLORY] += G.MISSION_GLORY
+        s[pb(w) + L.P_MISSIONS] += 1
+    s[pb(w) + L.P_WON] += 1
+    s[L.BATTLES] += 1
+    s[L.MOVER] = s[L.CUR]
+    s[L.PHASE] = L.ST_AFTER_A
+    return s[pb(d) + L.P_SHIELDS] <= 0

@@ -1,0 +1,337 @@
+"""The Valhalla multiplayer engine: the family's shared battle / dice / Glory code, hand-computed blessings, one
+battle against an exact Markov chain over the dice left, invariants over many random and heuristic games, and
+the scenario file's errors."""
+
+from __future__ import annotations
+
+import inspect
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simkit.core import loader
+from simkit.core.policies import RANDOM
+from simkit.core.rng import seed_stream
+from simkit.errors import InputError
+from simkit.games.valhalla import battle as FB
+from simkit.games.valhalla import dice as FD
+from simkit.games.valhalla import glory as FG
+from simkit.games.valhalla.deck import load_deck
+from simkit.games.valhalla.multi import engine as E
+from simkit.games.valhalla.multi import fight as F
+from simkit.games.valhalla.multi import layout as L
+from simkit.games.valhalla.multi import policies as pol
+from simkit.games.valhalla.multi.simulation import decision_game, rules_vector, tables
+from simkit.games.valhalla.multi.state import team
+from simkit.games.valhalla.solo import engine as SE
+from simkit.games.valhalla.solo import layout as C
+
+ROOT = Path(__file__).resolve().parents[2] / "scenarios" / "valhalla"
+DECK = load_deck(ROOT / "deck.toml", ROOT / "cards.toml")
+T, IDS = tables(DECK)
+KEYS = [r.key for r in DECK.rows()]
+
+
+def _ids(key):
+    return [i for i, k in enumerate(KEYS) if k == key]
+
+
+def _stream(seed, stream):
+    r = np.empty(4, np.uint64)
+    seed_stream(r, np.array([seed, 3], np.uint64), 0, stream)
+    return r
+
+
+def test_solo_and_multiplayer_run_the_family_code():
+    """One implementation: the solo engine's dice fitting and packing are the family's functions, its battle
+    helpers delegate to ``valhalla.battle`` / ``valhalla.glory``, and the multiplayer battle calls the same."""
+    assert SE.fit is FD.fit and SE.pc is FD.pc and SE.unit is FD.unit and SE.roll_die is FD.roll_die
+    solo_src = inspect.getsource(SE)
+    for name in ("def fit(", "def fit_set(s, cards, need, clan_ability, wild_rule, pool, wmask, tset):\n    \"\"\"Fit",
+                 "def blessing_draw(", "named_nat"):
+        assert name not in solo_src
+    for call in ("B.best_joint", "B.fit_set", "B.post_roll", "G.send_group", "G.find_mission", "D.basic_reroll",
+                 "D.list_rerolls"):
+        assert call in solo_src
+    multi_src = inspect.getsource(F)
+    for call in ("B.best_joint", "B.post_roll", "G.send_group", "G.find_mission", "D.basic_reroll",
+                 "D.list_rerolls", "D.roll_pile"):
+        assert call in multi_src
+
+
+def _warrior(blessing=0, glory=None, expansion=None):
+    cards = T[0]
+    for c in range(cards.shape[0]):
+        if cards[c, C.C_TYPE] == C.WARRIOR and cards[c, C.C_BLESS] == blessing \
+                and (glory is None or cards[c, C.C_GLORY] == glory) \
+                and (expansion is None or cards[c, C.C_EXP] == expansion):
+            return c
+    raise AssertionError("no such card in the bundled deck")
+
+
+def test_blessings_draw_from_the_discard_pile_by_hand():
+    """+3 alone: the Warrior's own Glory plus 3 from the discard pile (2 + 1, largest first, order kept);
+    +1 with two others: 2 more; the discard pile keeps its other cards in order."""
+    cards = T[0]
+    s = np.zeros(600, np.int32)
+    tn, vn, dn = 0, 10, 300
+    w3 = _warrior(blessing=3)
+    g1, g2 = _warrior(glory=1, expansion=0), _warrior(glory=2, expansion=0)
+    tactic = int(np.nonzero(cards[:, C.C_TYPE] == C.TACTIC)[0][0])  # never drawn by a blessing
+    s[tn], s[tn + 1] = 1, w3
+    pile = [g1, tactic, g2]
+    s[dn] = len(pile)
+    s[dn + 1:dn + 1 + len(pile)] = pile
+    got = FG.send_group(s, tn, vn, dn, cards, 1, 0, 1 << 20)
+    assert got == cards[w3, C.C_GLORY] + 3
+    assert list(s[vn + 1:vn + 1 + s[vn]]) == [w3, g2, g1]
+    assert list(s[dn + 1:dn + 1 + s[dn]]) == [tactic]
+    # +1 going with two others: 2 Glory from the pile (one Glory-2 card)
+    w1 = _warrior(blessing=1)
+    s[:] = 0
+    s[tn], s[tn + 1], s[tn + 2], s[tn + 3] = 3, w1, g1, g1
+    s[dn], s[dn + 1] = 1, g2
+    got = FG.send_group(s, tn, vn, dn, cards, 0b111, 0, 1 << 20)
+    assert got == cards[w1, C.C_GLORY] + 2 * cards[g1, C.C_GLORY] + 2 and s[dn] == 0 and s[tn] == 0
+    # the solo limit: room for the Warrior only, no blessing drawn
+    s[:] = 0
+    s[tn], s[tn + 1] = 1, w3
+    s[dn], s[dn + 1] = 1, g2
+    assert FG.send_group(s, tn, vn, dn, cards, 1, 0, cards[w3, C.C_GLORY]) == cards[w3, C.C_GLORY]
+    assert s[dn] == 1
+
+
+def _p_activate(q, k):
+    """P(a one-symbol Warrior is activated from k dice) when each die shows a usable face with probability q,
+    the player giving up one die and rerolling the rest after each miss (the basic reroll) while 2+ dice
+    remain: a Markov chain on the number of dice, P(1) = q, P(k) = 1 - (1-q)^k + (1-q)^k P(k-1)."""
+    p = q
+    for n in range(2, k + 1):
+        miss = (1 - q) ** n
+        p = 1 - miss + miss * p
+    return p
+
+
+@pytest.mark.parametrize("ties, dice", [("attacker", 6), ("attacker", 2), ("defender", 2)])
+def test_one_warrior_battle_matches_the_markov_chain(ties, dice):
+    """Two players with identical one-Warrior Warbands, no Tactics and no Jarl power, the builder heuristic on
+    both sides, ``dice`` dice a side (6 as the rules; 2 so that a Warrior often stays inactive): the attacker wins
+    with P + (1 - P)^2 when ties go to the attacker (it wins whenever it activates; otherwise it wins when neither
+    does, 0 = 0), and P (1 - P) when they go to the defender (P: a side activates its Warrior)."""
+    w, w2 = _ids("raven_thrall")[:2]
+    cards, need, faces = T[0], T[1], T[5]
+    sym = int(np.nonzero(need[w])[0][0])
+    S = need.shape[1]
+    q = Fraction(sum(1 for f in faces if f == sym or f == S), len(faces))  # its symbol or ⊗
+    p6 = _p_activate(q, dice)
+    exact = p6 + (1 - p6) ** 2 if ties == "attacker" else p6 * (1 - p6)
+    rules = rules_vector(players=2, variant="base", ties=ties, dice=dice)
+    env = (*T, rules)
+    kind, params = pol.HEURISTIC, pol.param_vector(dict(pol.PRESETS["builder"][1]))
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    n, wins = 4000, 0
+    for g in range(n):
+        s = np.zeros(L.STATE_SIZE, np.int32)
+        s[L.NP] = 2
+        for p in range(L.MAX_P):
+            s[L.P0 + p * L.PSTRIDE + L.P_JARL] = -1
+            s[L.P0 + p * L.PSTRIDE + L.P_SHIELDS] = 4
+        s[team(0)], s[team(0) + 1] = 1, w
+        s[team(1)], s[team(1) + 1] = 1, w2
+        s[L.DECK_N] = 1  # a card left, so the battle is not the deck's end
+        s[L.DECK + 0] = _ids("raven_scout")[0]
+        rng, prng = _stream(g, 2), _stream(g, 1)
+        F.begin_battle(s, env, 0, 1)
+        E.advance(s, rng, env)
+        while s[L.BATTLES] == 0:
+            k = E.legal_actions(s, env, buf)
+            E.apply_action(s, rng, env, pol.policy(kind, s, env, buf, k, params, prng))
+        wins += s[L.ATT_WINS]
+    est = wins / n
+    se = max((float(exact) * (1 - float(exact)) / n) ** 0.5, 1 / n)
+    assert abs(est - float(exact)) < 4.5 * se, (est, float(exact))
+
+
+def _play(game, seed, kind, params, check=True):
+    s, rng, env = game.new_game(seed)
+    prng = _stream(seed, 1)
+    buf = np.empty(game.max_actions, np.int64)
+    steps = 0
+    while not game.fns.is_over(s):
+        n = game.fns.legal_actions(s, env, buf)
+        a = game.fns.policy(kind, s, env, buf, n, params, prng)
+        assert a in buf[:n]
+        game.fns.apply_action(s, rng, env, a)
+        if check:
+            code = game.invariants(s, env)
+            assert code == 0, f"invariant {code} after action {a} (seed {seed}, step {steps})"
+        steps += 1
+        assert steps < 50_000
+    return s, env
+
+
+def test_invariants_over_many_games():
+    """Cards, shields and Glory conserved at every step of 150 games: 2–6 players, both decks, the random,
+    builder and raider policies; both endings occur; a shared win is 1/k to each winner."""
+    game = decision_game()
+    causes = set()
+    players = set()
+    for seed in range(50):
+        for name in ("random", "builder", "raider"):
+            kind, params = game.policies[name] if name in game.policies else (RANDOM, np.zeros(pol.N_PARAMS))
+            s, env = _play(game, seed, kind, params)
+            causes.add(int(s[L.CAUSE]))
+            players.add(int(s[L.NP]))
+            total = sum(game.fns.reward(s, env, p) for p in range(s[L.NP]))
+            assert abs(total - 1.0) < 1e-9
+    assert players == {2, 3, 4, 5, 6}
+    assert {L.CAUSE_SHIELDS, L.CAUSE_DECK} <= causes
+
+
+def test_invariants_catch_a_broken_state():
+    """The invariants can fail: a card duplicated, a shield lost without being taken, Glory not adding up."""
+    game = decision_game()
+    s, rng, env = game.new_game(3)
+    buf = np.empty(game.max_actions, np.int64)
+    prng = _stream(3, 1)
+    for _ in range(30):
+        n = game.fns.legal_actions(s, env, buf)
+        game.fns.apply_action(s, rng, env, game.fns.policy(RANDOM, s, env, buf, n, np.zeros(pol.N_PARAMS), prng))
+    assert game.invariants(s, env) == 0
+    bad = s.copy()
+    bad[L.DISC + bad[L.DISC_N]] = bad[L.DECK + 0]
+    bad[L.DISC_N] += 1
+    assert game.invariants(bad, env) == 1
+    bad = s.copy()
+    bad[L.P0 + L.P_SHIELDS] -= 1
+    assert game.invariants(bad, env) == 4
+    bad = s.copy()
+    bad[L.P0 + L.P_GLORY] += 1
+    assert game.invariants(bad, env) == 5
+
+
+BASE = f'''game = "valhalla"
+mode = "multi"
+cards = "{ROOT / "cards.toml"}"
+deck = "{ROOT / "deck.toml"}"
+players = [4]
+variants = ["valkyries"]
+play = ["builder"]
+'''
+
+
+def test_bundled_multi_scenario():
+    sim = loader.load(ROOT / "multi.toml").simulation
+    assert sim.cells == 5 * 2 * 3
+
+
+@pytest.mark.parametrize("old, new, needles", [
+    ("players = [4]", "players = [7]", ["players[0]", "2, 3, 4, 5, 6", "7"]),
+    ('variants = ["valkyries"]', 'variants = ["plus80"]', ["variants[0]", "'base'", "'valkyries'"]),
+    ('play = ["builder"]', 'play = ["careful"]', ["play[0]", "careful"]),
+    ('play = ["builder"]', 'play = ["builder"]\n[rules]\nties = "nobody"\n', ["rules.ties", "'attacker'",
+                                                                          "'defender'"]),
+])
+def test_bad_multi_scenarios(tmp_path, old, new, needles):
+    p = tmp_path / "multi.toml"
+    p.write_text(BASE.replace(old, new))
+    with pytest.raises(InputError) as err:
+        loader.load(p)
+    msg = str(err.value)
+    assert "\n" not in msg
+    for needle in needles:
+        assert needle in msg
+
+
+def _length_chain(p6, t_end):
+    """The exact distribution of the game's length (turns) when two players each hold one identical Warrior and
+    attack whenever their Warband holds it (an empty Warband plays the next Warrior from hand): a Markov chain on
+    (whose turn, Warbands, shields). Each side activates its Warrior with ``p6``; the attacker wins when it does,
+    and when neither side does (0 = 0 goes to the attacker; an empty Warband never activates); the winner's
+    activated Warrior goes to Valhalla (a winner that activated nothing keeps its Warrior); the loser loses a
+    shield only when it defended; a lost fourth shield ends the game, and the deck runs out in turn ``t_end``.
+    Returns ({turns: P}, P(ended by shields))."""
+    from collections import defaultdict
+
+    dist, by_shields = defaultdict(Fraction), Fraction(0)
+    states = {(0, 1, 1, 4, 4): Fraction(1)}
+    for k in range(1, t_end + 1):
+        nxt = defaultdict(Fraction)
+        for (c, t0, t1, s0, s1), pr in states.items():
+            o = 1 - c
+            outcomes = []
+            t, sh = [t0, t1], [s0, s1]
+            if t[c] == 0:
+                t[c] = 1
+                outcomes.append((pr, t, sh))
+            else:
+                d = p6 if t[o] == 1 else Fraction(0)  # the defender activates
+                tw, shw = list(t), list(sh)
+                tw[c], shw[o] = 0, sh[o] - 1
+                outcomes.append((pr * p6, tw, shw))  # the attacker activates: it wins, its Warrior to Valhalla
+                shn = list(sh)
+                shn[o] = sh[o] - 1
+                outcomes.append((pr * (1 - p6) * (1 - d), list(t), shn))  # neither: the attacker wins, keeps it
+                tl = list(t)
+                tl[o] = 0
+                outcomes.append((pr * (1 - p6) * d, tl, list(sh)))  # only the defender: its Warrior to Valhalla
+            for q, t2, sh2 in outcomes:
+                if q == 0:
+                    continue
+                if min(sh2) == 0:
+                    dist[k] += q
+                    by_shields += q
+                elif k == t_end:
+                    dist[k] += q
+                else:
+                    nxt[(o, t2[0], t2[1], sh2[0], sh2[1])] += q
+        states = nxt
+    return dict(dist), by_shields
+
+
+def test_one_warrior_game_length_matches_the_markov_chain():
+    """The whole degenerate game (a 40-card deck of one Warrior, no Tactics, no Jarl power, no discard pile at
+    set-up, 2 dice a side so that battles go both ways): the engine's distribution of the game's length and its share of games ended by shields against the
+    exact chain of ``_length_chain`` (23 cards left after the draft and the deal: the deck runs out in turn 12)."""
+    w = _ids("raven_thrall")[0]
+    cards, need, faces = T[0], T[1], T[5]
+    sym = int(np.nonzero(need[w])[0][0])
+    q = Fraction(sum(1 for f in faces if f == sym or f == need.shape[1]), len(faces))
+    p2 = _p_activate(q, 2)
+    exact, exact_shields = _length_chain(p2, 12)
+    assert sum(exact.values()) == 1
+    jarls = np.zeros((6, 2), np.int64)  # no Jarl power
+    env = (cards, need, T[2], jarls, T[4], faces, rules_vector(players=2, variant="base", start_discard=0, dice=2))
+    deck_ids = np.full(40, w, np.int64)
+    kind, params = pol.HEURISTIC, pol.param_vector(dict(pol.PRESETS["builder"][1]))
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    n = 2000
+    counts: dict[int, int] = {}
+    shields = 0
+    for g in range(n):
+        s = np.zeros(L.STATE_SIZE, np.int32)
+        rng, prng, shuffler = _stream(g, 2), _stream(g, 1), _stream(g, 0)
+        E.new_game(s, rng, env, shuffler, deck_ids)
+        while not E.is_over(s):
+            k = E.legal_actions(s, env, buf)
+            ph = s[L.PHASE]
+            if ph == L.PH_A:
+                p = s[L.CUR]
+                a = L.A_ATTACK + (1 - p) if s[team(p)] > 0 else L.A_PLAY + 0
+            elif ph in (L.PH_ROLL, L.PH_COMMIT):
+                a = pol.policy(kind, s, env, buf, k, params, prng)
+            else:
+                a = buf[0]
+            assert a in buf[:k]
+            E.apply_action(s, rng, env, a)
+        counts[int(s[L.TURNS])] = counts.get(int(s[L.TURNS]), 0) + 1
+        shields += s[L.CAUSE] == L.CAUSE_SHIELDS
+    assert set(counts) <= set(exact)
+    for t, pr in exact.items():
+        p = float(pr)
+        se = max((p * (1 - p) / n) ** 0.5, 1 / n)
+        assert abs(counts.get(t, 0) / n - p) < 4.5 * se, (t, counts.get(t, 0) / n, p)
+    p = float(exact_shields)
+    assert abs(shields / n - p) < 4.5 * (p * (1 - p) / n) ** 0.5
