@@ -14,7 +14,6 @@ import pytest
 from simkit.core.policies import RANDOM
 from simkit.core.rng import seed_stream
 from simkit.errors import InputError
-from simkit.games.valeria import actions as A
 from simkit.games.valeria import cards as K
 from simkit.games.valeria import end as END
 from simkit.games.valeria import engine as E
@@ -497,3 +496,22 @@ def test_turns_to_slay_match_an_independent_markov_chain(tmp_path):
         q = float(q)
         got = counts.get(t, 0) / n
         assert abs(got - q) <= 4 * (q * (1 - q) / n) ** 0.5 + 1e-9, (t, got, q)
+
+
+# --- the runner -----------------------------------------------------------------------------------------------
+
+def test_mirror_scenario_writes_a_row_per_seat_and_bench_counts_games_not_rows():
+    from simkit.core import loader
+    from simkit.core.runner import block_key
+
+    sim = loader.load(Path(K.default_cards_path()).parent / "standard.toml").simulation
+    assert sim.cells == 2 * 4 and sim.games_per_index == 2  # economy and hunter, 4 seats each
+    cols = sim.run_block(block_key(1, 0), 30)
+    assert len(cols["won"]) == 8 * 30
+    won = np.asarray(cols["won"]).reshape(8, 30)
+    tie = np.asarray(cols["tie"]).reshape(8, 30)
+    # in each game of each mirror cell exactly one seat wins, unless the win is shared
+    for c in range(2):
+        per_game = won[4 * c:4 * c + 4].sum(axis=0)
+        assert ((per_game == 1) | (tie[4 * c] == 1)).all() and (per_game <= 1).all()
+    assert (np.asarray(cols["seat"]).reshape(8, 30)[:, 0] == [0, 1, 2, 3, 0, 1, 2, 3]).all()

@@ -62,7 +62,7 @@ GAME = Game(
     rules_file="valeria-card-kingdoms-2e.txt",
     rules_version=RULES_VERSION,
     modes=[Mode("kingdoms", "Valeria: Card Kingdoms, 2 to 5 players", _build, default_scenario="valeria/standard.toml",
-                bench_games=2000, engine=_engine, params=_params, one_cell={"players": [4], "play": ["search"]},
+                bench_games=2000, engine=_engine, params=_params, one_cell={"players": [4]},
                 features=FEATURES)],
     policies={
         "economy": "heuristic: recruits for income over the game left, builds Domains, gains Gold",

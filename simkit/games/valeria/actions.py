@@ -18,7 +18,7 @@ from simkit.games.valeria.cards import (
     D_BUILD, D_COST, D_REQ, K_COST, M_MAG, M_REWARD, M_STR, MAX_EFFECTS,
 )
 from simkit.games.valeria.end import end_triggered, finish
-from simkit.games.valeria.roll import role_count, start_turn
+from simkit.games.valeria.roll import role_counts, start_turn
 from simkit.games.valeria.setup import gain, pay, res
 from simkit.games.valeria.state import (
     A_BUILD, A_GAIN, A_RECRUIT, A_SLAY, ACTIVE, ACTS, CAPPED, DN, DOM_OWNER, DSTACK, ENDING, EXH_AREA, EXH_CIT,
@@ -49,12 +49,13 @@ def recruit_cost(s, env, p, k):
 
 
 @njit(cache=True)
-def can_build(s, env, p, dom):
-    doms, kinds = env[2], env[0]
+def can_build(s, env, p, dom, rc):
+    """Seat ``p`` (role-icon counts ``rc``) can pay Domain ``dom`` and meets its requirement."""
+    doms = env[2]
     if res(s, p, GOLD_) < doms[dom, D_COST]:
         return False
     for r in range(N_ROLES):
-        if role_count(s, kinds, p, r) < doms[dom, D_REQ + r]:
+        if rc[r] < doms[dom, D_REQ + r]:
             return False
     return True
 
@@ -85,9 +86,10 @@ def action_legal(s, env, out):
     for r in range(N_RES):
         out[n] = A_GAIN + r
         n += 1
+    rc = role_counts(s, env[0], p)
     for d in range(MAX_DSTACK):
         dom = top_domain(s, d)
-        if dom >= 0 and can_build(s, env, p, dom):
+        if dom >= 0 and can_build(s, env, p, dom, rc):
             out[n] = A_BUILD + d
             n += 1
     return n

@@ -29,7 +29,6 @@ from pathlib import Path
 import numpy as np
 
 from simkit.core.scenario import Fields, Problems, read_toml
-from simkit.errors import InputError
 
 RESOURCES = ("gold", "strength", "magic")
 N_ROLES, N_CITIZENS, N_AREAS, STACK_COPIES, DOMAIN_STACK = 4, 10, 5, 5, 3

@@ -23,14 +23,14 @@ from simkit.core.rng import randbelow
 from simkit.games.valeria import actions as A
 from simkit.games.valeria import roll as R
 from simkit.games.valeria.cards import (
-    D_BUILD, D_COST, D_POWER, D_REQ, D_VP, K_OFF, K_ON, K_VP, M_MAG, M_REWARD, M_STR, M_VP, MAX_EFFECTS, OP_ANY, OP_GAIN,
+    D_BUILD, D_COST, D_POWER, D_REQ, D_VP, K_OFF, K_ON, K_ROLE, K_VP, M_MAG, M_REWARD, M_STR, M_VP, MAX_EFFECTS, OP_ANY, OP_GAIN,
     OP_PER_ROLE, OP_STEAL,
 )
 from simkit.games.valeria.setup import new_game, res  # noqa: F401  (new_game: the engine's set-up)
 from simkit.games.valeria.state import (
     A_ADJ, A_ADJ_DONE, A_ANY, A_BUILD, A_GAIN, A_KEEP, A_RECRUIT, A_SLAY, A_TARGET, ACTIVE, ACTS, CURSOR, D1, D2,
     DEALT, DECISIONS, DN, DOM_OWNER, DSTACK, EXH_LEFT, EXH_PLACED, EXH_STACK, GAINED, GOLD, GOLD_, HERALD_2E, KEEP,
-    MAGIC_, MAX_ACTIONS, MAX_DSTACK, MAX_P, MAX_SUB, MON_LEFT, MON_OWNER, N_AREAS, N_CIT, N_KINDS, N_RES, N_ROLES,
+    MAGIC_, MAX_DSTACK, MAX_P, MAX_SUB, MON_LEFT, MON_OWNER, N_AREAS, N_CIT, N_KINDS, N_RES, N_ROLES,
     NP, OVER, OWN, P_ACTION, P_ADJUST, P_ANY, P_DUKE, P_OVER, P_THIEF, PHASE, R_DOUBLES, R_HERALD, R_N_DOM,
     R_N_DUKE, R_N_MON, SPENT, STACK, STRENGTH_, TO_MOVE, WIN_MASK, DOUBLES_ONCE, MAX_DOM,
 )
@@ -194,7 +194,9 @@ def progress_left(s, env):
 
 
 @njit(cache=True)
-def _power_value(s, env, k, p, col):
+def _power_value(env, k, col, rc, extra):
+    """Resources one activation of Citizen ``k``'s power (column ``col``) gives an owner with role-icon counts
+    ``rc`` (plus ``extra`` copies of ``k`` about to be recruited)."""
     kinds = env[0]
     v = 0.0
     for j in range(MAX_EFFECTS):
@@ -203,15 +205,15 @@ def _power_value(s, env, k, p, col):
             v += n
         elif op == OP_PER_ROLE:
             role = kinds[k, col + 4 * j + 2]
-            v += n * (R.role_count(s, kinds, p, role) + (1 if kinds[k, 3] == role else 0))
+            v += n * (rc[role] + (extra if kinds[k, K_ROLE] == role else 0))
     return v
 
 
 @njit(cache=True)
-def income_per_round(s, env, p, k):
-    """Expected Resources per round one more copy of Citizen ``k`` gives seat ``p`` (one on-turn roll, the others
-    off-turn)."""
-    return env[6][k] * (_power_value(s, env, k, p, K_ON) + (s[NP] - 1) * _power_value(s, env, k, p, K_OFF))
+def income_per_round(s, env, k, rc):
+    """Expected Resources per round one more copy of Citizen ``k`` gives its owner (role-icon counts ``rc``): one
+    on-turn roll, the others off-turn."""
+    return env[6][k] * (_power_value(env, k, K_ON, rc, 1) + (s[NP] - 1) * _power_value(env, k, K_OFF, rc, 1))
 
 
 @njit(cache=True, inline="always")
@@ -223,7 +225,7 @@ def shortfall(need_s, need_m, st, mg):
 
 
 @njit(cache=True)
-def _near(s, env, p, r):
+def _near(s, env, p, r, rc):
     """1 when one more of Resource ``r`` brings seat ``p`` closer to a Monster it is at most 3 short of
     (Strength, Magic) or to a Domain whose icons it has and is at most 3 Gold short of (Gold)."""
     mons, doms = env[1], env[2]
@@ -234,7 +236,7 @@ def _near(s, env, p, r):
             if dom >= 0 and 0 < doms[dom, D_COST] - gd <= 3:
                 ok = True
                 for q in range(N_ROLES):
-                    if R.role_count(s, env[0], p, q) < doms[dom, D_REQ + q]:
+                    if rc[q] < doms[dom, D_REQ + q]:
                         ok = False
                 if ok:
                     return 1.0
@@ -251,8 +253,9 @@ def _near(s, env, p, r):
 
 
 @njit(cache=True)
-def action_value(s, env, a, params):
-    """The heuristic's value of an Action Phase action (also used by the learned features)."""
+def action_value(s, env, a, params, rc, left):
+    """The heuristic's value of an Action Phase action, for the active player with role-icon counts ``rc`` and
+    ``left`` the share of the game left (``progress_left``)."""
     mons, doms, kinds = env[1], env[2], env[0]
     p = s[ACTIVE]
     if a < A_RECRUIT:
@@ -264,12 +267,11 @@ def action_value(s, env, a, params):
         return params[0] * mons[m, M_VP] + params[3] + 0.3 * rew - 0.05 * x
     if a < A_GAIN:
         k = a - A_RECRUIT
-        left = params[2] * progress_left(s, env)
-        return (params[0] * kinds[k, K_VP] + params[1] * income_per_round(s, env, p, k) * left
+        return (params[0] * kinds[k, K_VP] + params[1] * income_per_round(s, env, k, rc) * params[2] * left
                 - params[8] * A.recruit_cost(s, env, p, k))
     if a < A_BUILD:
         r = a - A_GAIN
-        return params[5 + r] + params[9] * _near(s, env, p, r)
+        return params[5 + r] + params[9] * _near(s, env, p, r, rc)
     dom = A.top_domain(s, a - A_BUILD)
     g = 0.0
     for r in range(N_RES):
@@ -282,13 +284,14 @@ def action_value(s, env, a, params):
 def duke_value(s, env, p, u, params):
     """What Duke ``u`` looks worth to seat ``p`` now."""
     dukes = env[3]
+    rc = R.role_counts(s, env[0], p)
     v = 0.0
     for cat in range(N_ROLES + 5):
         pts, every = dukes[u, 2 * cat], dukes[u, 2 * cat + 1]
         if pts == 0:
             continue
         if cat < N_ROLES:
-            v += pts / every * (R.role_count(s, env[0], p, cat) + 2.0)
+            v += pts / every * (rc[cat] + 2.0)
         elif cat == N_ROLES:
             v += pts * (3.0 + params[3])
         elif cat == N_ROLES + 1:
@@ -303,6 +306,7 @@ def roll_value(s, env, p, d1, d2):
     """Resources seat ``p`` (the active player) takes from its own Citizens and Herald on the roll (d1, d2)."""
     kinds, rules = env[0], env[5]
     once = rules[R_DOUBLES] == DOUBLES_ONCE
+    rc = R.role_counts(s, kinds, p)
     v = 0.0
     hit = False
     for k in range(N_KINDS):
@@ -312,7 +316,7 @@ def roll_value(s, env, p, d1, d2):
         act = R.activations(kinds, k, d1, d2, once)
         if act > 0:
             hit = True
-            v += own * act * _power_value(s, env, k, p, K_ON)
+            v += own * act * _power_value(env, k, K_ON, rc, 0)
     if rules[R_HERALD] == HERALD_2E:
         v += (0.0 if hit else 1.0) + (1.0 if d1 == d2 else 0.0)
     elif not hit:
@@ -329,14 +333,16 @@ def heuristic(s, env, legal, n, params, prng):
         return legal[0]
     ph = s[PHASE]
     p = s[TO_MOVE]
+    rc = R.role_counts(s, env[0], p)
+    left = progress_left(s, env) if ph == P_ACTION else 0.0
     best, best_v = legal[0], -1e300
     for i in range(n):
         a = legal[i]
         if ph == P_ACTION:
-            v = action_value(s, env, a, params)
+            v = action_value(s, env, a, params, rc, left)
         elif ph == P_ANY:
             r = a - A_ANY
-            v = params[5 + r] + params[9] * _near(s, env, p, r)
+            v = params[5 + r] + params[9] * _near(s, env, p, r, rc)
         elif ph == P_THIEF:
             v = float(res(s, a - A_TARGET, GOLD_))
         elif ph == P_DUKE:
@@ -391,8 +397,9 @@ def features(s, env, a, is_base, idx, val):
             m += 3
         elif a < A_GAIN:
             k = a - A_RECRUIT
+            rc = R.role_counts(s, env[0], p)
             idx[m], val[m] = 2, 1.0
-            idx[m + 1], val[m + 1] = 15, income_per_round(s, env, p, k) * left
+            idx[m + 1], val[m + 1] = 15, income_per_round(s, env, k, rc) * left
             idx[m + 2], val[m + 2] = 16, A.recruit_cost(s, env, p, k) / 5.0
             idx[m + 3], val[m + 3] = 18, left
             idx[m + 4], val[m + 4] = 14, env[0][k, K_VP] / 5.0

@@ -18,7 +18,7 @@ from numba import njit
 
 from simkit.core.rng import roll
 from simkit.games.valeria.cards import (
-    D_POWER, K_NUM0, K_NUM1, K_OFF, K_ON, MAX_EFFECTS, OP_ANY, OP_GAIN, OP_PER_ROLE, OP_STEAL, K_ROLE,
+    D_POWER, K_NUM0, K_OFF, K_ON, MAX_EFFECTS, OP_ANY, OP_GAIN, OP_PER_ROLE, OP_STEAL, K_ROLE,
 )
 from simkit.games.valeria.setup import gain, pay, res
 from simkit.games.valeria.state import (
@@ -53,6 +53,25 @@ def role_count(s, kinds, p, role):
         if kinds[k, K_ROLE] == role:
             c += s[OWN + p * N_KINDS + k]
     return c
+
+
+@njit(cache=True)
+def role_counts(s, kinds, p):
+    """Seat ``p``'s four role-icon counts, in one pass over its Citizens (a tuple: no allocation)."""
+    c0 = c1 = c2 = c3 = 0
+    for k in range(N_CIT):
+        c = s[OWN + p * N_KINDS + k]
+        if c:
+            r = kinds[k, K_ROLE]
+            if r == 0:
+                c0 += c
+            elif r == 1:
+                c1 += c
+            elif r == 2:
+                c2 += c
+            else:
+                c3 += c
+    return (c0, c1, c2, c3)
 
 
 @njit(cache=True)

@@ -199,7 +199,12 @@ class ValeriaSim(Simulation):
 
     @property
     def cells(self) -> int:
+        """Rows per game index: one per reported seat of each cell."""
         return len(self._row_cell)
+
+    @property
+    def games_per_index(self) -> int:
+        return len(self._cells)
 
     def env(self):
         return self._env
