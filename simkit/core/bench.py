@@ -51,7 +51,7 @@ def _targets(name: str | None, games: int | None):
             if learned is not None:
                 yield game, f"{mode.name} (learned)", learned, games or mode.bench_games, False
             if search is not None:
-                cells = search.cells
+                cells = getattr(search, "games_per_index", search.cells)  # games per index, not rows
                 yield game, f"{mode.name} (search, {SEARCH_GAMES} games × {cells} cell{'s' if cells != 1 else ''})", \
                     search, SEARCH_GAMES, True
     for game in registry.games().values():
