@@ -48,7 +48,7 @@ def recruit_cost(s, env, p, k):
     return env[0][k, K_COST] + s[OWN + p * N_KINDS + k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_build(s, env, p, dom, rc):
     """Seat ``p`` (role-icon counts ``rc``) can pay Domain ``dom`` and meets its requirement."""
     doms = env[2]

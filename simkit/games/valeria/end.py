@@ -19,7 +19,7 @@ from simkit.games.valeria.state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_triggered(s, env):
     """Any of the three end conditions holds."""
     left = 0

@@ -179,7 +179,7 @@ def resample(s, rng, env, seat, srng):
 # heuristics
 # ============================================================================================================
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def progress_left(s, env):
     """The least share left of the Monsters, the Domains and the Exhausted cards (1 at the start, 0 at the end)."""
     rules = env[5]
@@ -193,7 +193,7 @@ def progress_left(s, env):
     return min(x, s[EXH_LEFT] / max(2 * s[NP], 1))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _power_value(env, k, col, rc, extra):
     """Resources one activation of Citizen ``k``'s power (column ``col``) gives an owner with role-icon counts
     ``rc`` (plus ``extra`` copies of ``k`` about to be recruited)."""
@@ -209,7 +209,7 @@ def _power_value(env, k, col, rc, extra):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def income_per_round(s, env, k, rc):
     """Expected Resources per round one more copy of Citizen ``k`` gives its owner (role-icon counts ``rc``): one
     on-turn roll, the others off-turn."""
@@ -224,7 +224,7 @@ def shortfall(need_s, need_m, st, mg):
     return max(a, need_s + need_m - st - mg, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _near(s, env, p, r, rc):
     """1 when one more of Resource ``r`` brings seat ``p`` closer to a Monster it is at most 3 short of
     (Strength, Magic) or to a Domain whose icons it has and is at most 3 Gold short of (Gold)."""
@@ -252,7 +252,7 @@ def _near(s, env, p, r, rc):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def action_value(s, env, a, params, rc, left):
     """The heuristic's value of an Action Phase action, for the active player with role-icon counts ``rc`` and
     ``left`` the share of the game left (``progress_left``)."""

@@ -28,7 +28,7 @@ from simkit.games.valeria.state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def activations(kinds, k, d1, d2, doubles_once):
     """How many times one copy of Citizen kind ``k`` activates on the roll ``(d1, d2)``: once per die showing one
     of its numbers (on doubles: once, with ``doubles_once``) and once if the sum is one of them."""
@@ -45,7 +45,7 @@ def activations(kinds, k, d1, d2, doubles_once):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def role_count(s, kinds, p, role):
     """Citizens seat ``p`` owns with role icon ``role`` (Starters have none)."""
     c = 0
@@ -55,7 +55,7 @@ def role_count(s, kinds, p, role):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def role_counts(s, kinds, p):
     """Seat ``p``'s four role-icon counts, in one pass over its Citizens (a tuple: no allocation)."""
     c0 = c1 = c2 = c3 = 0
@@ -87,7 +87,7 @@ def start_turn(s, rng, env):
     begin_harvest(s, env)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def n_adjust_options(s, env):
     """How many die changes the active player's unused ``adjust_die`` Domains allow now."""
     doms = env[2]
@@ -158,7 +158,7 @@ def begin_harvest(s, env):
     steal_step(s, env)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_seat(s, base):
     """The first seat, in turn order from the active player, with ``s[base + seat] > 0`` (-1: none)."""
     n = s[NP]

@@ -27,7 +27,7 @@ def res(s, p, r):
     return s[GOLD + r * MAX_P + p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gain(s, p, r, n, harvest):
     """Seat ``p`` takes ``n`` of Resource ``r`` (from the supply, or stolen); ``harvest``: in a Harvest Phase."""
     s[GOLD + r * MAX_P + p] += n
@@ -36,7 +36,7 @@ def gain(s, p, r, n, harvest):
         s[HARVEST + p] += n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pay(s, p, r, n):
     """Seat ``p`` pays ``n`` of Resource ``r`` (callers check that it can)."""
     s[GOLD + r * MAX_P + p] -= n
