@@ -168,7 +168,7 @@ CORPUS = [
     ("empty levels", ["run", "s.toml", *GAMES], ["s.toml", "field 'levels' must list at least one value"], scenario(VH, "levels = [1, 2, 3]", "levels = []")),
     ("empty monsters", ["run", "s.toml", *GAMES], ["s.toml", "field 'monsters' must list at least one value"], scenario(VH, 'monsters = ["troll", "dragon", "serpent"]', "monsters = []")),
     # messages that name the right thing
-    ("mode of a game without modes", ["run", "inputs/v.toml"], ["v.toml", "field 'mode'", "no simulation modes", "simkit odds valeria", "valka"],
+    ("mode the game does not have", ["run", "inputs/v.toml"], ["v.toml", "field 'mode'", "'kingdoms'", "chance-strike"],
      write("inputs/v.toml", 'game = "valeria"\nmode = "chance-strike"\n')),
     ("cards empty", ["run", "s.toml", *GAMES], ["s.toml", "field 'cards' must name a file"], scenario(LQ, 'cards = "cards.toml"', 'cards = ""')),
     ("cards a folder", ["run", "s.toml", *GAMES], ["s.toml", "field 'cards' names a folder"], scenario(LQ, 'cards = "cards.toml"', 'cards = "."')),

@@ -51,7 +51,7 @@ def _targets(name: str | None, games: int | None):
             if learned is not None:
                 yield game, f"{mode.name} (learned)", learned, games or mode.bench_games, False
             if search is not None:
-                cells = search.cells
+                cells = getattr(search, "games_per_index", search.cells)  # games per index, not rows
                 yield game, f"{mode.name} (search, {SEARCH_GAMES} games × {cells} cell{'s' if cells != 1 else ''})", \
                     search, SEARCH_GAMES, True
     for game in registry.games().values():
@@ -85,15 +85,15 @@ def bench(name: str | None = None, games: int | None = None, jobs: int | None = 
         t0 = time.perf_counter()
         run_simulation(sim, n, seed=1, jobs=1, block_size=bs)
         t1 = time.perf_counter() - t0
-        row = {"game": game.name, "simulator": label, "games": n * sim.cells,
-               "games/s per core": _rate(n * sim.cells / t1)}
+        played = n * getattr(sim, "games_per_index", sim.cells)  # games, not rows (a game may write one per seat)
+        row = {"game": game.name, "simulator": label, "games": played, "games/s per core": _rate(played / t1)}
         if all_jobs > 1:
             row[f"games/s, {all_jobs} jobs"] = row["speed-up"] = "–"
             if not slow:
                 t0 = time.perf_counter()
                 run_simulation(sim, n, seed=1, jobs=all_jobs, block_size=bs)
                 tn = time.perf_counter() - t0
-                row[f"games/s, {all_jobs} jobs"] = round(n * sim.cells / tn)
+                row[f"games/s, {all_jobs} jobs"] = round(played / tn)
                 row["speed-up"] = round(t1 / tn, 2)
         rows.append(row)
     return rows

@@ -63,6 +63,11 @@ class Simulation:
         """How many cells each game is played in (rows per game index)."""
         return 1
 
+    @property
+    def games_per_index(self) -> int:
+        """Games played per game index: ``cells`` unless a game writes several rows (one per seat, say)."""
+        return self.cells
+
     def describe(self) -> dict[str, Any]:
         """What the manifest records about the scenario: options, policies, parameters."""
         return {}

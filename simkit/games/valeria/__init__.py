@@ -1,11 +1,41 @@
-"""Valeria: Card Kingdoms 2E additions (rules: ../shared/rules/valeria-card-kingdoms-2e.txt):
-Herald starter card and Monster Event activation odds on 2d6."""
+"""Valeria: Card Kingdoms (rules: the base game as issue 22 states it, and ../shared/rules/valeria-card-kingdoms-2e.txt):
+the game for 2 to 5 players with the 2E Herald or the 1E consolation, and the exact Herald and Monster Event
+activation odds on 2d6 (``simkit odds valeria``).
+
+Modules: ``cards`` (the card data, its validation and the effect language), ``state`` (the engine's state
+layout), one module per phase (``setup``, ``roll``: Roll and Harvest, ``actions``: Action and End Phases,
+``end``: end of game and scoring), ``engine`` (the decision-point interface, heuristics, features),
+``scenario`` and ``simulation`` (the runner); ``odds``, ``odds_cli``, ``roll_sim`` (the dice odds).
+"""
 
 from __future__ import annotations
 
-RULES_VERSION = "vck2e-additions-1"
+RULES_VERSION = "vck2e-1"
 
-from simkit.core.registry import Game, LazyCommand  # noqa: E402
+from simkit.core.registry import Game, LazyCommand, Mode  # noqa: E402
+
+FEATURES = "simkit.games.valeria.engine:FEATURES"
+
+
+def _build(fields):
+    from simkit.games.valeria.scenario import read_valeria
+
+    args = read_valeria(fields)  # every field checked before the kernels (numba) are imported
+    from simkit.games.valeria.simulation import ValeriaSim
+
+    return ValeriaSim(**args)
+
+
+def _engine(scenario=None):
+    from simkit.games.valeria.simulation import decision_game
+
+    return decision_game(scenario)
+
+
+def _params():
+    from simkit.games.valeria.engine import PARAMS
+
+    return PARAMS
 
 
 def _odds_commands():
@@ -28,10 +58,26 @@ def _roll_check():
 
 GAME = Game(
     name="valeria",
-    title="Valeria: Card Kingdoms 2E (Herald, Monster Events)",
+    title="Valeria: Card Kingdoms 2E (the game; Herald and Monster Event odds)",
     rules_file="valeria-card-kingdoms-2e.txt",
     rules_version=RULES_VERSION,
-    modes=[],
+    modes=[Mode("kingdoms", "Valeria: Card Kingdoms, 2 to 5 players", _build, default_scenario="valeria/standard.toml",
+                bench_games=2000, engine=_engine, params=_params, one_cell={"players": [4]},
+                features=FEATURES)],
+    policies={
+        "economy": "heuristic: recruits for income over the game left, builds Domains, gains Gold",
+        "hunter": "heuristic: slays Monsters first, gains Strength and Magic toward the next one",
+        "random": "baseline: a legal action at random",
+        "search": "search over economy: 8 rollouts per action (face-down Domains and other Dukes resampled)",
+    },
+    rule_options={
+        "rules.herald": "'herald' (2E Herald Starter; default) or 'consolation' (1E: any 1 Resource when no Citizen "
+                        "activates)",
+        "rules.doubles": "a Citizen matching both dice of a double activates 'twice' (default: each die activates) "
+                         "or 'once'",
+        "rules.turn_cap": "a game still running after this many rounds ends, scored, as capped (a simulator guard; "
+                          "default 60)",
+    },
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,
     dice_checks={"valeria-roll": _roll_check},

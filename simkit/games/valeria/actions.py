@@ -1,0 +1,165 @@
+"""Action Phase: "exactly two actions, repeats allowed", then the End Phase.
+
+* Slay a Monster: "pay its Strength and, if printed, Magic; Magic may stand in for Strength but at least one
+  Strength must be paid; take its reward" (the top Monster of an area; how much Magic stands in is the choice).
+* Recruit a Citizen: "cost plus 1 Gold for each copy of that Citizen already owned" (Starters are other cards);
+  "it does not activate on the turn it is recruited" holds by itself: the Harvest comes before the actions.
+* Gain 1 Gold / Strength / Magic.
+* Build a Domain: "pay its cost; the role icons of your Citizens meet its requirement; Starters do not count"
+  (the face-up top of a Domain stack; the next one is turned face up).
+A stack emptied by an action takes an Exhausted card while any is left.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from simkit.games.valeria.cards import (
+    D_BUILD, D_COST, D_REQ, K_COST, M_MAG, M_REWARD, M_STR, MAX_EFFECTS,
+)
+from simkit.games.valeria.end import end_triggered, finish
+from simkit.games.valeria.roll import role_counts, start_turn
+from simkit.games.valeria.setup import gain, pay, res
+from simkit.games.valeria.state import (
+    A_BUILD, A_GAIN, A_RECRUIT, A_SLAY, ACTIVE, ACTS, CAPPED, DN, DOM_OWNER, DSTACK, ENDING, EXH_AREA, EXH_CIT,
+    EXH_DOM, EXH_LEFT, EXH_PLACED, EXH_STACK, GOLD_, MAGIC_, MAX_DSTACK, MAX_SUB, MON_LEFT, MON_OWNER, N_AREAS,
+    N_CIT, N_KINDS, N_RES, N_ROLES, NP, OWN, R_TURN_CAP, ROUNDS, STACK, STRENGTH_, TURNS,
+)
+
+
+@njit(cache=True, inline="always")
+def top_monster(s, env, a):
+    """The slayable Monster of area ``a`` (-1 when the area is empty)."""
+    areas = env[4]
+    if s[MON_LEFT + a] == 0:
+        return -1
+    return areas[a, 0] + areas[a, 1] - s[MON_LEFT + a]
+
+
+@njit(cache=True, inline="always")
+def top_domain(s, d):
+    if s[DN + d] == 0:
+        return -1
+    return s[DSTACK + 3 * d + s[DN + d] - 1]
+
+
+@njit(cache=True, inline="always")
+def recruit_cost(s, env, p, k):
+    return env[0][k, K_COST] + s[OWN + p * N_KINDS + k]
+
+
+@njit(cache=True, inline="always")
+def can_build(s, env, p, dom, rc):
+    """Seat ``p`` (role-icon counts ``rc``) can pay Domain ``dom`` and meets its requirement."""
+    doms = env[2]
+    if res(s, p, GOLD_) < doms[dom, D_COST]:
+        return False
+    for r in range(N_ROLES):
+        if rc[r] < doms[dom, D_REQ + r]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def action_legal(s, env, out):
+    """The active player's legal actions: every payable slay (each Magic-for-Strength split), recruit, build, and
+    the three gains."""
+    mons = env[1]
+    p = s[ACTIVE]
+    n = 0
+    st, mg, gd = res(s, p, STRENGTH_), res(s, p, MAGIC_), res(s, p, GOLD_)
+    for a in range(N_AREAS):
+        m = top_monster(s, env, a)
+        if m < 0:
+            continue
+        need_s, need_m = mons[m, M_STR], mons[m, M_MAG]
+        for x in range(need_s):  # Magic standing in: at most need_s - 1 (at least one Strength)
+            if x >= MAX_SUB:
+                break
+            if st >= need_s - x and mg >= need_m + x:
+                out[n] = A_SLAY + a * MAX_SUB + x
+                n += 1
+    for k in range(N_CIT):
+        if s[STACK + k] > 0 and gd >= recruit_cost(s, env, p, k):
+            out[n] = A_RECRUIT + k
+            n += 1
+    for r in range(N_RES):
+        out[n] = A_GAIN + r
+        n += 1
+    rc = role_counts(s, env[0], p)
+    for d in range(MAX_DSTACK):
+        dom = top_domain(s, d)
+        if dom >= 0 and can_build(s, env, p, dom, rc):
+            out[n] = A_BUILD + d
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _exhaust(s, slot):
+    if s[EXH_LEFT] > 0:
+        s[EXH_LEFT] -= 1
+        s[EXH_PLACED] += 1
+        s[EXH_STACK + slot] = 1
+
+
+@njit(cache=True)
+def apply_action_phase(s, rng, env, a):
+    """Take one action; after the second, the End Phase and the next player's Roll Phase."""
+    mons, doms = env[1], env[2]
+    p = s[ACTIVE]
+    if a < A_RECRUIT:
+        area, x = (a - A_SLAY) // MAX_SUB, (a - A_SLAY) % MAX_SUB
+        m = top_monster(s, env, area)
+        pay(s, p, STRENGTH_, mons[m, M_STR] - x)
+        pay(s, p, MAGIC_, mons[m, M_MAG] + x)
+        for j in range(MAX_EFFECTS):
+            if mons[m, M_REWARD + 2 * j + 1] > 0:
+                gain(s, p, mons[m, M_REWARD + 2 * j], mons[m, M_REWARD + 2 * j + 1], False)
+        s[MON_OWNER + m] = p
+        s[MON_LEFT + area] -= 1
+        if s[MON_LEFT + area] == 0:
+            _exhaust(s, EXH_AREA + area)
+    elif a < A_GAIN:
+        k = a - A_RECRUIT
+        pay(s, p, GOLD_, recruit_cost(s, env, p, k))
+        s[OWN + p * N_KINDS + k] += 1
+        s[STACK + k] -= 1
+        if s[STACK + k] == 0:
+            _exhaust(s, EXH_CIT + k)
+    elif a < A_BUILD:
+        gain(s, p, a - A_GAIN, 1, False)
+    else:
+        d = a - A_BUILD
+        dom = top_domain(s, d)
+        pay(s, p, GOLD_, doms[dom, D_COST])
+        for r in range(N_RES):
+            if doms[dom, D_BUILD + r] > 0:
+                gain(s, p, r, doms[dom, D_BUILD + r], False)
+        s[DOM_OWNER + dom] = p
+        s[DN + d] -= 1
+        if s[DN + d] == 0:
+            _exhaust(s, EXH_DOM + d)
+    s[ACTS] -= 1
+    if s[ACTS] > 0:
+        return
+    end_turn(s, rng, env)
+
+
+@njit(cache=True)
+def end_turn(s, rng, env):
+    """End Phase: check the end conditions; the round is finished so that everyone has had equal turns (the game
+    ends when play comes back to seat 0); ``rules.turn_cap`` rounds end a game as capped (a simulator guard)."""
+    if not s[ENDING] and end_triggered(s, env):
+        s[ENDING] = 1
+    s[TURNS] += 1
+    nxt = (s[ACTIVE] + 1) % s[NP]
+    if nxt == 0:
+        s[ROUNDS] += 1
+        if s[ENDING] or s[ROUNDS] >= env[5][R_TURN_CAP]:
+            if not s[ENDING]:
+                s[CAPPED] = 1
+            finish(s, env)
+            return
+    s[ACTIVE] = nxt
+    start_turn(s, rng, env)

@@ -1,0 +1,264 @@
+"""Valeria: Card Kingdoms card data, read from TOML (no numba: input errors are reported at once).
+
+The rule text (../shared/rules/valeria-card-kingdoms-2e.txt) prints no cards. The bundled
+``scenarios/valeria/cards.toml`` is STAND-IN data; :func:`load_cards` checks what the base rules fix (Starters
+Peasant on 5 and Knight on 6; 10 Citizen roles in stacks of 5; 5 Monster areas; Domains in stacks of 3; at least
+two Dukes per player for 5 players).
+
+The effect language
+-------------------
+A power is a list of effects ``{op = "...", ...}`` run in order. Citizen powers (``on_turn``: the active player's
+Citizens; ``off_turn``: everyone else's):
+
+  ``gain``      ``resource`` (gold | strength | magic) ``n``: take n of that Resource
+  ``any``       ``n``: take n Resources, each of the owner's choice (a decision)
+  ``steal``     ``n``: take up to n Gold from another player of the owner's choice (a decision; resolves first)
+  ``per_role``  ``role``, ``resource``, ``n``: take n of the Resource per Citizen you own with that role icon
+
+Monster ``reward`` and Domain ``build`` lists take ``gain`` only. A Domain's ``power = "adjust_die"`` lets its owner,
+once per own Roll Phase, change one die by 1 (staying 1..6). Duke ``bonus`` entries ``{per, vp, every}`` score
+``vp`` for every ``every`` (default 1) of ``per``: a role icon, ``monster``, ``domain``, or ``gold`` /
+``strength`` / ``magic`` left at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from simkit.core.scenario import Fields, Problems, read_toml
+
+RESOURCES = ("gold", "strength", "magic")
+N_ROLES, N_CITIZENS, N_AREAS, STACK_COPIES, DOMAIN_STACK = 4, 10, 5, 5, 3
+MAX_MONSTERS_PER_AREA, MAX_DOMAINS, MAX_DUKES, MIN_DUKES = 5, 18, 16, 10
+MAX_EFFECTS, MAX_COST, MAX_N = 2, 12, 6
+OPS = ("none", "gain", "any", "steal", "per_role")
+OP_NONE, OP_GAIN, OP_ANY, OP_STEAL, OP_PER_ROLE = range(len(OPS))
+POWERS = ("none", "adjust_die")
+DUKE_PER_EXTRA = ("monster", "domain", "gold", "strength", "magic")
+STARTERS = (("peasant", 5), ("knight", 6))  # "a Peasant (activates on 5), a Knight (6)"
+PEASANT, KNIGHT = N_CITIZENS, N_CITIZENS + 1  # kind numbers of the Starters
+N_KINDS = N_CITIZENS + len(STARTERS)
+
+# packed tables (int32). A Citizen effect is 4 numbers: op, resource, role, n.
+K_NUM0, K_NUM1, K_COST, K_ROLE, K_VP, K_STARTER, K_ON, K_OFF = 0, 1, 2, 3, 4, 5, 6, 6 + 4 * MAX_EFFECTS
+KIND_COLS = K_OFF + 4 * MAX_EFFECTS
+M_AREA, M_STR, M_MAG, M_VP, M_REWARD = 0, 1, 2, 3, 4  # reward: (resource, n) * MAX_EFFECTS
+MON_COLS = M_REWARD + 2 * MAX_EFFECTS
+D_COST, D_VP, D_REQ, D_BUILD, D_POWER = 0, 1, 2, 2 + N_ROLES, 2 + N_ROLES + 3  # build: n per resource
+DOM_COLS = D_POWER + 1
+N_DUKE_CATS = N_ROLES + len(DUKE_PER_EXTRA)  # (vp, every) per category
+DUKE_COLS = 2 * N_DUKE_CATS
+
+
+@dataclass(frozen=True)
+class CardSet:
+    notice: str
+    roles: tuple[str, ...]
+    areas: tuple[str, ...]
+    kinds: tuple[dict, ...]     # 10 Citizens then the 2 Starters
+    monsters: tuple[dict, ...]  # area by area, top of each stack first
+    domains: tuple[dict, ...]
+    dukes: tuple[dict, ...]
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """``(kinds, monsters, domains, dukes, areas)`` int32 tables (column constants above); ``areas[a]`` is
+        (first Monster, Monsters in the area)."""
+        k = np.zeros((len(self.kinds), KIND_COLS), np.int32)
+        for i, c in enumerate(self.kinds):
+            nums = list(c["numbers"]) + [0]
+            k[i, :K_ON] = (nums[0], nums[1], c["cost"], c["role"], c["vp"], int(c["starter"]))
+            for side, col in (("on_turn", K_ON), ("off_turn", K_OFF)):
+                for j, e in enumerate(c[side]):
+                    k[i, col + 4 * j:col + 4 * j + 4] = e
+        m = np.zeros((len(self.monsters), MON_COLS), np.int32)
+        for i, x in enumerate(self.monsters):
+            m[i, :M_REWARD] = (x["area"], x["strength"], x["magic"], x["vp"])
+            for j, (r, n) in enumerate(x["reward"]):
+                m[i, M_REWARD + 2 * j:M_REWARD + 2 * j + 2] = (r, n)
+        d = np.zeros((len(self.domains), DOM_COLS), np.int32)
+        for i, x in enumerate(self.domains):
+            d[i, D_COST], d[i, D_VP], d[i, D_POWER] = x["cost"], x["vp"], x["power"]
+            d[i, D_REQ:D_REQ + N_ROLES] = x["requires"]
+            for r, n in x["build"]:
+                d[i, D_BUILD + r] += n
+        u = np.zeros((len(self.dukes), DUKE_COLS), np.int32)
+        for i, x in enumerate(self.dukes):
+            for cat, vp, every in x["bonus"]:
+                u[i, 2 * cat], u[i, 2 * cat + 1] = vp, every
+        a = np.zeros((N_AREAS, 2), np.int32)
+        for i, x in enumerate(self.monsters):
+            if a[x["area"], 1] == 0:
+                a[x["area"], 0] = i
+            a[x["area"], 1] += 1
+        return k, m, d, u, a
+
+
+def default_cards_path() -> Path:
+    from simkit.core.registry import scenarios_dir
+
+    return scenarios_dir() / "valeria" / "cards.toml"
+
+
+def _names(xs) -> str:
+    return ", ".join(repr(x) for x in xs)
+
+
+def _key(f: Fields, seen: set) -> str:
+    key = f.get("key", str)
+    if not key or key in seen:
+        raise f.error("key", f"must be a distinct non-empty name (got {key!r})")
+    seen.add(key)
+    return key
+
+
+def _effects(f: Fields, field: str, what: str, ops: tuple[str, ...], roles: tuple[str, ...], default=None):
+    """A list of effects in the effect language: ``(op, resource, role, n)`` tuples."""
+    raw = f.get(field, list, default) if default is not None else f.get(field, list)
+    if len(raw) > MAX_EFFECTS or (default is None and not raw):
+        raise f.error(field, f"of {what} must list 1 to {MAX_EFFECTS} effects (got {len(raw)})")
+    out = []
+    for j, e in enumerate(raw):
+        if not isinstance(e, dict):
+            raise f.error(f"{field}[{j}]", f"of {what} must be a table like {{op = \"gain\", resource = \"gold\", "
+                                           f"n = 1}} (got {e!r})")
+        ef = Fields(f.file, e, f"{f.prefix}{field}[{j}].")
+        op = ef.get("op", str)
+        if op not in ops:
+            raise ef.error("op", f"of {what}: unknown op {op!r}; allowed ops: {', '.join(ops)}")
+        res = role = 0
+        if op in ("gain", "per_role"):
+            res = RESOURCES.index(ef.get("resource", str, choices=RESOURCES))
+        if op == "per_role":
+            role = roles.index(ef.get("role", str, choices=roles))
+        n = ef.get("n", int, min=1, max=MAX_N)
+        ef.finish()
+        out.append((OPS.index(op), res, role, n))
+    return tuple(out)
+
+
+def _numbers(f: Fields, what: str) -> tuple[int, ...]:
+    nums = f.get("numbers", list)
+    ok = (1 <= len(nums) <= 2 and all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 12 for x in nums)
+          and len(set(nums)) == len(nums))
+    if not ok:
+        raise f.error("numbers", f"of {what} must be 1 or 2 different activation numbers 1..12, e.g. [5] or [9, 10] "
+                                 f"(got {nums!r})")
+    return tuple(nums)
+
+
+def _rows(top: Fields, name: str) -> list[Fields]:
+    value = top.get(name, list)
+    for i, v in enumerate(value):
+        if not isinstance(v, dict):
+            raise top.error(f"{name}[{i}]", f"must be a table (got {v!r})")
+    return top.rows(name, value)
+
+
+def load_cards(path: str | Path | None = None) -> CardSet:
+    """Read and check a cards file (default: the bundled stand-in ``scenarios/valeria/cards.toml``)."""
+    path = Path(path) if path is not None else default_cards_path()
+    data, _ = read_toml(path)
+    problems = Problems()
+    top = Fields(path, data, problems=problems)
+    notice = top.get("notice", str)
+    roles = top.get("roles", list)
+    if len(roles) != N_ROLES or len(set(roles)) != N_ROLES or not all(isinstance(r, str) and r for r in roles):
+        raise top.error("roles", f"must list {N_ROLES} distinct role icon names (got {roles!r})")
+    areas = top.get("areas", list)
+    if len(areas) != N_AREAS or len(set(areas)) != N_AREAS or not all(isinstance(a, str) and a for a in areas):
+        raise top.error("areas", f"must list {N_AREAS} distinct Monster area names (got {areas!r})")
+    roles, areas = tuple(roles), tuple(areas)
+    keys: set[str] = set()
+    citizen_ops = ("gain", "any", "steal", "per_role")
+    kinds = []
+    rows = _rows(top, "citizens")
+    if len(rows) != N_CITIZENS:
+        raise top.error("citizens", f"must list exactly {N_CITIZENS} Citizen roles (got {len(rows)})")
+    for f in rows:
+        with problems.row():
+            key, name = _key(f, keys), f.get("name", str)
+            what = f"Citizen {name!r}"
+            kinds.append(dict(key=key, name=name, numbers=_numbers(f, what),
+                              role=roles.index(f.get("role", str, choices=roles)),
+                              cost=f.get("cost", int, min=0, max=MAX_COST), vp=f.get("vp", int, 0, min=0, max=MAX_N),
+                              starter=False, on_turn=_effects(f, "on_turn", what, citizen_ops, roles),
+                              off_turn=_effects(f, "off_turn", what, citizen_ops, roles)))
+            f.finish()
+    problems.check()
+    rows = _rows(top, "starters")
+    got = [(r.data.get("key"), r.data.get("numbers")) for r in rows]
+    want = [(k, [n]) for k, n in STARTERS]
+    if got != want:
+        raise top.error("starters", "must be the Peasant (key 'peasant', numbers [5]) and the Knight (key 'knight', "
+                                    f"numbers [6]), in that order (got {got!r})")
+    for f in rows:
+        with problems.row():
+            key, name = _key(f, keys), f.get("name", str)
+            what = f"Starter {name!r}"
+            kinds.append(dict(key=key, name=name, numbers=_numbers(f, what), role=-1, cost=0, vp=0, starter=True,
+                              on_turn=_effects(f, "on_turn", what, citizen_ops, roles),
+                              off_turn=_effects(f, "off_turn", what, citizen_ops, roles)))
+            f.finish()
+    problems.check()
+    monsters = []
+    for f in _rows(top, "monsters"):
+        with problems.row():
+            key, name = _key(f, keys), f.get("name", str)
+            area = areas.index(f.get("area", str, choices=areas))
+            st = f.get("strength", int, min=1, max=12)
+            mg = f.get("magic", int, 0, min=0, max=MAX_N)
+            vp = f.get("vp", int, min=0, max=12)
+            reward = [(e[1], e[3]) for e in _effects(f, "reward", f"Monster {name!r}", ("gain",), roles, [])]
+            f.finish()
+            monsters.append(dict(key=key, name=name, area=area, strength=st, magic=mg, vp=vp, reward=reward))
+    problems.check()
+    for a, name in enumerate(areas):
+        n = sum(m["area"] == a for m in monsters)
+        if not 1 <= n <= MAX_MONSTERS_PER_AREA:
+            raise top.error("monsters", f"must give area {name!r} 1 to {MAX_MONSTERS_PER_AREA} Monsters (got {n})")
+    monsters.sort(key=lambda m: m["area"])  # stable: top of each stack first
+    domains = []
+    for f in _rows(top, "domains"):
+        with problems.row():
+            key, name = _key(f, keys), f.get("name", str)
+            cost = f.get("cost", int, min=0, max=MAX_COST)
+            vp = f.get("vp", int, min=0, max=12)
+            rq = f.table("requires", default={})
+            req = tuple(rq.get(r, int, 0, min=0, max=5) for r in roles)
+            rq.finish()
+            build = [(e[1], e[3]) for e in _effects(f, "build", f"Domain {name!r}", ("gain",), roles, [])]
+            power = POWERS.index(f.get("power", str, "none", choices=POWERS))
+            f.finish()
+            domains.append(dict(key=key, name=name, cost=cost, vp=vp, requires=req, build=build, power=power))
+    problems.check()
+    if not domains or len(domains) % DOMAIN_STACK or len(domains) > MAX_DOMAINS:
+        raise top.error("domains", f"must list a multiple of {DOMAIN_STACK} Domains, at most {MAX_DOMAINS} (stacks "
+                                   f"of 2 face down + 1 face up; got {len(domains)})")
+    cats = roles + DUKE_PER_EXTRA
+    dukes = []
+    for f in _rows(top, "dukes"):
+        with problems.row():
+            key, name = _key(f, keys), f.get("name", str)
+            raw = f.get("bonus", list)
+            if not 1 <= len(raw) <= 3 or not all(isinstance(b, dict) for b in raw):
+                raise f.error("bonus", f"of Duke {name!r} must list 1 to 3 tables like {{per = \"holy\", vp = 1}}")
+            bonus = []
+            for j, b in enumerate(raw):
+                bf = Fields(f.file, b, f"{f.prefix}bonus[{j}].")
+                bonus.append((cats.index(bf.get("per", str, choices=cats)), bf.get("vp", int, min=1, max=5),
+                              bf.get("every", int, 1, min=1, max=10)))
+                bf.finish()
+            f.finish()
+            dukes.append(dict(key=key, name=name, bonus=tuple(bonus)))
+    problems.check()
+    if not MIN_DUKES <= len(dukes) <= MAX_DUKES:
+        raise top.error("dukes", f"must list {MIN_DUKES} to {MAX_DUKES} Dukes (2 are dealt to each of up to 5 "
+                                 f"players; got {len(dukes)})")
+    top.get("experiment", bool, False)
+    top.finish()
+    problems.check()
+    return CardSet(notice, roles, areas, tuple(kinds), tuple(monsters), tuple(domains), tuple(dukes))
+

@@ -1,0 +1,105 @@
+"""End Phase and end of game.
+
+"When all Monsters are slain, all Domains are built, or the number of Exhausted stacks reaches twice the number
+of players, finish the round so everyone has equal turns." Score: Victory Points printed on Monsters, Domains and
+Citizens, plus the kept Duke's bonuses; "tie: fewest cards in the tableau" (Citizens, Starters included, Monsters
+and Domains); still tied: a shared win.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from simkit.games.valeria.cards import K_VP, M_VP, D_VP
+from simkit.games.valeria.roll import role_count
+from simkit.games.valeria.setup import res
+from simkit.games.valeria.state import (
+    DN, DOM_OWNER, ENDING, EXH_PLACED, KEEP, MON_LEFT, MON_OWNER, N_AREAS, N_KINDS, N_ROLES, NP, OVER, OWN,
+    P_OVER, PHASE, R_N_DOM, R_N_MON, SCORE, TABLEAU, TO_MOVE, WIN_MASK, MAX_DSTACK,
+)
+
+
+@njit(cache=True, inline="always")
+def end_triggered(s, env):
+    """Any of the three end conditions holds."""
+    left = 0
+    for a in range(N_AREAS):
+        left += s[MON_LEFT + a]
+    if left == 0:
+        return True
+    built = True
+    for d in range(MAX_DSTACK):
+        if s[DN + d] > 0:
+            built = False
+    return built or s[EXH_PLACED] >= 2 * s[NP]
+
+
+@njit(cache=True)
+def score_seat(s, env, p):
+    """Seat ``p``'s Victory Points: printed VP of its Citizens, Monsters and Domains, and its Duke's bonuses."""
+    kinds, mons, doms, dukes, rules = env[0], env[1], env[2], env[3], env[5]
+    vp = 0
+    for k in range(N_KINDS):
+        vp += s[OWN + p * N_KINDS + k] * kinds[k, K_VP]
+    n_mon = 0
+    for m in range(rules[R_N_MON]):
+        if s[MON_OWNER + m] == p:
+            vp += mons[m, M_VP]
+            n_mon += 1
+    n_dom = 0
+    for d in range(rules[R_N_DOM]):
+        if s[DOM_OWNER + d] == p:
+            vp += doms[d, D_VP]
+            n_dom += 1
+    u = s[KEEP + p]
+    if u >= 0:
+        for cat in range(N_ROLES + 5):
+            v, every = dukes[u, 2 * cat], dukes[u, 2 * cat + 1]
+            if v == 0:
+                continue
+            if cat < N_ROLES:
+                x = role_count(s, kinds, p, cat)
+            elif cat == N_ROLES:
+                x = n_mon
+            elif cat == N_ROLES + 1:
+                x = n_dom
+            else:
+                x = res(s, p, cat - N_ROLES - 2)
+            vp += (x // every) * v
+    return vp
+
+
+@njit(cache=True)
+def tableau(s, env, p):
+    c = 0
+    for k in range(N_KINDS):
+        c += s[OWN + p * N_KINDS + k]
+    for m in range(env[5][R_N_MON]):
+        c += 1 if s[MON_OWNER + m] == p else 0
+    for d in range(env[5][R_N_DOM]):
+        c += 1 if s[DOM_OWNER + d] == p else 0
+    return c
+
+
+@njit(cache=True)
+def finish(s, env):
+    """Score every seat and record the winners (bit mask: most VP, then fewest tableau cards)."""
+    n = s[NP]
+    best_v, best_t = -1, 1 << 30
+    for p in range(n):
+        s[SCORE + p] = score_seat(s, env, p)
+        s[TABLEAU + p] = tableau(s, env, p)
+        v, t = s[SCORE + p], s[TABLEAU + p]
+        if v > best_v or (v == best_v and t < best_t):
+            best_v, best_t = v, t
+    mask = 0
+    for p in range(n):
+        if s[SCORE + p] == best_v and s[TABLEAU + p] == best_t:
+            mask |= 1 << p
+    s[WIN_MASK] = mask
+    s[OVER] = 1
+    s[PHASE] = P_OVER
+    s[TO_MOVE] = 0
+    s[ENDING] = 1
+
+

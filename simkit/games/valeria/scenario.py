@@ -1,0 +1,61 @@
+"""Reading a Valeria scenario: every field is checked here, before any numba kernel is imported.
+
+``read_valeria(fields)`` returns the keyword arguments of ``simulation.ValeriaSim``.
+"""
+
+from __future__ import annotations
+
+from simkit.core.policies import LEARNED_KINDS, read_policies
+from simkit.core.registry import literal_from_source
+from simkit.core.scenario import cwd_relative
+from simkit.games.valeria.cards import load_cards
+
+ENGINE = "simkit.games.valeria.engine"
+# rule options: name -> (allowed values, default); the first value is the plain reading (docs/rules.md)
+OPTIONS = {
+    "herald": (("herald", "consolation"), "herald"),   # 2E Herald, or the 1E consolation
+    "doubles": (("twice", "once"), "twice"),           # a Citizen matching both dice of a double
+}
+PLAYERS = (2, 3, 4, 5)
+
+
+def presets() -> dict:
+    """The bundled policies (``engine.PRESETS``) and the `search` preset (over the economy heuristic)."""
+    p = dict(literal_from_source(ENGINE, "PRESETS"))
+    p["search"] = ("search", {"rollouts": 8, "base": "economy", "budget": "halving", "caution": 1.0})
+    return p
+
+
+def read_valeria(fields) -> dict:
+    """Scenario ``mode = "kingdoms"`` (see scenarios/valeria/*.toml for every field): the checked ``ValeriaSim``
+    arguments."""
+    cards_path = fields.file_path("cards", "cards.toml")
+    cards = load_cards(cards_path)
+    raw = fields.get("players", (int, list), [4])
+    players = [raw] if isinstance(raw, int) else raw
+    if not players or not all(isinstance(n, int) and not isinstance(n, bool) and n in PLAYERS for n in players) \
+            or len(set(players)) != len(players):
+        raise fields.error("players", f"must be a player count or a list of distinct ones; allowed values: 2, 3, 4, 5 "
+                                      f"(got {raw!r})")
+    pre = presets()
+    policies = read_policies(fields, pre, LEARNED_KINDS, literal_from_source(ENGINE, "PARAMS"),
+                             ["economy", "hunter", "random"])
+    for name, kind, values in policies:
+        if kind == "search" and "base_kind" not in values:
+            b = pre[values["base"]]
+            values["base_kind"], values["base_params"] = b[0], dict(b[1])
+    names = [p[0] for p in policies]
+    opponent = fields.get("opponent", str, "self")
+    if opponent != "self":
+        if opponent not in pre and opponent not in names:
+            raise fields.error("opponent", "must be 'self' or a policy; allowed values: 'self', "
+                               + ", ".join(repr(x) for x in sorted(set(pre) | set(names))))
+        if opponent not in names:
+            policies.append((opponent, *pre[opponent]))
+    r = fields.table("rules", default={})
+    options = {name: r.get(name, str, default, choices=allowed) for name, (allowed, default) in OPTIONS.items()}
+    turn_cap = r.get("turn_cap", int, 60, min=5, max=10_000)
+    r.finish()
+    fields.finish()
+    return {"cards": cards, "players": players, "policies": policies, "opponent": opponent, "options": options,
+            "turn_cap": turn_cap, "cards_file": cwd_relative(cards_path), "tested": names}

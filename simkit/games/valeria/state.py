@@ -1,0 +1,91 @@
+"""The Valeria engine's state layout, phases, action ids and rule vector (shared by the phase modules).
+
+Seats are numbered in turn order: seat 0 is the first player ("First player chosen at random; play clockwise":
+which policy sits in seat 0 is the scenario's choice, so seat advantage is measured by seat). State ``s``
+(int32, ``STATE_SIZE``)::
+
+    header  PHASE TO_MOVE OVER ACTIVE ACTS D1 D2 ENDING TURNS ROUNDS WIN_MASK DECISIONS EXH_LEFT EXH_PLACED
+            ADJ_USED CURSOR NP CAPPED
+    GOLD[5] STR[5] MAG[5]          each seat's Resources
+    GAINED[5][3] SPENT[5][3]       Resources taken and paid so far (held = gained - spent: the invariant)
+    OWN[5][12]                     Citizens owned by kind (10 Citizen roles, then Peasant and Knight)
+    STACK[10]                      cards left in each Citizen stack (5 at the start)
+    MON_LEFT[5]                    Monsters left in each area (the top one is slayable)
+    MON_OWNER[25]                  the seat that slew each Monster, -1 while unslain
+    DSTACK[6][3] DN[6]             Domain stacks, bottom first (the top, DSTACK[d][DN[d]-1], is face up; the
+                                   rest are face down: hidden from every seat)
+    DOM_OWNER[18]                  the seat that built each Domain, -1 while unbuilt
+    DEALT[5][2] KEEP[5]            each seat's two dealt Dukes and the one it kept (-1: not chosen yet); hidden
+                                   from the other seats
+    PEND_STEAL[5] STEAL_AMT[5]     Thief activations waiting for a target, and the Gold each takes
+    PEND_ANY[5]                    "any 1 Resource" choices waiting (Herald, 1E consolation, ``any`` powers)
+    HERALD[5]                      Herald (or 1E consolation) activations so far
+    HARVEST[5]                     Resources taken in Harvest Phases so far (income)
+    SCORE[5] TABLEAU[5]            final Victory Points and tableau size (tie-break)
+    EXH_STACK[21]                  1 where an Exhausted card lies (Citizen stacks, areas, Domain stacks)
+"""
+
+from __future__ import annotations
+
+MAX_P = 5
+N_KINDS = 12
+N_CIT = 10
+N_RES = 3
+N_ROLES = 4
+N_AREAS = 5
+MAX_MON = 25
+MAX_DSTACK = 6
+MAX_DOM = 18
+MAX_DUKE = 16
+MAX_SUB = 12  # Magic standing in for Strength: 0 .. 11
+GOLD_, STRENGTH_, MAGIC_ = 0, 1, 2
+
+(PHASE, TO_MOVE, OVER, ACTIVE, ACTS, D1, D2, ENDING, TURNS, ROUNDS, WIN_MASK, DECISIONS, EXH_LEFT, EXH_PLACED,
+ ADJ_USED, CURSOR, NP, CAPPED) = range(18)
+HEADER = 18
+GOLD = HEADER
+STR = GOLD + MAX_P
+MAG = STR + MAX_P
+GAINED = MAG + MAX_P
+SPENT = GAINED + MAX_P * N_RES
+OWN = SPENT + MAX_P * N_RES
+STACK = OWN + MAX_P * N_KINDS
+MON_LEFT = STACK + N_CIT
+MON_OWNER = MON_LEFT + N_AREAS
+DSTACK = MON_OWNER + MAX_MON
+DN = DSTACK + MAX_DSTACK * 3
+DOM_OWNER = DN + MAX_DSTACK
+DEALT = DOM_OWNER + MAX_DOM
+KEEP = DEALT + MAX_P * 2
+PEND_STEAL = KEEP + MAX_P
+STEAL_AMT = PEND_STEAL + MAX_P
+PEND_ANY = STEAL_AMT + MAX_P
+HERALD = PEND_ANY + MAX_P
+HARVEST = HERALD + MAX_P
+SCORE = HARVEST + MAX_P
+TABLEAU = SCORE + MAX_P
+EXH_STACK = TABLEAU + MAX_P
+EXH_CIT, EXH_AREA, EXH_DOM = 0, N_CIT, N_CIT + N_AREAS
+STATE_SIZE = EXH_STACK + N_CIT + N_AREAS + MAX_DSTACK
+
+# phases: whose decision is pending
+P_DUKE, P_ADJUST, P_THIEF, P_ANY, P_ACTION, P_OVER = range(6)
+PHASE_NAMES = ("duke", "adjust", "thief", "any", "action", "over")
+
+# actions
+A_SLAY = 0                               # + area * MAX_SUB + Magic standing in for Strength
+A_RECRUIT = A_SLAY + N_AREAS * MAX_SUB   # + Citizen kind (0..9)
+A_GAIN = A_RECRUIT + N_CIT               # + Resource
+A_BUILD = A_GAIN + N_RES                 # + Domain stack
+A_TARGET = A_BUILD + MAX_DSTACK          # + seat robbed by the Thief
+A_ANY = A_TARGET + MAX_P                 # + Resource taken (Herald, consolation, any)
+A_KEEP = A_ANY + N_RES                   # + 0/1: which dealt Duke to keep
+A_ADJ = A_KEEP + 2                       # + Domain * 4 + die * 2 + (0: -1, 1: +1)
+A_ADJ_DONE = A_ADJ + MAX_DOM * 4         # roll as it stands
+MAX_ACTIONS = A_ADJ_DONE + 1
+
+# rule vector (int64)
+R_PLAYERS, R_HERALD, R_DOUBLES, R_TURN_CAP, R_START_GOLD, R_START_MAGIC, R_N_DOM, R_N_DUKE, R_N_MON = range(9)
+N_RULES = 9
+CONSOLATION_1E, HERALD_2E = 0, 1
+DOUBLES_TWICE, DOUBLES_ONCE = 0, 1
