@@ -48,6 +48,8 @@ CASES = [
     ["odds", "chance-strike", "--die", "12", "--mc", "10"],
     ["odds", "valhalla-battle", "--team", "nope"],
     ["odds", "valhalla-battle", "--team", "raven_thrall", "--policies", "search"],
+    ["odds", "lonequest-battle", "--front", "nope", "--marauders", "old_gob"],
+    ["odds", "lonequest-battle", "--front", "squire", "--marauders", "old_gob", "--policies", "search"],
     ["compare", "nope.toml"],
     ["sweep", "nope.toml", "--set", "a=1:2"],
     ["check", "--baselines", "nope"],

@@ -88,7 +88,9 @@ def _odds_commands():
     return [LazyCommand("chance-strike", "simkit.games.valka.odds_cli:chance_strike_cmd",
                         "VÁLKA Chance Strike: exact odds for every Strike × Shield pair."),
             LazyCommand("test-fate", "simkit.games.valka.odds_cli:test_fate_cmd",
-                        "VÁLKA Test Fate: exact odds of even rolls on a d10, with and without the offering.")]
+                        "VÁLKA Test Fate: exact odds of even rolls on a d10, with and without the offering."),
+            LazyCommand("lonequest-battle", "simkit.games.valka.battle_cli:lonequest_battle_cmd",
+                        "VÁLKA Lonequest: one battle solved exactly, optimal play against the policies.")]
 
 
 def _chance_strike_check():

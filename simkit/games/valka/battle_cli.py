@@ -1,0 +1,285 @@
+"""``simkit odds lonequest-battle``: one Lonequest battle solved exactly, optimal play against the policies."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import click
+
+from simkit.core.oddscli import emit, odds_options
+from simkit.core.tables import fraction_str, render
+from simkit.errors import InputError
+from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS
+
+MAX_FRACTION_CHARS = 40  # longer exact fractions are shown as decimals in table/Markdown
+FIRST = 8  # the most likely first decisions shown with their optimal and policy choices
+HEURISTICS = ("cautious", "aggressive", "greedy_trader")  # the Lonequest's heuristic presets; random on request
+MAX_MARAUDERS = 4  # a Location holds 5 cards; the solver keeps one under the Marauders
+STRONG_ENUF = ("sum", "each", "strongest")  # scenario.STRONG_ENUF (a test checks)
+LONE_ONE = ("loses", "fails")
+
+
+def _keys(text: str) -> list[str]:
+    return [k.strip() for k in text.split(",") if k.strip()]
+
+
+def _exact(x: Fraction) -> str:
+    f = fraction_str(x)
+    return f"{f} ≈ {float(x):.6f}" if len(f) <= MAX_FRACTION_CHARS else f"≈ {float(x):.10f}"
+
+
+def _buff(text: str, option: str) -> tuple[int, int]:
+    """``strike2`` -> (type 0, value 2)."""
+    for t, name in enumerate(BUFF_TYPES):
+        if text.startswith(name) and text[len(name):] in ("1", "2", "3"):
+            return t, int(text[len(name):])
+    raise InputError(f"{option}: unknown Buff {text!r}; allowed values: a type ({', '.join(BUFF_TYPES)}) and a "
+                     "value 1-3, e.g. strike2")
+
+
+def check_position(cards, warband, front, hand, marauders, fighter_deck, warband_deck):
+    """Card ids of a position, every choice checked (no numba): (warband, [(fighter, [buff cards])], hand Buff
+    cards, hand Event cards, Marauders, Fighter deck, Warband deck). A card key may be given once (one card
+    each); an ``InputError`` names the option, what is wrong and what is allowed."""
+    if warband not in WARBANDS:
+        raise InputError(f"--warband: unknown Warband {warband!r}; allowed values: {', '.join(WARBANDS)}")
+    keys = {f.key: i for i, f in enumerate(cards.fighters)}
+    used: set[int] = set()
+
+    def fighter(k, option):
+        if k not in keys:
+            raise InputError(f"{option}: unknown Fighter {k!r}; allowed values: Fighter keys of the cards file "
+                             f"({', '.join(list(keys)[:6])}, …)")
+        if keys[k] in used:
+            raise InputError(f"{option}: Fighter {k!r} is given twice; allowed: each Fighter card once")
+        used.add(keys[k])
+        return keys[k]
+
+    free_buffs = list(range(len(cards.buffs)))
+
+    def buff_card(text, option):
+        t, v = _buff(text, option)
+        for c in free_buffs:
+            if cards.buffs[c].type == t and cards.buffs[c].value == v:
+                free_buffs.remove(c)
+                return c
+        raise InputError(f"{option}: no {text} Buff card left; allowed: as many as the cards file holds")
+
+    if not 1 <= len(front) <= 4:
+        raise InputError(f"--front: {len(front)} Fighters; allowed: 1..4")
+    front_ids = []
+    for item in front:
+        name, *buffs = item.split("+")
+        f = fighter(name, "--front")
+        types = [_buff(b, "--front")[0] for b in buffs]
+        if len(set(types)) < len(types):
+            raise InputError(f"--front: {name!r} has two Buffs of one type; allowed: 1 of each type (core rules)")
+        front_ids.append((f, [buff_card(b, "--front") for b in buffs]))
+    hand_buffs, hand_events = [], []
+    free_events = list(range(len(cards.events)))
+    for item in hand:
+        if item in EVENT_KINDS:
+            e = next((e for e in free_events if cards.events[e].kind == EVENT_KINDS.index(item)), None)
+            if e is None:
+                raise InputError(f"--hand: no {item} Event card left; allowed: as many as the cards file holds")
+            free_events.remove(e)
+            hand_events.append(e)
+        else:
+            try:
+                hand_buffs.append(buff_card(item, "--hand"))
+            except InputError:
+                raise InputError(f"--hand: unknown card {item!r}; allowed values: Events "
+                                 f"({', '.join(EVENT_KINDS)}) or Buffs (e.g. shield1)") from None
+    if not 1 <= len(marauders) <= MAX_MARAUDERS:
+        raise InputError(f"--marauders: {len(marauders)} Marauders; allowed: 1..{MAX_MARAUDERS}")
+    mar = [fighter(k, "--marauders") for k in marauders]
+    fd = [fighter(k, "--fighter-deck") for k in fighter_deck]
+    wb = [fighter(k, "--warband-deck") for k in warband_deck]
+    return WARBANDS.index(warband), front_ids, hand_buffs, hand_events, mar, fd, wb
+
+
+def check_policies(names) -> None:
+    """``--policies``: Lonequest presets other than ``search`` (read without importing numba)."""
+    from simkit.core.registry import literal_from_source
+
+    presets = literal_from_source("simkit.games.valka.lonequest.policies", "PRESETS")
+    allowed = [k for k, (kind, _) in presets.items() if kind != "search"]
+    for name in names:
+        if name not in allowed:
+            raise InputError(f"--policies: {name!r} cannot be solved exactly; allowed values: {', '.join(allowed)}")
+
+
+def _situation(t, names) -> str:
+    """A decision state in words: the Frontline and the Marauders with their Health left."""
+    from simkit.games.valka.lonequest import layout as L
+
+    front = [names[int(t[L.FRONT + L.F_SIZE * i])] + f" ({int(t[L.FRONT + L.F_SIZE * i + L.F_DAMAGE])} dmg)"
+             for i in range(t[L.FRONT_N])]
+    mar = [names[int(t[L.MAR + 2 * j])] + f" ({int(t[L.MAR + 2 * j + 1])} dmg)" for j in range(t[L.MAR_N])]
+    return f"{L.PHASES[t[L.PHASE]]}: " + ", ".join(front) + " vs " + ", ".join(mar)
+
+
+def solve(cards, position_args, rules, policy_names):
+    """(solver, rows of P(win) per play, first-decision rows, agreement) of one battle."""
+    from simkit.games.valka.lonequest import policies as pol
+    from simkit.games.valka.lonequest.battle import Cyclic, LonequestBattle, TooLarge, describe_action, position
+    from simkit.games.valka.lonequest.simulation import card_data
+
+    s0, env = position(card_data(cards), rules, *position_args)
+    pols = {n: (pol.RANDOM if pol.PRESETS[n][0] == "random" else pol.HEURISTIC, pol.param_vector(pol.PRESETS[n][1]))
+            for n in policy_names}
+    solver = LonequestBattle(s0, env, pols)
+    try:
+        values = {None: solver.value(None), **{n: solver.value(n) for n in policy_names}}
+    except TooLarge as e:
+        raise InputError(f"--marauders/--fighter-deck/--warband-deck: the battle is too large to solve exactly "
+                         f"({e}); allowed: fewer Marauders, deck cards or Events in hand") from None
+    except Cyclic as e:
+        raise InputError(f"--no-defender-damage: {e} (a Chance Strike may deal no damage); allowed: "
+                         "--defender-damage") from None
+    rows = []
+    for n, v in values.items():
+        rows.append({"play": "optimal" if n is None else n, "win": fraction_str(v), "win_p": float(v),
+                     "lost_vs_optimal": fraction_str(values[None] - v),
+                     "lost_vs_optimal_p": float(values[None] - v)})
+    names = [f.name for f in cards.fighters]
+    first, agree = [], {n: Fraction(0) for n in policy_names}
+    decided = Fraction(0)
+    for p, t in sorted(solver.first(), key=lambda pt: -pt[0]):
+        if solver.terminal(t) is not None:
+            continue
+        decided += p
+        best = solver.best_action(t)
+        opt_v = solver.value_at(t, None)
+        row = {"situation": _situation(t, names), "probability": fraction_str(p), "probability_p": float(p),
+               "optimal": describe_action(best, t, env, names), "optimal_win": float(opt_v)}
+        for n in policy_names:
+            a = solver.policy_action(t, n)
+            row[n] = describe_action(a, t, env, names)
+            row[f"{n}_win"] = float(solver.value_at(t, n))
+            if solver.q(t, a, None) == opt_v:  # the policy's choice, then optimal play: worth the optimum?
+                agree[n] += p
+        first.append(row)
+    if decided:
+        agree = {n: v / decided for n, v in agree.items()}
+    return solver, rows, first, agree
+
+
+def text_output(head, rows, first, agree, policy_names, fmt, mc_row=None) -> str:
+    md = fmt == "md"
+    disp = []
+    for r in rows:
+        d = {"Play": r["play"], "P(win) exact": _exact(Fraction(r["win"])),
+             "Lost against optimal": f"{r['lost_vs_optimal_p']:.6f}"}
+        if mc_row is not None:
+            opt = r["play"] == "optimal"
+            d["MC [95%]"] = mc_row["text"] if opt else ""
+            d["inside"] = mc_row["inside"] if opt else ""
+            d["MC n"] = mc_row["n"] if opt else ""
+        disp.append(d)
+    parts = ["\n".join(("- " if md else "") + h for h in head) + "\n",
+             ("## " if md else "") + "P(clearing the Marauders)\n\n" + render(disp, fmt)]
+    if first:
+        fr = []
+        for r in first[:FIRST]:
+            d = {"First decision": r["situation"], "P": f"{r['probability_p']:.4f}", "Optimal choice": r["optimal"],
+                 "P(win | optimal)": f"{r['optimal_win']:.4f}"}
+            for n in policy_names:
+                d[f"{n} choice"] = r[n]
+                d[f"P(win | {n})"] = f"{r[n + '_win']:.4f}"
+            fr.append(d)
+        shares = "; ".join(f"{n}: {float(v):.4f}" for n, v in agree.items())
+        parts.append(("## " if md else "") + f"The {min(FIRST, len(first))} most likely first decisions (of "
+                     f"{len(first)}): the optimal choice and each policy's\n\n" + render(fr, fmt)
+                     + (f"\nShare of first decisions (by probability) on which the policy's choice, followed by "
+                        f"optimal play, wins as often as the optimal choice: {shares}\n" if shares else ""))
+    return "\n".join(parts)
+
+
+@click.command("lonequest-battle")
+@click.option("--front", required=True,
+              help="The Frontline, left to right: Fighter keys of the cards file, comma-separated, each with its "
+                   "equipped Buffs as +TYPEVALUE (e.g. lancer+strike2+health1,squire).")
+@click.option("--marauders", required=True,
+              help="The Location's Marauders: Fighter keys, comma-separated, the first revealed first (1 to 4).")
+@click.option("--hand", default="", help="Cards in hand: Event kinds (fear, potion, fireblast, …) and Buffs "
+                                         "(e.g. shield1), comma-separated.")
+@click.option("--warband", default="knights", show_default=True, help="The player's Warband (its Boons).")
+@click.option("--fighter-deck", default="", help="The Fighter deck Reinforcements come from: Fighter keys "
+                                                 "(shuffled; default: empty).")
+@click.option("--warband-deck", default="", help="The Warband deck (Rally, Reinforce, a new Fighter): Fighter keys "
+                                                 "(shuffled; default: empty).")
+@click.option("--stamina", type=click.IntRange(0, 9), default=3, show_default=True,
+              help="Stamina (3 or more: you attack first).")
+@click.option("--krone", type=click.IntRange(0, 99), default=0, show_default=True, help="Krone (the offering).")
+@click.option("--strong-enuf", type=click.Choice(STRONG_ENUF), default="sum", show_default=True,
+              help="Rule option: the Marauders' Strike against your combined Shield (docs/rules.md).")
+@click.option("--lone-one", type=click.Choice(LONE_ONE), default="loses", show_default=True,
+              help="Rule option: a lone natural 1 in a Chance Strike loses the combat or only fails.")
+@click.option("--defender-damage/--no-defender-damage", default=True, show_default=True,
+              help="Rule option: the winner of a Chance Strike deals the damage, defender too.")
+@click.option("--boons/--no-boons", default=True, show_default=True, help="Rule option: Warband Boons.")
+@click.option("--cards", "cards_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Cards file (default: the bundled scenarios/valka/cards.toml).")
+@click.option("--policies", "policies", default=",".join(HEURISTICS), show_default=True,
+              help="Policies to solve beside the optimum (Lonequest presets; 'random' too).")
+@odds_options
+def lonequest_battle_cmd(front, marauders, hand, warband, fighter_deck, warband_deck, stamina, krone, strong_enuf,
+                         lone_one, defender_damage, boons, cards_path, policies, fmt, out, mc, seed, jobs, plot):
+    """VÁLKA Lonequest: one battle solved exactly, with best play and with each policy.
+
+    An expectimax over the Lonequest engine's own decisions (attacker, target and kind of Strike, Special Combat
+    Actions and Events, Divine Aid, the offering, Equip and Boon targets), every d10 and every card drawn from
+    the Fighter or Warband deck enumerated, memoised over the battle state. Prints P(clearing the Location's
+    Marauders) under optimal play and under each policy (exact fractions), the optimal first choice, and with
+    --mc N the optimum checked by the engine played N times by the optimal table. Rule text: valka.txt,
+    Lonequest Rules, Battle.
+    """
+    from simkit.games.valka.cards import load_cards
+
+    if cards_path is not None and not Path(cards_path).is_file():
+        raise InputError(f"--cards {cards_path}: " + ("is a folder, expected a .toml file"
+                                                      if Path(cards_path).is_dir() else "file not found"))
+    policy_names = _keys(policies)
+    check_policies(policy_names)
+    cards = load_cards(cards_path)
+    args = check_position(cards, warband, _keys(front), _keys(hand), _keys(marauders), _keys(fighter_deck),
+                          _keys(warband_deck))
+    from simkit.games.valka.lonequest.simulation import rules_vector
+
+    rules = rules_vector(strong_enuf=strong_enuf, lone_one=lone_one, defender_deals_damage=defender_damage,
+                         warband_boons=boons, step_cap=1_000_000)
+    solver, rows, first, agree = solve(cards, (*args, stamina, krone), rules, policy_names)
+    head = [f"Frontline: {', '.join(_keys(front))}; hand: {', '.join(_keys(hand)) or '(none)'}; Warband {warband}; "
+            f"Stamina {stamina}, Krone {krone}",
+            f"Marauders: {', '.join(_keys(marauders))}; Fighter deck: {len(args[5])} cards; Warband deck: "
+            f"{len(args[6])} cards",
+            f"Optimal P(clearing the Marauders) = {_exact(Fraction(rows[0]['win']))}"]
+    mc_row = None
+    if mc:
+        from simkit.core.seeding import normalize_seed
+        from simkit.core.stats import wilson
+        from simkit.games.valka.lonequest.battle import play
+
+        root = normalize_seed(seed)
+        wins = play(solver, mc, root)
+        est = wilson(wins, mc)
+        p = rows[0]["win_p"]
+        mc_row = {"text": f"{est.estimate:.4f} [{est.low:.4f}, {est.high:.4f}]",
+                  "inside": "yes" if est.low <= p <= est.high else "NO", "n": mc}
+        rows[0].update(win_mc=est.estimate, win_low=est.low, win_high=est.high, mc_n=mc)
+        click.echo(f"Monte Carlo: {mc:,} battles played by the engine with the optimal table, seed {root}", err=True)
+    if plot:
+        from simkit.core.plotting import bars
+
+        bars(plot, [r["play"] for r in rows], [r["win_p"] for r in rows], ylabel="P(clearing the Marauders)",
+             title="Lonequest battle: optimal play and the policies")
+    if fmt == "json":
+        emit(json.dumps({"plays": rows, "first_decisions": first,
+                         "agreement": {n: fraction_str(v) for n, v in agree.items()}}, indent=2) + "\n", out)
+    elif fmt == "csv":
+        emit(render(rows, "csv"), out)
+    else:
+        emit(text_output(head, rows, first, agree, policy_names, fmt, mc_row), out)
