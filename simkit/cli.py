@@ -768,13 +768,16 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
               help="Also check the result under the scenario's `search` policy on this many fresh games per cell.")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Run folder to write (default: runs/balance-<stamp>-<seed>).")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="A fixed change the whole search plays under, e.g. --set 'jarls=[\"sigurd\"]' (repeatable; not "
+                   "written into the edited copies).")
 @click.option("--no-copies", is_flag=True, help="Write the edited files only into the run folder, not beside the "
               "originals.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
 @_jobs_option
 def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits, seed, games_per_trial, eval_games,
-                edit_cost, search_games, out, no_copies, quiet, fmt, jobs):
+                edit_cost, search_games, sets, out, no_copies, quiet, fmt, jobs):
     """Find the fewest, smallest edits to card data or rules that bring per-game rates into target bands, then
     verify them on fresh games.
 
@@ -796,7 +799,7 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
         raise InputError(f"--out {out}: the folder exists and is not empty; name a new one")
     r = balance(scenario, all_varies, list(targets), policy=policy, budget=budget, max_edits=max_edits, seed=seed,
                 games_per_trial=games_per_trial, eval_games=eval_games, edit_cost=edit_cost,
-                search_games=search_games, jobs=jobs or 1, out=out, beside=not no_copies,
+                search_games=search_games, sets=list(sets), jobs=jobs or 1, out=out, beside=not no_copies,
                 progress=not quiet and sys.stderr.isatty(), argv=sys.argv[1:])
     for line in report_lines(r, fmt):
         click.echo(line)

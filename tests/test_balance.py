@@ -80,6 +80,9 @@ def test_draw_to_ten_finds_the_minimal_edit(draw, tmp_path):
     assert len((tmp_path / "run/trials.jsonl").read_text().splitlines()) == r.trials
     assert json.loads((tmp_path / "run/result.json").read_text())["edits"] == [["rules.win_low", 8, 9]]
     assert (tmp_path / "run/draw.balanced.toml").read_text() == copy.read_text()
+    # the HTML report: targets before -> after, the edit, the convergence plot embedded
+    page = (tmp_path / "run/report.html").read_text()
+    assert "won[policy=stop_at_8]" in page and "rules.win_low" in page and "data:image/png;base64" in page
 
 
 # --- a game whose candidates are all equal: every salt plays a fair coin on its own streams -------------------

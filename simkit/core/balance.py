@@ -641,13 +641,15 @@ def write_copies(scenario: Path, data: dict, varies: dict[str, Vary], edits: tup
 def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy: str | None = None,
             budget: int = 20_000, max_edits: int = 3, seed: int = 1, games_per_trial: int | None = None,
             eval_games: int | None = None, edit_cost: float = 0.002, search_games: int = 0, jobs: int = 1,
+            sets: list[str] = (),
             out: str | Path | None = None, beside: bool = True, progress: bool = False,
             argv: list[str] | None = None) -> BalanceResult:
     """Search for the fewest, smallest edits meeting ``targets`` and verify them on fresh games (module docstring).
 
     ``budget``: games per cell the search plays, summed over its candidates; ``games_per_trial``: games per cell
     per candidate; ``eval_games``: games per cell of each fresh evaluation (the unedited scenario, the result,
-    and the result with each edit undone); ``search_games``: games per cell of the check under ``search``
+    and the result with each edit undone); ``sets``: fixed ``--set`` changes the whole search plays under (they
+    are not written into the edited copies); ``search_games``: games per cell of the check under ``search``
     (0: none); ``edit_cost``: the score's cost of one edit, in the targets' units (an edit size, as a share of
     its range, costs half that per unit)."""
     import optuna
@@ -670,13 +672,19 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
         raise InputError(f"--budget: must be at least 1 (got {budget})")
     if not (edit_cost >= 0 and math.isfinite(edit_cost)):
         raise InputError(f"--edit-cost: must be a number ≥ 0 (got {edit_cost})")
+    from simkit.core.overrides import parse_set
+
+    fixed = [parse_set(x) for x in sets]
     data0, _ = read_toml(scenario)
+    data0, _ = apply_overrides(scenario, data0, list(fixed))
     parsed_targets = [parse_target(t) for t in targets]
     varies: dict[str, Vary] = {}
     for text in vary:
         v = parse_vary(text, scenario, data0)
         if v.name in varies:
             raise InputError(f"--vary {text!r}: {v.name} is varied twice")
+        if any(o.path == v.path for o in fixed):
+            raise InputError(f"--vary {text!r}: {v.name} is also fixed by --set; vary it or fix it")
         varies[v.name] = v
     names = list(varies)
 
@@ -710,9 +718,8 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
         d = read_toml(scenario)[0]
         if policy is not None:
             d["play"] = [play_as or policy]
-        ovs = [Override(varies[k].path, v, f"{k}={_fmt(v)}") for k, v in edits]
-        copies: dict = {}
-        d, _ = apply_overrides(scenario, d, ovs, copies)
+        ovs = list(fixed) + [Override(varies[k].path, v, f"{k}={_fmt(v)}") for k, v in edits]
+        d, _ = apply_overrides(scenario, d, ovs)
         try:
             return loader.build(scenario, d)
         except InputError as exc:
@@ -743,7 +750,7 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
     out_dir = Path(out) if out is not None else None
     writer = _Writer(out_dir, {
         "command": "balance", "argv": argv, "scenario": str(scenario), "policy": policy, "vary": vary,
-        "targets": targets, "expanded_targets": [t.label() for t in expanded], "budget": budget,
+        "targets": targets, "sets": list(sets), "expanded_targets": [t.label() for t in expanded], "budget": budget,
         "games_per_trial": per, "eval_games": n_eval, "max_edits": max_edits, "seed": seed, "edit_cost": edit_cost,
         "status": "running", "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
     })
@@ -881,13 +888,37 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
         diffs=diffs, written=[str(p) for p in written], search_check=check, notes=notes)
     result.baseline_search = baseline.values  # type: ignore[attr-defined]
     writer.dump("result.json", asdict(result))
-    writer.text("report.md", "# simkit balance\n\n" + "\n".join(report_lines(result, "md")) + "\n")
+    if out_dir is not None:
+        write_report(result, out_dir, argv)
     writer.close("done")
     return result
 
 
 class _Impossible(Exception):
     """A candidate the game refuses to build (an impossible value)."""
+
+
+def write_report(r: BalanceResult, out: Path, argv: list[str] | None = None) -> list[Path]:
+    """The run folder's ``report.md`` and its self-contained ``report.html``: the command, the edits and their
+    diff, every target before → after, the one-step deviations and the convergence plot (each candidate's score
+    on the search's games, and the best so far)."""
+    from simkit.core import plotting
+    from simkit.core.html import markdown_to_html
+
+    h = r.history
+    x = np.arange(len(h))
+    score = np.array([e["score"] if math.isfinite(e["score"]) else np.nan for e in h])
+    plot = plotting.lines(out / "convergence.png", x, {"best so far": np.array([e["best_score"] for e in h]),
+                                                        "candidate": score},
+                          title="balance search: score = max violation + edit costs", xlabel="candidate",
+                          ylabel="score (search games)")
+    head = ["# simkit balance: " + Path(r.scenario).name, ""]
+    if argv:
+        head += ["```", "simkit " + " ".join(argv), "```", ""]
+    body = report_lines(r, "md")
+    text = "\n".join(head + body + ["", "## Convergence", "", f"![convergence]({plot.name})", ""])
+    write_atomic(out / "report.md", text)
+    return [out / "report.md", markdown_to_html(out / "report.md"), plot]
 
 
 # --- output ----------------------------------------------------------------------------------------------------
