@@ -767,11 +767,11 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
             cols = play(sim, seed, SEARCH, per, jobs, tick)
             values = [point(cols, t) for t in expanded]
             viol = max(t.violation(x) for t, x in zip(expanded, values))
-        except _Impossible as exc:
-            values, viol = [math.nan] * m, math.inf
+            refused = None
+        except _Impossible as exc:  # the game refuses the values (a Health of 0): never the answer
+            values, viol, refused = [math.nan] * m, math.inf, str(exc)
             if tick:
                 tick(per)
-            writer.trial({"edits": dict(edits), "impossible": str(exc)})
         used[0] += per
         size = sum(varies[k].size(v) for k, v in edits)
         score = viol + edit_cost * (len(edits) + 0.5 * size)
@@ -781,7 +781,7 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
         history.append({"trial": len(history), "score": score, "violation": viol, "best_score": best.score,
                         "best_violation": best.violation, "edits": len(edits)})
         writer.trial({"trial": len(history) - 1, "edits": dict(edits), "score": score, "violation": viol,
-                      "values": values})
+                      "values": values, **({"refused": refused} if refused else {})})
         if bar is not None:
             bar.set_postfix_str(f"best: max violation {best.violation:.4f}, {len(best.edits)} edit(s)")
         return ev
@@ -808,6 +808,19 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
                     edits[name] = v.choices[trial.suggest_categorical(name, list(range(len(v.choices))))]
         return evaluate(tuple(edits.items())).score
 
+    # warm start, when there are few enough: every single edit to an end of its range (TPE then knows which
+    # fields move which targets)
+    singles = []
+    for name in names:
+        v = varies[name]
+        if v.kind == "choice":
+            singles += [(name, i) for i, c in enumerate(v.choices) if c != v.current]
+        else:
+            singles += [(name, x) for x in dict.fromkeys((v.lo, v.hi)) if x != v.current]
+    if k_slots and len(singles) <= tpe_trials // 3:
+        for name, x in singles:
+            study.enqueue_trial({"on0": True, "slot0": name, name: int(x) if varies[name].kind != "float" else x,
+                                 **{f"on{i}": False for i in range(1, k_slots)}})
     tries = 0
     try:
         while used[0] < (1 + tpe_trials) * per and tries < 20 * max(1, tpe_trials):
@@ -943,7 +956,8 @@ def report_lines(r: BalanceResult, fmt: str = "table") -> list[str]:
         lines += ["", "```diff", text.rstrip("\n"), "```"] if fmt == "md" else ["", text.rstrip("\n")]
     lines.append("")
     rows = [{"target": x.target, "band": x.band, "before": _iv(x.before), "": x.before_status,
-             "after": _iv(x.after), " ": x.after_status, "n": x.after.n} for x in r.rows]
+             "after": _iv(x.after), " ": x.after_status, "n": x.after.n,
+             "search's own": f"{v:.3f}" if math.isfinite(v) else "–"} for x, v in zip(r.rows, r.search_best)]
     lines.append(render(rows, fmt))
     met = sum(x.after_status == "met" for x in r.rows)
     lines.append(f"Targets met after: {met} of {len(r.rows)} ({pct} Bonferroni intervals, {len(r.rows)} target"
@@ -951,14 +965,14 @@ def report_lines(r: BalanceResult, fmt: str = "table") -> list[str]:
                  f"{'s' if r.cells != 1 else ''}, never seen by the search; policy {r.policy or '(the mode’s own)'})")
     if r.deviation:
         lines.append("")
-        lines.append("One-step deviation (each edit undone alone, on the same fresh games):")
+        lines += ["One-step deviation (each edit undone alone, on the same fresh games):", ""]
         lines.append(render([{"undone": d["undone"], "back to": _fmt(d["back_to"]),
                               "max violation": f"{d['violation']:.4f}",
                               "targets met": f"{d['met']} of {len(r.rows)}", "missed": d["missed"],
                               "needed": "yes" if d["needed"] else "no"} for d in r.deviation], fmt))
     if r.search_check:
         lines.append("")
-        lines.append("Under `search` (a sample of fresh games):")
+        lines += ["Under `search` (a sample of fresh games):", ""]
         lines.append(render([{"target": x.target, "band": x.band, "before": _iv(x.before), "": x.before_status,
                               "after": _iv(x.after), " ": x.after_status, "n": x.after.n}
                              for x in r.search_check], fmt))
