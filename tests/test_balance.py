@@ -238,3 +238,17 @@ def test_bonferroni_intervals_cover_every_target_at_once():
         covered += all(e.low <= x <= e.high for e, x in zip(ests, truth))
     rate = covered / reps
     assert rate >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / reps), rate
+
+
+def test_the_result_is_checked_under_search(draw, tmp_path):
+    r = B.balance(draw, ["rules.win_low=8:10"], ["won=0.35:0.50"], policy="stop_at_8", budget=600,
+                  games_per_trial=200, eval_games=1000, search_games=100, seed=1, beside=False, out=tmp_path / "r")
+    assert r.edits == [("rules.win_low", 8, 9)]  # 0.437 (10 would be 0.194; by hand)
+    (row,) = r.search_check
+    assert row.after.n == 100 and row.before.n == 100
+    assert "Under `search`" in "\n".join(B.report_lines(r))
+
+
+def test_search_check_needs_named_policies(coin):
+    with pytest.raises(InputError, match="--search-games"):
+        B.balance(coin, ["rules.salt=0:5"], ["won>=0.9"], budget=100, search_games=10)

@@ -791,7 +791,7 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
     sampler = optuna.samplers.TPESampler(seed=int(seed) % (2 ** 32), n_startup_trials=max(5, min(20, n_trials // 4)))
     study = optuna.create_study(direction="minimize", sampler=sampler)
     k_slots = min(max_edits, len(names))
-    polish_reserve = min(n_trials // 4, 3 * k_slots)
+    polish_reserve = n_trials // 4
     tpe_trials = max(0, n_trials - 1 - polish_reserve)
 
     def objective(trial):
@@ -821,32 +821,53 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
         for name, x in singles:
             study.enqueue_trial({"on0": True, "slot0": name, name: int(x) if varies[name].kind != "float" else x,
                                  **{f"on{i}": False for i in range(1, k_slots)}})
+    from simkit.core.runner import _Signals
+
     tries = 0
+    signals = _Signals().__enter__()  # SIGTERM stops like Ctrl-C: the run folder then says "interrupted"
     try:
         while used[0] < (1 + tpe_trials) * per and tries < 20 * max(1, tpe_trials):
             study.optimize(objective, n_trials=1)
             tries += 1
-        # polish on the same games: drop edits, then step whole numbers back towards the printed value
+        # local search on the same games: drop an edit or step a whole number back towards the printed value
+        # (kept unless the score gets worse), then one step of any varied field from the best (an edit added
+        # while slots are free; kept if the score gets better)
         best = min(cache.values(), key=lambda e: e.score)
+
+        def room() -> bool:
+            return used[0] + per <= n_trials * per
+
         improved = True
-        while improved and used[0] + per <= n_trials * per:
+        while improved and room():
             improved = False
-            for i in range(len(best.edits)):
-                cand = evaluate(best.edits[:i] + best.edits[i + 1:])
-                if cand.score <= best.score:
-                    best, improved = cand, True
+            shrink = [best.edits[:i] + best.edits[i + 1:] for i in range(len(best.edits))]
+            for i, (k, v) in enumerate(best.edits):
+                back = _step_value(varies[k], v, toward=True)
+                if back is not None:
+                    shrink.append(best.edits[:i] + ((k, back),) + best.edits[i + 1:])
+            for cand_edits in shrink:
+                if not room():
                     break
-                if used[0] + per > n_trials * per:
+                cand = evaluate(cand_edits)
+                if cand.score <= best.score and cand.edits != best.edits:
+                    best, improved = cand, True
                     break
             if improved:
                 continue
-            for i, (k, v) in enumerate(best.edits):
-                var = varies[k]
-                if var.kind != "int" or used[0] + per > n_trials * per:
+            now = dict(best.edits)
+            moves = []
+            for k in names:
+                if k not in now and len(now) >= max_edits:
                     continue
-                step = v - 1 if v > var.current else v + 1
-                cand = evaluate(best.edits[:i] + ((k, step),) + best.edits[i + 1:])
-                if cand.score <= best.score:
+                for up in (False, True):
+                    x = _step_value(varies[k], now.get(k, varies[k].current), up=up)
+                    if x is not None:
+                        moves.append(tuple({**now, k: x}.items()))
+            for cand_edits in moves:
+                if not room():
+                    break
+                cand = evaluate(cand_edits)
+                if cand.score < best.score:
                     best, improved = cand, True
                     break
         best = min(cache.values(), key=lambda e: e.score)
@@ -880,11 +901,13 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
             sa = fresh(best.edits, SEARCH_CHECK, search_games, "search") if best.edits else sb
             check = [Row(t.label(), t.band(), b, a, judge(b, t), judge(a, t)) for t, b, a in zip(expanded, sb, sa)]
         diffs, written = write_copies(scenario, read_toml(scenario)[0], varies, best.edits, out_dir, beside)
-    except BaseException:
+    except BaseException as exc:
+        signals.__exit__(None, None, None)
         if bar is not None:
             bar.close()
-        writer.close("interrupted")
+        writer.close("interrupted" if isinstance(exc, KeyboardInterrupt) else "failed")
         raise
+    signals.__exit__(None, None, None)
     if bar is not None:
         bar.close()
     notes = []
@@ -905,6 +928,25 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
         write_report(result, out_dir, argv)
     writer.close("done")
     return result
+
+
+def _step_value(v: Vary, x, up: bool = True, toward: bool = False):
+    """The value one step from ``x`` (a whole number, a tenth of a real range, the next listed choice): up or
+    down, or ``toward`` the printed value; None past the range's end or at the printed value."""
+    if toward:
+        if x == v.current:
+            return None
+        up = x < v.current if v.kind != "choice" else v.choices.index(x) < v.choices.index(v.current)
+    if v.kind == "choice":
+        i = v.choices.index(x) + (1 if up else -1)
+        return v.choices[i] if 0 <= i < len(v.choices) else None
+    step = 1 if v.kind == "int" else (v.hi - v.lo) / 10
+    y = x + step if up else x - step
+    if toward and (y - v.current) * (x - v.current) < 0:
+        y = v.current
+    if y < v.lo - 1e-12 or y > v.hi + 1e-12:
+        return None
+    return int(y) if v.kind == "int" else float(y)
 
 
 class _Impossible(Exception):
