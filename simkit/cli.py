@@ -82,6 +82,7 @@ def cli():
       simkit run scenarios/valka/chance_strike.toml --games 100000 --seed 1
       simkit report runs/<run-id>                  turn a run into Markdown + plots
       simkit bench                                 games per second per core
+      simkit balance SCENARIO --vary … --target …  the fewest card edits that meet target win rates
     """
 
 
@@ -787,14 +788,18 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
         --vary rules.win_high=9:12 --target "won[policy=stop_at_8]=0.45±0.03" --budget 6000
     """
     from simkit.core.balance import balance, read_vary_file, report_lines
-    from simkit.core.runner import make_run_dir
 
     if fmt not in ("table", "md"):
         raise InputError(f"--format: balance prints tables and a diff; allowed values: table, md (got {fmt})")
     if not scenario.is_file():
         raise InputError(f"SCENARIO {scenario}: no such file")
     all_varies = list(varies) + (read_vary_file(vary_file) if vary_file else [])
-    out = check_out_path(out) if out is not None else make_run_dir("runs", "balance", seed)
+    if out is not None:
+        out = check_out_path(out)
+    else:
+        from simkit.core.runner import make_run_dir
+
+        out = make_run_dir("runs", "balance", seed)
     if out.exists() and any(out.iterdir()):
         raise InputError(f"--out {out}: the folder exists and is not empty; name a new one")
     r = balance(scenario, all_varies, list(targets), policy=policy, budget=budget, max_edits=max_edits, seed=seed,
