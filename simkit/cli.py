@@ -82,6 +82,7 @@ def cli():
       simkit run scenarios/valka/chance_strike.toml --games 100000 --seed 1
       simkit report runs/<run-id>                  turn a run into Markdown + plots
       simkit bench                                 games per second per core
+      simkit balance SCENARIO --vary … --target …  the fewest card edits that meet target win rates
     """
 
 
@@ -763,6 +764,77 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
         except OSError as exc:
             raise InputError(f"--out: cannot write {out}: {exc.strerror}") from None
         click.echo(f"[policies.{name}] appended to {out}")
+
+
+@cli.command("balance")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--vary", "varies", multiple=True, metavar="PATH=RANGE",
+              help="A value the search may change, addressed as --set addresses it: PATH=LO:HI (whole numbers stay "
+                   "whole), PATH=LO:HI:STEP or PATH=A,B,C (repeatable).")
+@click.option("--vary-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A file of PATH=RANGE lines (# comments), added to --vary.")
+@click.option("--target", "targets", multiple=True, metavar="METRIC[GROUP]=VALUE±TOL",
+              help="A per-game column's mean to bring into a band: won[warband=goblins]=0.8±0.04 (or +-), "
+                   "won[warband]=0.75:0.85 (every Warband), first_won<=0.55, won[level=1]-won[level=3]>=0.05 "
+                   "(repeatable; combined as the largest violation).")
+@click.option("--policy", "-p", default=None, help="The policy every cell plays (default: the scenario's strongest "
+              "practical one: its learned policy, else its tuned heuristic).")
+@click.option("--budget", type=click.IntRange(min=1, max=10**10), default=20_000, show_default=True,
+              help="Games per cell the search may play, summed over its candidates.")
+@click.option("--max-edits", type=click.IntRange(min=1, max=32), default=3, show_default=True,
+              help="The most fields a candidate may change.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed of the search.")
+@click.option("--games-per-trial", type=click.IntRange(min=10, max=10**8), default=None,
+              help="Games per cell each candidate plays (default: budget / 60, at least 100).")
+@click.option("--eval-games", type=click.IntRange(min=10, max=10**8), default=None,
+              help="Fresh games per cell of each check (default: enough for a half-width of half the narrowest "
+                   "tolerance at a rate of 0.5).")
+@click.option("--edit-cost", type=click.FloatRange(min=0.0), default=0.002, show_default=True,
+              help="What one edit costs in the score, in the targets' units (its size costs half that per range).")
+@click.option("--search-games", type=click.IntRange(min=0, max=10**6), default=0, show_default=True,
+              help="Also check the result under the scenario's `search` policy on this many fresh games per cell.")
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
+              help="Run folder to write (default: runs/balance-<stamp>-<seed>).")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="A fixed change the whole search plays under, e.g. --set 'jarls=[\"sigurd\"]' (repeatable; not "
+                   "written into the edited copies).")
+@click.option("--no-copies", is_flag=True, help="Write the edited files only into the run folder, not beside the "
+              "originals.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@format_option()
+@_jobs_option
+def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits, seed, games_per_trial, eval_games,
+                edit_cost, search_games, sets, out, no_copies, quiet, fmt, jobs):
+    """Find the fewest, smallest edits to card data or rules that bring per-game rates into target bands, then
+    verify them on fresh games.
+
+    \b
+    Example:
+      simkit balance scenarios/toy/draw.toml --policy stop_at_8 --vary rules.win_low=6:10 \\
+        --vary rules.win_high=9:12 --target "won[policy=stop_at_8]=0.45±0.03" --budget 6000
+    """
+    from simkit.core.balance import balance, read_vary_file, report_lines
+
+    if fmt not in ("table", "md"):
+        raise InputError(f"--format: balance prints tables and a diff; allowed values: table, md (got {fmt})")
+    if not scenario.is_file():
+        raise InputError(f"SCENARIO {scenario}: no such file")
+    all_varies = list(varies) + (read_vary_file(vary_file) if vary_file else [])
+    if out is not None:
+        out = check_out_path(out)
+    else:
+        from simkit.core.runner import make_run_dir
+
+        out = make_run_dir("runs", "balance", seed)
+    if out.exists() and any(out.iterdir()):
+        raise InputError(f"--out {out}: the folder exists and is not empty; name a new one")
+    r = balance(scenario, all_varies, list(targets), policy=policy, budget=budget, max_edits=max_edits, seed=seed,
+                games_per_trial=games_per_trial, eval_games=eval_games, edit_cost=edit_cost,
+                search_games=search_games, sets=list(sets), jobs=jobs or 1, out=out, beside=not no_copies,
+                progress=not quiet and sys.stderr.isatty(), argv=sys.argv[1:])
+    for line in report_lines(r, fmt):
+        click.echo(line)
+    click.echo(f"Run folder: {out}")
 
 
 @cli.command("train")

@@ -52,6 +52,8 @@ CASES = [
     ["odds", "lonequest-battle", "--front", "squire", "--marauders", "old_gob", "--policies", "search"],
     ["compare", "nope.toml"],
     ["sweep", "nope.toml", "--set", "a=1:2"],
+    ["balance", "nope.toml", "--vary", "a=1:2", "--target", "won=0.5±0.1"],
+    ["balance", "scenarios/toy/draw.toml", "--vary", "rules.win_low=1:2", "--vary-file", "nope.txt"],
     ["check", "--baselines", "nope"],
     ["baseline", "a/b", "x.toml", "--games", "1"],
     ["report", "nope"],
