@@ -268,3 +268,20 @@ def test_the_training_decision_game_follows_the_scenario():
     spec = dict(loader.load(SCEN / "bounty_hunter.toml").simulation.policy_specs[0][2])
     assert tuned.policies["balanced_tuned"][0] == HEURISTIC
     assert np.array_equal(tuned.policies["balanced_tuned"][1], param_vector(P.PARAMS, spec))
+
+
+def test_the_committed_weights_are_current(tmp_path):
+    """``bounty_hunter.learned.npz`` (make train) was trained on these features from `balanced_tuned`, and a copy of
+    the bundled scenario playing it loads under --strict without a stale-policy warning."""
+    weights = SCEN / "bounty_hunter.learned.npz"
+    m = LM.load_model(weights)
+    assert (m.game, m.mode, m.base) == ("valka", "bounty-hunter", "balanced_tuned")
+    assert tuple(m.feature_names) == F.FEATURES
+    text = (SCEN / "bounty_hunter.toml").read_text().replace('cards = "cards.toml"',
+                                                             f'cards = "{(SCEN / "cards.toml").as_posix()}"')
+    text = text.replace('play = ["balanced_tuned", "balanced", "aggressive", "cautious", "bully", "random"]',
+                        'play = ["learned", "balanced_tuned"]')
+    text += f'\n[policies.learned]\nkind = "learned"\nweights = "{weights.as_posix()}"\n'
+    (tmp_path / "s.toml").write_text(text)
+    sc = loader.load(tmp_path / "s.toml", strict=True)
+    assert sc.warnings == [] and sc.simulation.kinds[0] == LEARNED
