@@ -55,6 +55,9 @@ train: setup
 	$(BIN)/simkit train scenarios/valkyrie_incident/train_blitz.toml --name learned --base focused --seed 2026 \
 	  --budget 160 --iterations 2 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
 	  --out runs/train-valkyrie-blitz --weights scenarios/valkyrie_incident/blitz.learned.npz
+	$(BIN)/simkit train scenarios/valka/bounty_hunter.toml --name learned --base balanced_tuned --seed 2028 \
+	  --budget 120 --iterations 1 --share 0.25 --teacher 8 --eval-games 1000 --teacher-games 20 \
+	  --out runs/train-bounty-hunter --weights scenarios/valka/bounty_hunter.learned.npz
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .hypothesis

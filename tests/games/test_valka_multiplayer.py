@@ -1107,3 +1107,61 @@ def test_heuristics_do_not_lose_to_their_never_do_x_ablations():
             se = max(d.std(ddof=1) / np.sqrt(n), 1e-9)
             assert d.mean() <= 3 * se, (preset, name, d.mean(), se)
         assert (won[-1] - won[0]).mean() < -0.05, preset  # a Backline of 2 instead of a full one
+
+
+def _plain_attacks(s, env, p):
+    """Every strike by the plain loop (attacker, target seat, target slot, strike type), from the rule helpers."""
+    out = []
+    for i in range(4):
+        if not E.can_attack(s, p, i):
+            continue
+        st, reckless, team = E.strike_total(s, env, p, i), E.health_left(s, env, p, i) == 1, E.team_total(s, env, p, i)
+        for q in range(s[L.H_NP]):
+            if q == p or not E.alive(s, q):
+                continue
+            only = E.chance_only(s, env, q)
+            for j in range(4):
+                if s[E.lb(q, j) + L.L_CARD] < 0:
+                    continue
+                sh = E.shield_total(s, env, q, j)
+                for t, ok in ((L.ST_TRUE, not only and st > sh),
+                              (L.ST_CHANCE, only or st <= sh or env[9][L.R_CHANCE_ANY] == 1),
+                              (L.ST_RECKLESS, not only and reckless), (L.ST_TEAM, not only and st <= sh and team > sh)):
+                    if ok:
+                        out.append(attack_id(i, q, j, t))
+    return out
+
+
+@pytest.mark.parametrize("variant, players, rules", [("bounty-hunter", 4, {}), ("annihilation", 5, {"thief": "hand",
+                                                                                                     "chance_strike": "any"})])
+def test_strikes_and_event_targets_are_every_legal_pair(variant, players, rules):
+    """``add_attacks`` (each target's Shield computed once) and ``add_event_targets`` (only the slots an Event can
+    take) list exactly what the plain loops over every attacker, seat and slot list, in the same order: every
+    (seat, slot) that ``event_target_ok`` accepts, every strike the rules allow."""
+    g = S.decision_game(variant, players, **rules)
+    kind, params = g.policies["aggressive"]
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    checked = with_events = 0
+    for seed in range(6):
+        s, rng, env = g.new_game(seed)
+        prng = np.empty(4, np.uint64)
+        seed_stream(prng, np.array([seed, 9], np.uint64), 0, 1)
+        steps = 0
+        while not E.is_over(s) and steps < 1500:
+            p = E.to_move(s)
+            if s[L.H_PHASE] == L.PH_MAIN and steps % 3 == 0:
+                n = E.add_attacks(s, env, p, buf, 0)
+                assert [int(x) for x in buf[:n]] == _plain_attacks(s, env, p)
+                for e in range(10):
+                    if e == L.EV_GRAVE_ROBBER:
+                        continue
+                    n = E.add_event_targets(s, env, p, e, buf, 0)
+                    plain = [event_id(e, q, j) for q in range(players) for j in range(8)
+                             if e != L.EV_DIVINE_AID and E.event_target_ok(s, env, p, e, q, j)]
+                    assert [int(x) for x in buf[:n]] == plain, (e, steps)
+                    with_events += n > 0
+                checked += 1
+            n = E.legal_actions(s, env, buf)
+            E.apply_action(s, rng, env, P.policy(kind, s, env, buf, n, params, prng))
+            steps += 1
+    assert checked > 50 and with_events > 100

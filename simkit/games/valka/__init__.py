@@ -49,12 +49,16 @@ def _build_multiplayer(variant):
 
 
 def _multiplayer_engine(variant, players):
-    def engine():
+    def engine(scenario=None):
         from simkit.games.valka.multiplayer.simulation import decision_game
 
-        return decision_game(variant, players)
+        return decision_game(variant, players, scenario)
 
     return engine
+
+
+# the multiplayer modes' `learned` policies' feature names (one engine and one feature function for all three)
+MULTIPLAYER_FEATURES = "simkit.games.valka.multiplayer.features:FEATURES"
 
 
 def _multiplayer_params():
@@ -135,13 +139,16 @@ GAME = Game(
              features="simkit.games.valka.lonequest.features:FEATURES"),
         Mode("bounty-hunter", "VÁLKA Bounty Hunter (3-5 players)", _build_multiplayer("bounty-hunter"),
              default_scenario="valka/bounty_hunter.toml", report=_multiplayer_report, bench_games=8_000,
-             engine=_multiplayer_engine("bounty-hunter", 4), params=_multiplayer_params),
+             engine=_multiplayer_engine("bounty-hunter", 4), params=_multiplayer_params,
+             features=MULTIPLAYER_FEATURES),
         Mode("annihilation", "VÁLKA Annihilation (3-5 players)", _build_multiplayer("annihilation"),
              default_scenario="valka/annihilation.toml", report=_multiplayer_report, bench_games=4_000,
-             engine=_multiplayer_engine("annihilation", 3), params=_multiplayer_params, one_cell={"players": [4]}),
+             engine=_multiplayer_engine("annihilation", 3), params=_multiplayer_params, one_cell={"players": [4]},
+             features=MULTIPLAYER_FEATURES),
         Mode("duel", "VÁLKA Duel (2 players, drafted decks)", _build_multiplayer("duel"),
              default_scenario="valka/duel.toml", report=_multiplayer_report, bench_games=8_000,
-             engine=_multiplayer_engine("duel", 2), params=_multiplayer_params),
+             engine=_multiplayer_engine("duel", 2), params=_multiplayer_params,
+             features=MULTIPLAYER_FEATURES),
     ],
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,

@@ -1227,10 +1227,20 @@ def add_event_targets(s, env, p, kind, out, n):
                 out[n] = B_GRAVE + c
                 n += 1
         return n
-    if kind == EV_DIVINE_AID:
+    if kind == EV_DIVINE_AID or (kind == EV_CHANGELING and not has_fighter_in_hand(s, p)):
         return n
+    # only the slots ``event_target_ok`` can accept (the same targets in the same order, fewer calls)
+    j_lo, j_hi = 0, ROW
+    if kind == EV_REINFORCE or (kind == EV_THIEF and env[9][R_THIEF_HAND] == 0):
+        j_lo, j_hi = ROW, 2 * ROW
+    elif kind == EV_LIGHTNING or kind == EV_THIEF:
+        j_hi = 1
+    own = kind == EV_RETREAT or kind == EV_REINFORCE
+    other = kind == EV_FEAR or kind == EV_FIREBLAST or kind == EV_LIGHTNING or kind == EV_THIEF
     for q in range(s[H_NP]):
-        for j in range(8):
+        if not alive(s, q) or (own and q != p) or (other and q == p):
+            continue
+        for j in range(j_lo, j_hi):
             if event_target_ok(s, env, p, kind, q, j):
                 out[n] = B_EVENT + kind * 40 + q * 8 + j
                 n += 1
@@ -1384,20 +1394,31 @@ def legal_actions(s, env, out):
 def add_attacks(s, env, p, out, n):
     """Every legal strike of ``p`` (the order: attacker, target seat, target slot, strike type)."""
     chance_any = env[9][R_CHANCE_ANY] == 1
+    # every target's Shield once (not once per attacker), and which seats may only be Chance-Struck
+    np_ = s[H_NP]
+    there = np.zeros(4 * np_, np.bool_)
+    tsh = np.zeros(4 * np_, np.int64)
+    only = np.zeros(np_, np.bool_)
+    for q in range(np_):
+        if q == p or not alive(s, q):
+            continue
+        only[q] = chance_only(s, env, q)
+        for j in range(ROW):
+            if s[lb(q, j) + L_CARD] >= 0:
+                there[q * 4 + j] = True
+                tsh[q * 4 + j] = shield_total(s, env, q, j)
     for i in range(ROW):
         if not can_attack(s, p, i):
             continue
         st = strike_total(s, env, p, i)
         reckless = health_left(s, env, p, i) == 1
         team = team_total(s, env, p, i)
-        for q in range(s[H_NP]):
-            if q == p or not alive(s, q):
-                continue
-            only_chance = chance_only(s, env, q)
+        for q in range(np_):
+            only_chance = only[q]
             for j in range(ROW):
-                if s[lb(q, j) + L_CARD] < 0:
+                if not there[q * 4 + j]:
                     continue
-                sh = shield_total(s, env, q, j)
+                sh = tsh[q * 4 + j]
                 base = B_ATTACK + ((i * 5 + q) * 4 + j) * 4
                 if not only_chance and st > sh:
                     out[n] = base + ST_TRUE

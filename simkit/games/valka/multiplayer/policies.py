@@ -15,9 +15,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.core.policies import RANDOM
+from simkit.core.decision import specialize_learned
+from simkit.core.policies import LEARNED, RANDOM
 from simkit.core.rng import randbelow
 from simkit.games.valka.multiplayer import engine as E
+from simkit.games.valka.multiplayer import features as F
 from simkit.games.valka.multiplayer.layout import (
     A_DONE, B_ATTACK, B_BACK_DOWN, B_BACK_UP, B_CHOICE, B_DISCARD, B_EQUIP, B_EVENT, B_FLIP, B_FRONT, B_GRAVE,
     B_MARKET, B_TARGET, B_TRAP, BUFF0, EV_CHANGELING, EV_DIVINE_AID, EV_FEAR, EV_FIREBLAST, EV_GRAVE_ROBBER,
@@ -28,6 +30,9 @@ from simkit.games.valka.multiplayer.layout import (
     PH_PUSH, PH_SETUP, Q_CHANGE, Q_GUARD, Q_ROAR, Q_STORM, Q_TRAP, Q_WARP, QUEUE, R_CHANCE_ANY, R_MODE, R_PLAY_CAP, R_RESHUFFLE,
     R_THIEF_HAND,
     S_HAND, S_HANDN, S_INFAMY, ST_CHANCE, ST_RECKLESS, ST_TEAM, ST_TRUE, DECKS, DECK_SIZE,
+)
+from simkit.games.valka.multiplayer.view import (  # noqa: F401  (the heuristic's helpers, shared with features)
+    EVENT_VALUE, fighter_worth, leader, left_of, lightning_gain, p_hit, p_hurt,
 )
 
 ROW = 4
@@ -49,6 +54,7 @@ PARAMS = {
 }
 P_FRONT, P_BACK, P_BUFF_HOLD, P_PUSH, P_WEAK, P_LEADER, P_LEFT, P_RECKLESS, P_TEAM, P_EVENT_MIN, P_TRAPS, P_DA, \
     P_MULL, P_STRONG = range(14)
+N_PARAMS = len(PARAMS)
 
 PRESETS = {
     "balanced": ("heuristic", {}),
@@ -67,8 +73,6 @@ POLICY_DESCRIPTIONS = {
     "bully": "heuristic: targets the leader",
     "random": "baseline: a legal action at random",
 }
-
-EVENT_VALUE = (3.0, 1.5, 1.0, 1.5, 2.5, 4.0, 3.0, 3.5, 1.5, 1.5)  # fear .. grave_robber
 
 
 def card_values(arrays) -> np.ndarray:
@@ -93,59 +97,6 @@ def chance_tables(values: np.ndarray, rules) -> None:
         d = chance_strike(strike, shield, rules)
         values[86 + k] = float(d["attacker_hits"] + d["both_hurt"])
         values[86 + 31 + k] = float(d["defender_hits"] + d["both_hurt"])
-
-
-@njit(cache=True)
-def p_hit(env, st, sh):
-    d = st - sh
-    d = max(-15, min(15, d))
-    return env[8][86 + d + 15]
-
-
-@njit(cache=True)
-def p_hurt(env, st, sh):
-    d = st - sh
-    d = max(-15, min(15, d))
-    return env[8][86 + 31 + d + 15]
-
-
-@njit(cache=True)
-def fighter_worth(s, env, p, j):
-    """A visible Fighter's worth: its static value plus its Buffs."""
-    b = E.lb(p, j)
-    v = env[8][s[b + L_CARD]]
-    for t in range(3):
-        c = s[b + L_BSTR + t]
-        if c >= 0:
-            v += env[8][c]
-    return v
-
-
-@njit(cache=True)
-def leader(s, env, me):
-    """The opponent who leads: most Infamy in Bounty Hunter, else the biggest Frontline (ties: the first)."""
-    best, who = -1, -1
-    for q in range(s[H_NP]):
-        if q == me or not E.alive(s, q):
-            continue
-        if env[9][R_MODE] == MODE_BOUNTY:
-            sc = s[E.sb(q) + S_INFAMY] * 10 + E.front_count(s, q)
-        else:
-            sc = E.front_count(s, q) * 10 + E.back_count(s, q)
-        if sc > best:
-            best, who = sc, q
-    return who
-
-
-@njit(cache=True)
-def left_of(s, me):
-    np_ = s[H_NP]
-    q = me
-    for _ in range(np_):
-        q = (q + 1) % np_
-        if q != me and E.alive(s, q):
-            return q
-    return -1
 
 
 @njit(cache=True)
@@ -227,25 +178,6 @@ def best_attack(s, env, params, p):
                 if v > best:
                     best, best_a = v, B_ATTACK + base + ST_TEAM
     return best_a
-
-
-@njit(cache=True)
-def lightning_gain(s, p, q):
-    """Expected-ish gain of a Lightning Bolt on ``q``: enemy Fighters hit minus twice own, over 5 points."""
-    np_ = s[H_NP]
-    x = 5
-    r = q
-    g = 0.0
-    for _ in range(2 * np_):
-        if E.alive(s, r):
-            for j in range(ROW):
-                if x > 0 and s[E.lb(r, j) + L_CARD] >= 0:
-                    g += -2.0 if r == p else 1.0
-                    x -= 1
-        if x == 0:
-            break
-        r = (r + 1) % np_
-    return g / 2.0
 
 
 @njit(cache=True)
@@ -605,8 +537,24 @@ def pending_choice(s, env, params, p):
 
 
 @njit(cache=True)
+def base_heuristic(s, env, legal, n, params, prng):
+    """``heuristic`` with the decision interface's arguments: the base of a `learned` policy's ``is_base``."""
+    return heuristic(s, env, params, prng)
+
+
+# the `learned` policy (simkit.core.decision): a scorer over ``features.features``, with ``heuristic`` (steered by
+# the base heuristic's parameters, the front of the policy's vector) as the base of its ``is_base`` feature
+LEARNED_FNS = specialize_learned(F.features, base_heuristic, N_PARAMS, F.N_FEATURES, F.MAX_NNZ, __name__, F.state,
+                                 F.N_STATE)
+learned_action = LEARNED_FNS.learned_action
+
+
+@njit(cache=True)
 def policy(kind, s, env, legal, n, params, prng):
-    """``random``: a legal action at random; ``heuristic``: the rules of thumb above, steered by ``params``."""
+    """``random``: a legal action at random; ``heuristic``: the rules of thumb above, steered by ``params``;
+    ``learned``: a scorer over ``features``, with ``heuristic`` as its base."""
     if kind == RANDOM:
         return legal[randbelow(prng, n)]
+    if kind == LEARNED:
+        return learned_action(s, env, legal, n, params, prng)
     return heuristic(s, env, params, prng)

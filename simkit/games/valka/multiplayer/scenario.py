@@ -6,7 +6,7 @@ bad scenario fails fast (a fraction of a second, not the kernels' import).
 
 from __future__ import annotations
 
-from simkit.core.policies import SEARCH_KINDS, read_policies
+from simkit.core.policies import LEARNED_KINDS, read_policies
 from simkit.core.registry import literal_from_source
 from simkit.core.scenario import cwd_relative
 from simkit.games.valka.cards import load_cards
@@ -64,7 +64,7 @@ def read_multiplayer(fields, variant: str) -> dict:
             raise fields.error(f"players[{i}]", f"must be one of {', '.join(map(str, allowed))} for {variant} "
                                                 f"(got {np_!r})")
     pr = presets()
-    policies = read_policies(fields, pr, SEARCH_KINDS,
+    policies = read_policies(fields, pr, LEARNED_KINDS,
                              literal_from_source("simkit.games.valka.multiplayer.policies", "PARAMS"), ["balanced", "aggressive", "cautious"])
     for name, kind, values in policies:
         if kind == "search" and "base_kind" not in values:

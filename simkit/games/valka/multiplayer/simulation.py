@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from simkit.core import decision as D
-from simkit.core.policies import HEURISTIC, SEARCH, compile_policy
+from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation
 from simkit.games.valka import RULES_VERSION
@@ -37,6 +37,7 @@ from simkit.games.valka.chance_strike import ChanceStrikeRules
 from simkit.games.valka.multiplayer import engine as E
 from simkit.games.valka.multiplayer import layout as L
 from simkit.games.valka.multiplayer import policies as P
+from simkit.games.valka.multiplayer.features import FEATURES
 from simkit.games.valka.multiplayer.scenario import (  # noqa: F401  (re-exported)
     BOON_ENTRY, BOUNTY_SCORE, CHANCE, LIGHTNING, LIGHTNING_AID, THIEF, presets, read_multiplayer, read_options,
 )
@@ -247,9 +248,10 @@ class MultiplayerSim(Simulation):
         names = [p[0] for p in self.policy_specs]
         compiled = [compile_policy(kind, values, P.PARAMS) for _, kind, values in self.policy_specs]
         self.kinds = np.array([c[0] for c in compiled], np.int64)
-        self.params = np.stack([c[1] for c in compiled])
+        # a `learned` policy's vector is its base heuristic's parameters followed by its model: padded to the longest
+        self.params = stack_params([c[1] for c in compiled])
         self.cfgs = np.stack([c[2] for c in compiled])
-        self.base_params = np.stack([c[3] for c in compiled])
+        self.base_params = stack_params([c[3] for c in compiled])
         self.policy_names = names
         self.opponents = np.array([names.index(o) for o in opponents], np.int64)
         cells = [(np_, k) for np_ in self.players for k in self._hero_indices()]
@@ -343,24 +345,38 @@ def build_multiplayer(fields, variant: str) -> MultiplayerSim:
     return MultiplayerSim(**read_multiplayer(fields, variant))
 
 
-def decision_game(variant: str = "bounty-hunter", players: int = 4, **options) -> D.DecisionGame:
-    """The interface's view of a bundled table (for the generic tests and tools)."""
-    cards = load_cards()
-    rules = rules_vector(variant, players, **options)
-    env = make_env(cards, rules)
+def decision_game(variant: str = "bounty-hunter", players: int = 4, scenario=None, **options) -> D.DecisionGame:
+    """The interface's view of a table: without ``scenario``, the bundled cards at ``players`` seats with the
+    bundled policies (the generic tests and tools); with a scenario file (``simkit train``), its cards and rule
+    options, game ``seed`` at its table size number ``seed % len(players)``, and the bundled policies with the
+    scenario's heuristic, random and learned ones."""
+    pols = {}
+    for name, (kind, values) in P.PRESETS.items():
+        k, p, _, _ = compile_policy(kind, values, P.PARAMS)
+        pols[name] = (k, p)
+    if scenario is None:
+        envs = [make_env(load_cards(), rules_vector(variant, players, **options))]
+    else:
+        from simkit.core import loader
+
+        sim = loader.load(scenario).simulation
+        envs = [make_env(sim.cards, rules_vector(variant, np_, **sim.options)) for np_ in sim.players]
+        players = max(sim.players)
+        for name, kind, values in sim.policy_specs:
+            if kind != "search":
+                k, p, _, _ = compile_policy(kind, values, P.PARAMS)
+                pols[name] = (k, p)
 
     def new(seed: int):
+        env = envs[seed % len(envs)]
         s = np.zeros(L.STATE_SIZE, np.int32)
         rng = np.empty(4, np.uint64)
         seed_stream(rng, np.array([seed, 0], np.uint64), 0, 0)
         E.start(s, rng, env)
         return s, rng, env
 
-    pols = {}
-    for name, (kind, values) in P.PRESETS.items():
-        k, p, _, _ = compile_policy(kind, values, P.PARAMS)
-        pols[name] = (k, p)
-    return D.DecisionGame(f"valka/{variant}", FNS, L.MAX_ACTIONS, new, pols, E.invariants, players, SEARCHER)
+    return D.DecisionGame(f"valka/{variant}", FNS, L.MAX_ACTIONS, new, pols, E.invariants, players, SEARCHER,
+                          learned=P.LEARNED_FNS, feature_names=FEATURES)
 
 
 @njit(cache=True)
