@@ -471,3 +471,26 @@ def test_report_only_one_game_keeps_the_others_in_the_index(tmp_path):
     assert bad.exit_code == 2
     assert "--only" in bad.output and "chess" in bad.output and "valeria" in bad.output
     assert not (tmp_path / "x").exists()
+
+
+def test_index_card_cuts_a_long_headline_at_a_clause_never_inside_a_number(tmp_path):
+    """A card shortens a long answer at the end of a sentence or clause, never inside an interval or before the
+    number it names (the committed Valhalla card ended in "Level I − III = …", the Incident's in "worst …")."""
+    from simkit.core.html import _page, cut_headline
+
+    lead = ("The answer. Alpha wins 0.496 [0.480, 0.511] of standard games (draws 0.011 [0.009, 0.013]) and "
+            "0.487 [0.480, 0.494] of blitz games. Emblems, standard: best ember wins 0.572 [0.561, 0.583] of its "
+            "games, worst thorn 0.428 [0.418, 0.439]; blitz: best ember 0.772 [0.763, 0.781], worst tide 0.096 ")
+    para = lead + "[0.090, 0.103], " + "and more words " * 30
+    for limit in range(200, len(lead) + 20, 7):
+        cut = cut_headline(para, limit)
+        assert cut.endswith(" …") and len(cut) <= limit + 2
+        body = cut[:-2]
+        assert body.count("[") == body.count("]") and body.count("(") == body.count(")"), body
+        assert body.endswith(".") or para[len(body)] in ";,", body  # a sentence or clause end, not a cut word
+    assert cut_headline("Short answer 0.5 [0.4, 0.6].", 480) == "Short answer 0.5 [0.4, 0.6]."
+    page = tmp_path / "r.html"
+    page.write_text(_page("t", f"<main><h1>t</h1><p>{para}</p></main>"), encoding="utf-8")
+    text = write_index(tmp_path, [page]).read_text(encoding="utf-8")
+    shown = re.search(r'<p class="headline">(.*?)</p>', text, re.S).group(1)
+    assert "worst thorn 0.428 [0.418, 0.439]" in shown and not shown.rstrip(" …").endswith(("[", ","))

@@ -253,9 +253,30 @@ def page_title(page: str | Path) -> str:
 _NOTICE_P = re.compile(r"<blockquote>.*?</blockquote>", re.S)
 
 
-def page_headline(page: str | Path, limit: int = 320) -> tuple[str, str | None, bool]:
+def cut_headline(para: str, limit: int = 480) -> str:
+    """``para`` shortened to at most ``limit`` characters (plus " …") at the end of a sentence, or failing that of
+    a clause ("; ", ", "), never inside an interval or a parenthesis: a card never ends in "[0.480," or "= …"."""
+    if len(para) <= limit:
+        return para
+    last: dict[str, int] = {}  # the last sentence / clause end (outside brackets) within the limit
+    depth = 0
+    for i, ch in enumerate(para[:limit]):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth = max(0, depth - 1)
+        elif depth == 0 and ch in ".;," and para[i + 1:i + 2] == " " and i >= limit // 3:
+            last[ch] = i
+    for mark in (".", ";", ","):
+        if mark in last:
+            return para[:last[mark] + (mark == ".")] + " …"
+    return para[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def page_headline(page: str | Path, limit: int = 480) -> tuple[str, str | None, bool]:
     """``(headline, thumbnail data URI, has stand-in notice)`` of a report page: its first paragraph (the
-    report's answer, before any detail) and its first plot."""
+    report's answer, before any detail; cut at a sentence or clause end, :func:`cut_headline`) and its first
+    plot."""
     text = Path(page).read_text(encoding="utf-8")
     main = text.split("<main", 1)[-1]
     notice = "Stand-in card data." in main
@@ -269,8 +290,8 @@ def page_headline(page: str | Path, limit: int = 320) -> tuple[str, str | None, 
         if len(plain) > 20:
             para = plain
             break
-    if para and len(para) > limit:
-        para = para[:limit].rsplit(" ", 1)[0] + " …"
+    if para:
+        para = cut_headline(para, limit)
     img = re.search(r'<img[^>]*\ssrc="(data:image/[^"]+)"', main)
     return para or "", (img.group(1) if img else None), notice
 

@@ -327,11 +327,14 @@ def plot(path: Path, rungs: list[Rung], *, title: str = "Skill ladder", label: s
 def markdown(rungs: list[Rung], *, games: int, cells: int = 1, metric: str = "won", label: str = "win rate") -> str:
     """The ladder as a report section: a sentence on the spread, then the table."""
     best, worst = rungs[0], rungs[-1]
+    tied = [r.policy for r in rungs[1:] if not r.below_best]
     text = (f"Every policy played the same {games:,} games"
             + (f" in each of {cells} cells" if cells > 1 else "")
             + f". The strongest is **{best.policy}** ({label} {best.value:.3f}, 95% interval "
-            f"[{best.low:.3f}, {best.high:.3f}]); the spread from the random baseline or weakest policy "
-            f"(**{worst.policy}**, {worst.value:.3f}) to the strongest is {best.value - worst.value:.3f}: how much "
+            f"[{best.low:.3f}, {best.high:.3f}])"
+            + (f", though not told apart from {', '.join(f'**{p}**' for p in tied)} (not 'below best')" if tied else "")
+            + f"; the spread from the random baseline or weakest policy (**{worst.policy}**, {worst.value:.3f}) to "
+            f"the strongest is {-worst.gap:.3f} [{-worst.gap_high:.3f}, {-worst.gap_low:.3f}] (paired): how much "
             f"skill matters here. {VERDICT_NOTE}\n\n")
     from simkit.core.tables import render
 

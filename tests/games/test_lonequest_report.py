@@ -144,3 +144,20 @@ def test_skill_ladder_matches_the_rows(report):
         row = next(ln for ln in text.split("## Skill ladder", 1)[1].splitlines() if ln.startswith(f"| ") and
                    re.search(rf"\|\s*{p}\s*\|", ln))
         assert float(row.split("|")[4]) == pytest.approx(want, abs=6e-5)
+
+
+def test_headline_gives_random_play_and_the_skill_gap_with_intervals(report):
+    """Every rate of the answer carries its interval: random play's share of wins and the skill gap (the ladder's
+    paired gap of random to the top rung, sign flipped)."""
+    _, files = report
+    text = next(f for f in files if f.name == "report.md").read_text()
+    head = text.split("\n\n")[2]
+    got = re.search(r"Random legal play wins (\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\], so skill is worth "
+                    r"([+-]\d\.\d{3}) \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\] \(paired", head)
+    assert got, head
+    ladder = text.split("## Skill ladder", 1)[1]
+    row = next(ln for ln in ladder.splitlines() if ln.startswith("|") and "| random " in ln)
+    gap = re.search(r"([+-]\d\.\d{4}) \[([+-]\d\.\d{4}), ([+-]\d\.\d{4})\]", row).groups()
+    assert float(got.group(4)) == pytest.approx(-float(gap[0]), abs=6e-4)
+    assert float(got.group(5)) == pytest.approx(-float(gap[2]), abs=6e-4)
+    assert float(got.group(6)) == pytest.approx(-float(gap[1]), abs=6e-4)

@@ -51,7 +51,11 @@ def _table(text: str, heading: str) -> list[dict]:
 
 def test_files_written(report):
     _, files, _ = report
-    assert sorted(f.name for f in files) == ["jarls.png", "report.md", "skill-ladder.png", "win-by-level.png"]
+    assert sorted(f.name for f in files) == ["jarls.png", "levels-all-jarls.png", "report.md", "skill-ladder.png",
+                                             "win-by-level.png"]
+    # the page's first plot (the index card's picture) is the all-Jarls answer's, not the one-Jarl deep run's
+    text = next(f for f in files if f.name == "report.md").read_text()
+    assert re.search(r"!\[[^]]*\]\(([^)]+)\)", text).group(1) == "levels-all-jarls.png"
     for f in files:
         assert f.exists() and f.stat().st_size > 0
         if f.suffix == ".png":
@@ -148,7 +152,8 @@ def test_level_section_leads_and_explains(level_report):
     _, files, text = level_report
     assert "endings-by-level.png" in {f.name for f in files}
     body = text.split("\n\n", 2)[2]  # after the title and the stand-in notice: the headline comes first
-    assert body.startswith("**Over all 2 Jarls** under the strongest practical policy, **`builder`**, P(win) is")
+    assert body.startswith("**Over all 2 Jarls** under the strongest practical policy, **`builder`**, Level I − "
+                           "III = **")
     assert text.index("## The levels over all Jarls") < text.index("## One Jarl in depth") < text.index(
         "## Skill ladder") < text.index("## What was simulated")
     # the page reconciles the one-Jarl deep run with the all-Jarls answer
@@ -183,6 +188,16 @@ def test_level_endings_match_the_rows(level_report):
         assert sum(shares.values()) == pytest.approx(1.0, abs=3e-3)  # every game ends one of these ways
         assert float(r["P(win)"].split(" ")[0]) == pytest.approx(share(won), abs=6e-4)
         assert float(r["cards left (mean)"].split(" ")[0]) == pytest.approx(share(pl.col("cards_left")), abs=0.051)
+    # per monster and deck: the share of games lost to the deck (ran out, or lost the final attack), with its
+    # interval like every rate
+    for r in _table(text, "### Per monster and deck variant\n"):
+        for lv, name in ((1, "I"), (3, "III")):
+            d = df.filter((pl.col("level") == lv) & (pl.col("variant") == r["variant"]))
+            got = RATE.match(r[f"deck losses {name}"])
+            assert got, r
+            est, low, high = map(float, got.groups())
+            assert est == pytest.approx(d.select((pl.col("cause") == "deck").cast(pl.Float64).mean()).item(),
+                                        abs=6e-4) and low <= est <= high
     # Level III discards three times the cards of Level I after each lost battle: fewer cards are left
     left = [float(r["cards left (mean)"].split(" ")[0]) for r in rows]
     assert left[0] > left[2]
@@ -279,3 +294,24 @@ def test_jarls_that_play_alike_are_listed_once(tmp_path):
     names = [r["Jarl"] for r in _table(text, "## Jarls")]
     assert len(names) == 2 and "sigurd" in names, names
     assert any(n in ("hodr ≡ esbjorn", "esbjorn ≡ hodr") for n in names), names
+
+
+def test_all_jarls_levels_list_alike_jarls_once_and_lead_with_the_drop(tmp_path):
+    """The all-Jarls level section lists Jarls that play every game alike once ("hodr ≡ esbjorn"), in its per-Jarl
+    table and in the headline's range; the headline gives Level I − III before the per-level rates (the answer
+    first, so an index card cut short still shows it)."""
+    scenario = tmp_path / "twins.toml"
+    scenario.write_text(
+        'game = "valhalla"\nmode = "solo"\n'
+        f'cards = "{(SCEN / "cards.toml").as_posix()}"\n'
+        f'deck = "{(SCEN / "deck.toml").as_posix()}"\n'
+        'monsters = ["troll"]\nvariants = ["base"]\nlevels = [1, 3]\n'
+        'jarls = ["sigurd", "hodr", "esbjorn"]\nplay = ["builder"]\n'
+    )
+    simkit.run(scenario, games=60, seed=3, jobs=1, out=tmp_path / "run")
+    text = solo_report(tmp_path / "run", tmp_path / "report")[0].read_text()
+    names = [r["Jarl"] for r in _table(text, "### Per Jarl (every set)")]
+    assert sorted(names) == ["hodr ≡ esbjorn", "sigurd"], names
+    head = _headline_numbers(text)["text"]
+    assert head.index("Level I − III = **") < head.index("at Level I")
+    assert "(hodr ≡ esbjorn)" in head and "(hodr)" not in head and "(esbjorn)" not in head

@@ -257,3 +257,23 @@ def test_chance_strike_command_die_option():
     assert res.exit_code == 0 and json.loads(res.stdout)[0]["attacker_hits"] == "29/72"
     res = CliRunner().invoke(cli, ["odds", "chance-strike", "--die", "12", "--mc", "10"])
     assert res.exit_code == 2 and "--mc" in res.output and res.output.count("\n") == 1
+
+
+def test_odds_pages_open_with_the_answer():
+    """The Chance Strike and Test Fate pages (and their index cards) open with the answer in numbers: between
+    equals the attacker hits 27/50 (a 10 wins, ties go to the attacker, a natural 1 fails: counted over the 100
+    rolls as 54), the defender 9/20, both 1/100; over Strike 0–1 × Shield 0–1 P(attacker hits) runs from 23/50
+    (Strike 0, Shield 1) to 61/100 (Strike 1, Shield 0). One Test Fate is 1/2; a Buff survives six Locations'
+    tests 1/64 without the offering and 7/64 with it (fail at most once: 1/64 + 6/64)."""
+    from simkit.games.valka.reports import chance_strike_markdown, test_fate_markdown
+
+    text, _ = chance_strike_markdown([0, 1], [0, 1], 2000, 1, 1, "cs.png")
+    answer = text.split("\n\n")[1]
+    assert answer.startswith("**The answer.** Between equals (Strike = Shield) the attacker hits 27/50 ≈ 0.540 of "
+                             "Chance Strikes, the defender 9/20 ≈ 0.450, and both are hurt 1/100 ≈ 0.010")
+    assert "runs from 23/50 ≈ 0.460 (Strike 0 against Shield 1) to 61/100 ≈ 0.610 (Strike 1 against Shield 0)" \
+        in answer
+    text, _ = test_fate_markdown(6, 8, 4, 2000, 1, 1, "tf.png")
+    answer = text.split("\n\n")[1]
+    assert answer == ("**The answer.** One Test Fate succeeds 1/2 ≈ 0.500; a Buff survives the Test Fates of 6 "
+                      "Locations 1/64 ≈ 0.016 without the 20-Krone offering and 7/64 ≈ 0.109 with it (exact).")

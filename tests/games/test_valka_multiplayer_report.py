@@ -95,11 +95,13 @@ def test_report_of_a_small_run_takes_the_deal_as_the_unit(tmp_path):
     for section in ("## Is the first player favoured?", "## How long games last", "## Cards", "deal"):
         assert section in text
     seats = seat_rows(results.load(run))
-    first = seats.filter((pl.col("players") == 4) & (pl.col("order") == 0))
+    # the tables where `random` plays are left out (its seats lose, the seats facing it win, whatever the order)
+    first = seats.filter((pl.col("players") == 4) & (pl.col("order") == 0) & (pl.col("hero") != "random"))
     e = deal_rate(first["won"].to_numpy() > 0, deal_ids(first))
     deals = seats.select("block", "game").unique().height
     frame = results.load(run)
-    assert e.n == deals and len(first) == frame.height > deals  # one first player per game and cell
+    assert e.n == deals and len(first) == frame.filter(pl.col("policy") != "random").height > deals
+    assert "(the tables where `random` plays are left out" in text.split("## Is the first player favoured?")[1]
     row = next(line for line in text.splitlines() if line.replace(" ", "").startswith("|4|1|"))
     assert f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]" in row
 
@@ -215,7 +217,7 @@ def test_headline_numbers_come_from_the_games_rows(tmp_path):
     head = text.split("## What was simulated")[0]
     answer = next(p for p in head.split("\n\n") if p.startswith("**The answer.**"))
     frame = results.load(run)
-    first = seat_rows(frame).filter(pl.col("order") == 0)
+    first = seat_rows(frame).filter((pl.col("order") == 0) & (pl.col("hero") != "random"))
     e = deal_rate(first["won"].to_numpy() > 0, deal_ids(first))
     assert f"wins {e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}] at 4 players (fair share 0.250)" in answer
     means = {p: float(g["won"].mean()) for (p,), g in frame.group_by("policy")}  # one cell per hero policy
@@ -226,3 +228,33 @@ def test_headline_numbers_come_from_the_games_rows(tmp_path):
     assert float(v_best) == pytest.approx(max(means.values()), abs=5e-4) == pytest.approx(means[best], abs=5e-4)
     assert float(v_worst) == pytest.approx(min(means.values()), abs=5e-4) == pytest.approx(means[worst], abs=5e-4)
     assert float(spread) == pytest.approx(means[best] - means[worst], abs=1e-3)
+
+
+def test_tables_of_equals_show_no_seat_policy_table(tables_of_equals):
+    """At tables of equals every seat of a cell plays the hero's policy, so "every seat by the policy it played"
+    is each policy's fair share by construction: the table (captioned "mixed tables") is not shown."""
+    _, files = tables_of_equals
+    text = files[0].read_text(encoding="utf-8")
+    assert "Every seat by the policy it played" not in text and "seat policy" not in text
+
+
+def test_warband_effects_leave_out_the_random_policys_tables(tables_of_equals):
+    """The random policy's seats lose whatever they hold (and the seats facing it win), so the Warband table
+    measures the practical policies' tables only, and says so: its numbers are the effect recomputed without
+    the random hero's cells, not the one over every seat."""
+    from simkit.core import results
+    from simkit.games.valka.multiplayer.report import _effect, deal_ids, seat_rows
+
+    run, files = tables_of_equals
+    text = files[0].read_text(encoding="utf-8")
+    section = text.split("## Warbands", 1)[1].split("## Cards", 1)[0]
+    assert "`random` plays are left out" in section
+    seats = seat_rows(results.load(run))
+    kept = seats.filter(pl.col("hero") != "random")
+    assert kept.height < seats.height and set(kept["policy"].unique()) == {"balanced", "aggressive", "cautious"}
+    shown = {ln.split("|")[1].strip(): ln.split("|")[4].strip() for ln in section.splitlines()
+             if ln.startswith("| ") and not ln.startswith("| Warband")}
+    assert shown
+    for w, cell in shown.items():
+        e = _effect(kept["won"].to_numpy() > 0, kept[f"wb_{w}"].to_numpy() >= 2, deal_ids(kept))[2]
+        assert cell == f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]", w

@@ -141,7 +141,7 @@ def test_pooled_emblem_win_rates_fall_short_of_two_and_a_half_by_the_draw_share(
 
 def _pooled_rows(text):
     lines = text.splitlines()
-    head = ["Emblem", "wins", "draws", "losses", "games"]
+    head = ["Emblem", "wins", "draws", "losses", "games", "deals"]
     i = next(k for k, ln in enumerate(lines)
              if ln.startswith("|") and [c.strip() for c in ln.strip("|").split("|")] == head)
     rows = {}
@@ -242,8 +242,8 @@ def test_report_opens_with_the_answer_from_the_games_rows(report):
     f = res.frame.filter(pl.col("policy") == "focused")
     alpha = float(f["alpha_win"].mean())
     draws = float(f["draw"].mean())
-    got = re.search(r"`focused` in both seats, Alpha \(the Start Player\) wins (\d\.\d+) \[.*?\(draws (\d\.\d+)\)",
-                    answer)
+    got = re.search(r"`focused` in both seats, Alpha \(the Start Player\) wins (\d\.\d+) \[.*?\(draws (\d\.\d+) "
+                    r"\[\d\.\d+, \d\.\d+\]\)", answer)
     assert got and float(got.group(1)) == pytest.approx(alpha, abs=5e-4)
     assert float(got.group(2)) == pytest.approx(draws, abs=5e-4)
     share = {}
@@ -257,3 +257,38 @@ def test_report_opens_with_the_answer_from_the_games_rows(report):
     best, v_best, worst, v_worst = got.groups()
     assert float(v_best) == pytest.approx(max(share.values()), abs=5e-4) == pytest.approx(share[best], abs=5e-4)
     assert float(v_worst) == pytest.approx(min(share.values()), abs=5e-4) == pytest.approx(share[worst], abs=5e-4)
+
+
+def _deal_sums(frame: pl.DataFrame, value: pl.Expr) -> tuple:
+    per = frame.group_by("block", "game").agg(y=value.cast(pl.Float64).sum(), m=pl.len()).sort("block", "game")
+    return per["y"].to_numpy(), per["m"].to_numpy().astype(float)
+
+
+def test_pooled_emblem_rates_and_means_take_the_deal_as_the_unit(report):
+    """Every cell replays the same deals, so an Emblem's games (and the margins and lengths of all games) are
+    not independent: the intervals are the clustered ones over (block, game), as the summary's own, never
+    Wilson or a normal interval on the rows ("a little too narrow", the old caption said). P(draw) has its
+    interval too."""
+    from simkit.core.stats import clustered_mean, clustered_rate
+
+    _, files, res = report
+    text = (files[0].parent / "report.md").read_text()
+    assert "too narrow" not in text
+    f = res.frame.filter(pl.col("policy") == "focused")
+    block = text.split("Each Emblem pooled over both seats", 1)[1]
+    head = [c.strip() for c in block.split("\n| Emblem", 1)[1].split("\n", 1)[0].strip("|").split("|")]
+    assert head[-2:] == ["games", "deals"]
+    for e in ("raven", "ember"):
+        k = f"{e}_emblem"
+        a = f.filter(pl.col("alpha_emblem") == k).select("block", "game", w=pl.col("winner") == "alpha")
+        o = f.filter(pl.col("omega_emblem") == k).select("block", "game", w=pl.col("winner") == "omega")
+        want = clustered_rate(*_deal_sums(pl.concat([a, o]), pl.col("w")))
+        row = re.search(rf"\n\| {e} +\| ([^|]+)\|", block).group(1).strip()
+        assert row == f"{want.estimate:.3f} [{want.low:.3f}, {want.high:.3f}]"
+        assert want.n == 60  # the deals, whatever the cells that replay them
+    t = clustered_mean(*_deal_sums(f, pl.col("turns")))
+    assert f"{t.estimate:.1f} [{t.low:.1f}, {t.high:.1f}]" in text.split("## Score margin", 1)[1]
+    m = clustered_mean(*_deal_sums(f, pl.col("margin").abs()))
+    assert f"{m.estimate:.2f} [{m.low:.2f}, {m.high:.2f}]" in text.split("## Score margin", 1)[1]
+    alpha = text.split("## Alpha or Omega", 1)[1].split("##", 1)[0]
+    assert re.search(r"\| 0\.\d{4} \[0\.\d{4}, 0\.\d{4}\] \|\n", alpha), alpha

@@ -120,3 +120,19 @@ def test_below_best_when_the_best_is_picked_by_hand():
     assert rows[0].policy == "a" and by["b"].p == pytest.approx(2 * 0.5 ** 8)
     assert by["b"].p < by["b"].p_adj < 0.05 and by["b"].below_best and by["c"].below_best
     assert not rows[0].below_best and rows[0].p_adj > 0.9  # nothing beats a: T_a < 0
+
+
+def test_markdown_names_the_policies_not_told_apart_from_the_best_and_gives_the_spread_its_interval():
+    """A ladder's sentence must not crown a best that its own table does not separate: the policies that are not
+    'below best' are named beside it, and the spread to the weakest is the paired gap with its interval."""
+    from simkit.core.ladder import Rung, markdown
+
+    rungs = [Rung("search", "search", 1.0, 0.886, 1.0, 30),
+             Rung("tuned", "heuristic", 0.9, 0.744, 0.965, 30, -0.1, -0.256, 0.031, 0.2, 0.51, False),
+             Rung("random", "random", 0.0, 0.0, 0.114, 30, -1.0, -1.0, -0.84, 0.0, 0.0, True)]
+    text = markdown(rungs, games=30)
+    assert "The strongest is **search** (win rate 1.000, 95% interval [0.886, 1.000]), though not told apart " \
+           "from **tuned** (not 'below best')" in text
+    assert "to the strongest is 1.000 [0.840, 1.000] (paired)" in text
+    rungs[1].below_best = True
+    assert "not told apart" not in markdown(rungs, games=30)

@@ -106,6 +106,20 @@ def valeria_cmd(citizens, fmt, out, mc, seed, jobs, plot):
         emit(valeria_text(cits, sections, fmt), out)
 
 
+def valeria_answer(specs, monster_rows) -> str:
+    """The page's answer, first: the Herald's expected activations per roll for each bundled Duchy, and the
+    Monster Event numbers that fire most and least often (rulebook: Herald; Monster Events)."""
+    herald = []
+    for spec in specs:
+        he = _o().herald_expected(_o().parse_citizens(spec))
+        herald.append(f"{fraction_str(he)} ≈ {float(he):.3f} with Citizens {spec}")
+    top = max(monster_rows, key=lambda r: r["fires_p"])
+    low = min(monster_rows, key=lambda r: r["fires_p"])
+    return ("**The answer.** The Herald activates " + "; ".join(herald) + " per roll (exact). A Monster Event "
+            f"fires most often on {top['activation_number']} ({top['fires']} ≈ {top['fires_p']:.3f} of rolls) and "
+            f"least often on {low['activation_number']} ({low['fires']} ≈ {low['fires_p']:.3f}).")
+
+
 def valeria_plot(path, sections):
     from simkit.core.plotting import bars
 
@@ -129,10 +143,13 @@ def bundled_reports(out_dir: Path, quick: bool = False, jobs=None) -> list[Path]
             f"Carlo columns are {trials:,} simulated rolls (seed 2026) with 95% intervals.\n\n"
             "![Monster Event odds](valeria.png)\n\n")
     sections = None
-    for spec in ("1,2", "1,2,6", "1,2,5,6,9/10"):
+    specs = ("1,2", "1,2,6", "1,2,5,6,9/10")
+    for spec in specs:
         cits = _o().parse_citizens(spec)
         est, _ = monte_carlo(ValeriaRollSim(cits), trials, 2026, jobs)
         sections = valeria_sections(cits, est)
         text += f"## Duchy with Citizens {spec}\n\n" + valeria_text(cits, sections[:2], "md") + "\n"
     text += "## Monster Event fires on a roll\n\n" + render(display_rows(sections[2][1]), "md")
+    head, rest = text.split("\n\n", 1)
+    text = head + "\n\n" + valeria_answer(specs, sections[2][1]) + "\n\n" + rest
     return [write_markdown(out / "valeria.md", text), valeria_plot(out / "valeria.png", sections)]

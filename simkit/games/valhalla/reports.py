@@ -8,7 +8,7 @@ from simkit.core.report import STAND_IN_NOTICE, write_markdown
 from simkit.core.tables import render
 from simkit.games.valhalla import cards as cards_mod
 from simkit.games.valhalla.odds_cli import (
-    RULE_CITATION, SIDES, card_heading, fraction_note, mc_cells, monster_plot, monster_rows, run_mc,
+    RULE_CITATION, SIDES, _weapons_text, card_heading, fraction_note, mc_cells, monster_plot, monster_rows, run_mc,
     select_cards, summary_display, turn_display,
 )
 
@@ -33,6 +33,7 @@ def monster_markdown(die, monsters, mc_trials: int, seed, jobs, png_name: str, t
     text = (
         "# Valhalla Solo: when does the monster attack?\n\n"
         f"{STAND_IN_NOTICE}\n\n"
+        + monster_answer(rows) + "\n\n"
         f"{RULE_CITATION} The monster has 6 dice of faces {', '.join(die.faces)}. "
         f"Rule option `wild_matches_monster = {str(wild_matches).lower()}`: the wild face "
         f"{'covers' if wild_matches else 'never covers'} a weapon (see docs/rules.md).\n\n"
@@ -52,6 +53,30 @@ def monster_markdown(die, monsters, mc_trials: int, seed, jobs, png_name: str, t
     for r in detail:
         text += "\n### " + card_heading(r) + "\n\n" + render(turn_display(r), "md")
     return text, rows, detail
+
+
+def monster_answer(rows: list[dict]) -> str:
+    """The page's answer, first: the expected monster phases from an empty card to the attack, for the fastest
+    and the slowest card, and for each monster's first card (valhalla-solo.txt, monster phase)."""
+    fin = [r for r in rows if r["expected_turns_p"] is not None]
+    never = [r for r in rows if r["expected_turns_p"] is None]
+    if not fin:
+        return "**The answer.** No card is ever completed: the monster never attacks."
+    fast = min(fin, key=lambda r: r["expected_turns_p"])
+    slow = max(fin, key=lambda r: r["expected_turns_p"])
+
+    def name(r):
+        return f"{r['monster']} {r['side']} card {r['card']}"
+
+    firsts = [r for r in fin if r["card"] == 1 and r["side"] == fin[0]["side"]]
+    return ("**The answer.** From an empty card the monster attacks after "
+            f"{fast['expected_turns_p']:.2f} monster phases on average on the fastest card ({name(fast)}, "
+            f"{_weapons_text(fast['weapons'])}) and after {slow['expected_turns_p']:.2f} on the slowest ({name(slow)}, "
+            f"{_weapons_text(slow['weapons'])})"
+            + ("; first cards: " + ", ".join(f"{r['monster']} {r['expected_turns_p']:.2f}" for r in firsts)
+               if firsts else "")
+            + (f"; {len(never)} card{'s' if len(never) != 1 else ''} never complete" if never else "")
+            + " (exact expectations; the per-turn odds and the Monte Carlo check follow).")
 
 
 def _dependence_note(detail) -> str:

@@ -37,6 +37,44 @@ def chi_square_cells(observed: np.ndarray, expected_p: np.ndarray) -> tuple[floa
     return stat, dof, float(st.chi2.sf(stat, dof)) if dof > 0 else 1.0
 
 
+def _odds(frac: str, p: float) -> str:
+    return f"{frac} ≈ {p:.3f}"
+
+
+def chance_strike_answer(rows: list[dict], health: int) -> str:
+    """The page's answer, first: how often a Chance Strike hits between equals (Strike = Shield), the range over
+    the table, and the Chance Strikes a defender of ``health`` Health takes (valka.txt, Chance Strike)."""
+    eq = [r for r in rows if r["strike"] == r["shield"]]
+    lo = min(rows, key=lambda r: (r["attacker_hits_p"], r["shield"] - r["strike"]))
+    hi = max(rows, key=lambda r: (r["attacker_hits_p"], r["shield"] - r["strike"]))
+    text = "**The answer.** "
+    if eq:
+        r = eq[0]
+        text += (f"Between equals (Strike = Shield) the attacker hits {_odds(r['attacker_hits'], r['attacker_hits_p'])}"
+                 f" of Chance Strikes, the defender {_odds(r['defender_hits'], r['defender_hits_p'])}, and both are "
+                 f"hurt {_odds(r['both_hurt'], r['both_hurt_p'])}"
+                 + (f"; a defender with {health} Health falls after {r['expected_strikes_p']:.2f} Chance Strikes on "
+                    "average" if r["expected_strikes_p"] is not None else "") + ". ")
+    text += (f"Over the table, P(attacker hits) runs from {_odds(lo['attacker_hits'], lo['attacker_hits_p'])} (Strike "
+             f"{lo['strike']} against Shield {lo['shield']}) to {_odds(hi['attacker_hits'], hi['attacker_hits_p'])} "
+             f"(Strike {hi['strike']} against Shield {hi['shield']}): the natural 1 and 10 keep every strike "
+             "uncertain.")
+    return text
+
+
+def test_fate_answer(sections: list[tuple[str, list[dict]]]) -> str:
+    """The page's answer, first: one Test Fate, and a Buff that must survive the Test Fates of the six Locations
+    of a Lonequest, without and with the once-per-Lonequest offering (valka.txt, Test Fate)."""
+    d = dict(sections)
+    one = d["Single tests"][0]
+    surv = d["A Buff survives k Locations' Test Fates"]
+    six = next((r for r in surv if r["locations"] == 6), surv[-1])
+    return (f"**The answer.** One Test Fate succeeds {_odds(one['probability'], one['probability_p'])}; a Buff "
+            f"survives the Test Fates of {six['locations']} Locations "
+            f"{_odds(six['without_offering'], six['without_offering_p'])} without the 20-Krone offering and "
+            f"{_odds(six['with_offering'], six['with_offering_p'])} with it (exact).")
+
+
 def chance_strike_markdown(strikes, shields, mc_trials, seed, jobs, png_name, rules=ChanceStrikeRules(), health=3):
     from simkit.core.oddscli import monte_carlo
     from simkit.games.valka.dice_checks import ChanceStrikeSim
@@ -53,6 +91,7 @@ def chance_strike_markdown(strikes, shields, mc_trials, seed, jobs, png_name, ru
     inside = sum(r[f"{k}_low"] <= r[f"{k}_p"] <= r[f"{k}_high"] for r in rows for k in RATES)
     text = (
         "# VÁLKA Chance Strike odds\n\n"
+        + chance_strike_answer(rows, health) + "\n\n"
         "Both fighters roll a d10: the attacker adds its total Strike, the defender its total Shield. "
         "A 10 wins (both 10: the attacker); ties go to the attacker; a natural 1 fails regardless of Buffs; "
         "double 1s hurt both (valka.txt, \"On Your Turn\" → Chance Strike). Rule options: "
@@ -77,6 +116,7 @@ def test_fate_markdown(tests, battles, not_enuf, mc_trials, seed, jobs, png_name
     sections = test_fate_sections(tests, battles, not_enuf, mc_counts)
     text = (
         "# VÁLKA Test Fate odds\n\n"
+        + test_fate_answer(sections) + "\n\n"
         "Test Fate: roll a d10, even is good fortune. Once per Lonequest, 20 Krone turns a failed test "
         "(valka.txt, Lonequest Rules → Test Fate). Exact values are fractions; the Monte Carlo column "
         f"simulates {mc_trials:,} sequences of {tests} tests with the offering (seed {root}), with 95% intervals.\n\n"

@@ -17,7 +17,7 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import heatmap, lines
 from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
-from simkit.core.stats import mean_interval, wilson
+from simkit.core.stats import clustered_mean, clustered_rate, wilson
 from simkit.core.tables import render
 
 Z_LOPSIDED = 0.05  # family-wise level (Holm over the match-up cells) for calling a match-up lopsided
@@ -93,13 +93,15 @@ def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None
     png = heatmap(out_dir / f"matchups-{label}.png", mat, short, short, top_down=True,
                   title=f"Alpha win rate by Emblem match-up ({label}, {policy} v {policy})",
                   xlabel="Omega's Emblem", ylabel="Alpha's Emblem", cbar_label="P(Alpha wins)")
-    # each Emblem over both seats and every opponent: win, draw, loss
+    # each Emblem over both seats and every opponent: win, draw, loss (the deal as the unit)
     outcomes = emblem_outcomes(cells, draws)
+    rates = emblem_rates(frame.filter(pl.col("policy") == policy))
     emb_rows = []
     for i, e in enumerate(names):
         w, d, lost, n = outcomes[e]
-        emb_rows.append({"Emblem": short[i], "wins": _iv(wilson(w, n)), "draws": _iv(wilson(d, n)),
-                         "losses": _iv(wilson(lost, n)), "games": n})
+        r = rates[e]
+        emb_rows.append({"Emblem": short[i], "wins": _iv(r["wins"]), "draws": _iv(r["draws"]),
+                         "losses": _iv(r["losses"]), "games": n, "deals": r["wins"].n})
     spread = np.nanmax(mat) - np.nanmin(mat) if np.isfinite(mat).any() else float("nan")
     n_cell = [n for _, n in cells.values()]
     text = (
@@ -110,10 +112,39 @@ def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None
         f"Highest minus lowest cell: {spread:.3f}.\n\n" + render(rows, "md") + "\n"
         + ("Lopsided: " + "; ".join(lopsided) + ".\n\n" if lopsided else "No match-up is lopsided at this level.\n\n")
         + "Each Emblem pooled over both seats and all opponents: the share of its games it won, drew and lost "
-          "(a draw is its own outcome, never a win of either seat; the three add up to 1). Cells share their "
-          "games' deals, so these pooled intervals are a little too narrow:\n\n" + render(emb_rows, "md") + "\n")
+          "(a draw is its own outcome, never a win of either seat; the three add up to 1). Every cell replays the "
+          "same deals, so the deal is the unit: Wilson's interval on the effective number of games, the games over "
+          "the design effect of the deals (`games` = rows, `deals` = clusters):\n\n" + render(emb_rows, "md") + "\n")
     return text, [png], {"spread": spread, "cells": cells, "draws": draws, "policy": policy, "outcomes": outcomes,
-                         "names": names}
+                         "names": names, "rates": rates}
+
+
+def _deal(frame) -> list:
+    """The deal (cluster) columns of the per-game rows: ``(block, game)``, the same deal in every cell."""
+    names = frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns
+    return [c for c in ("block", "game") if c in names]
+
+
+def emblem_rates(frame) -> dict[str, dict]:
+    """Per Emblem, over both seats and every opponent: its shares of games won, drawn and lost, each an
+    :class:`Estimate` with the deal as the unit (:func:`clustered_rate` over ``(block, game)``: every cell replays
+    the same deals, so one deal's games are not independent); ``n`` of each is the number of deals. A game the
+    Omega seat neither lost nor drew is Omega's win; a draw is neither seat's win (valkyrie-incident.txt)."""
+    keys = _deal(frame)
+    f = frame.select(*keys, "alpha_emblem", "omega_emblem", a=pl.col("alpha_win").cast(pl.Int64),
+                     d=pl.col("draw").cast(pl.Int64))
+    f = (f.collect() if isinstance(f, pl.LazyFrame) else f).with_columns(o=1 - pl.col("a") - pl.col("d"))
+    sides = pl.concat([
+        f.select(*keys, emblem=pl.col("alpha_emblem"), w=pl.col("a"), dr=pl.col("d"), l=pl.col("o")),
+        f.select(*keys, emblem=pl.col("omega_emblem"), w=pl.col("o"), dr=pl.col("d"), l=pl.col("a"))])
+    per = sides.group_by("emblem", *keys).agg(w=pl.col("w").sum(), dr=pl.col("dr").sum(), l=pl.col("l").sum(),
+                                               m=pl.len()).sort("emblem", *keys)
+    out = {}
+    for (e,), g in per.group_by(["emblem"], maintain_order=True):
+        m = g["m"].to_numpy()
+        out[e] = {k: clustered_rate(g[c].to_numpy(), m) for k, c in (("wins", "w"), ("draws", "dr"),
+                                                                       ("losses", "l"))}
+    return out
 
 
 def emblem_outcomes(cells: dict, draws: dict) -> dict[str, tuple[int, int, int, int]]:
@@ -143,7 +174,7 @@ def _alpha_rows(run_dir: Path, label: str) -> list[dict]:
             rows[key] = {"ruleset": label, "policies": key,
                          "P(Alpha wins)": f"{r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]", "games": r["n"]}
         elif r["metric"] == "draw_rate":
-            draws[key] = f"{r['estimate']:.4f}"
+            draws[key] = f"{r['estimate']:.4f} [{r['low']:.4f}, {r['high']:.4f}]"
     return [{**row, "P(draw)": draws.get(k, "–")} for k, row in rows.items()]
 
 
@@ -154,21 +185,25 @@ def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | Non
         man = results.manifest(run)
         if policy not in man.get("policies", {}):
             policy = list(man.get("policies", {}))[0]
-        f = results.scan(run).filter(pl.col("policy") == policy).select("margin", "turns", "decisions",
-                                                                         "alpha_score", "omega_score").collect()
+        scan = results.scan(run)
+        f = scan.filter(pl.col("policy") == policy).select(*_deal(scan), "margin", "turns", "decisions",
+                                                           "alpha_score", "omega_score").collect()
         m = f["margin"].to_numpy().astype(np.int64)
         t = f["turns"].to_numpy().astype(np.int64)
         margins[label], turns[label] = m, t
-        absm = np.abs(m).astype(float)
-        e = mean_interval(len(absm), float(absm.sum()), float((absm * absm).sum()))
-        tt = t.astype(float)
-        te = mean_interval(len(tt), float(tt.sum()), float((tt * tt).sum()))
+        # every cell replays the same deals: the deal is the unit of both means (clustered_mean)
+        keys = _deal(f)
+        ids = (np.unique(np.stack([f[k].to_numpy().astype(np.int64) for k in keys], axis=1), axis=0,
+                         return_inverse=True)[1].reshape(-1) if keys else np.arange(len(f)))
+        ones = np.bincount(ids, minlength=ids.max() + 1 if len(ids) else 0).astype(float)
+        e = clustered_mean(np.bincount(ids, weights=np.abs(m).astype(float)), ones)
+        te = clustered_mean(np.bincount(ids, weights=t.astype(float)), ones)
         q = np.percentile(m, [5, 25, 50, 75, 95])
         rows.append({"ruleset": label, "mean abs. margin": _iv(e, 2),
                      "margin 5% / 25% / 50% / 75% / 95%": " / ".join(f"{x:.0f}" for x in q),
                      "mean score": f"{(f['alpha_score'].mean() + f['omega_score'].mean()) / 2:.1f}",
                      "War turns per game": _iv(te, 1), "decisions per game": f"{f['decisions'].mean():.0f}",
-                     "games": len(m)})
+                     "games": len(m), "deals": e.n})
     lo = min(int(v.min()) for v in margins.values())
     hi = max(int(v.max()) for v in margins.values())
     xs = np.arange(lo, hi + 1)
@@ -184,7 +219,9 @@ def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | Non
                   title="Game length (War turns)", xlabel="War turns in the game", ylabel="share of games",
                   markers=False)
     text = (f"![Score margin]({png_m.name}) ![Game length]({png_t.name})\n\n"
-            "Mean absolute margin and War turns with 95% normal intervals; margin quantiles in points.\n\n"
+            "Mean absolute margin and War turns with 95% intervals, the deal as the unit (Student's t on the "
+            "cluster-robust variance over deals: every cell replays the same deals; `games` = rows, `deals` = "
+            "clusters); margin quantiles in points.\n\n"
             + render(rows, "md") + "\n")
     return text, [png_m, png_t]
 
@@ -259,8 +296,9 @@ def _row_iv(r: dict | None) -> str:
 
 def best_worst(info: dict) -> tuple[tuple[str, object], tuple[str, object]]:
     """The Emblems with the highest and the lowest share of games won (both seats, all opponents; Wilson)."""
-    ranked = sorted(((e.replace("_emblem", ""), wilson(w, n)) for e, (w, _d, _l, n) in info["outcomes"].items()),
-                    key=lambda x: x[1].estimate)
+    rates = info.get("rates") or {}
+    ranked = sorted(((e.replace("_emblem", ""), rates[e]["wins"] if e in rates else wilson(w, n))
+                     for e, (w, _d, _l, n) in info["outcomes"].items()), key=lambda x: x[1].estimate)
     return ranked[-1], ranked[0]
 
 
@@ -274,7 +312,7 @@ def headline(policy: str, parts: list[tuple[str, Path, dict]]) -> str:
     alpha, emb = [], []
     for label, run, info in parts:
         a, d = _alpha_rate(run, policy)
-        alpha.append(f"{_row_iv(a)} of {label} games (draws {d['estimate']:.3f})" if d else f"{_row_iv(a)} of "
+        alpha.append(f"{_row_iv(a)} of {label} games (draws {_row_iv(d)})" if d else f"{_row_iv(a)} of "
                      f"{label} games")
         (b, be), (w, we) = best_worst(info)
         emb.append(f"{label}: best {b} wins {_iv(be)} of its games, worst {w} {_iv(we)}"
@@ -306,11 +344,13 @@ def blitz_section(blitz_run: Path, std_info: dict, blitz_info: dict, cards_path)
         p_morale = float(hypergeom(len(deck), meet, min(5, len(deck))).sf(2)) if deck else float("nan")
         w, _d, _l, n = outcomes.get(e.key, (0, 0, 0, 0))
         sw, _sd, _sl, sn = std_info["outcomes"].get(e.key, (0, 0, 0, 0))
+        bw = blitz_info.get("rates", {}).get(e.key, {}).get("wins") or (wilson(w, n) if n else None)
+        stw = std_info.get("rates", {}).get(e.key, {}).get("wins") or (wilson(sw, sn) if sn else None)
         rows.append({"Emblem": e.key.replace("_emblem", ""), "Blitz deck": len(deck),
                      "deck Strength": sum(k.strength for k in deck), "Emblem bonus": e.bonus,
                      "Morale cards (of the deck)": f"{meet} ({e.morale_text})",
                      "P(Morale Check, 5 cards)": f"{p_morale:.3f}",
-                     "Blitz wins": _iv(wilson(w, n)) if n else "–", "standard wins": _iv(wilson(sw, sn)) if sn else "–"})
+                     "Blitz wins": _iv(bw) if bw else "–", "standard wins": _iv(stw) if stw else "–"})
     # the same cells under every policy of the Blitz run
     frame = results.scan(blitz_run).group_by("policy", "alpha_emblem", "omega_emblem").agg(
         r=pl.col("alpha_win").cast(pl.Float64).mean()).collect()
@@ -464,6 +504,8 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         + render(ladder_rows, "md") + "\n"
         "## Score margin and game length\n\n" + dtext
         + f"## Cards (standard rules)\n\n{_card_note(cbase)}\n\n" + render(crows, "md") + "\n"
-        + "## Runs\n\n" + "\n".join(manifest_section(results.manifest(r)) for r in runs.values())
+        + "## Runs\n\n" + "\n".join(manifest_section(results.manifest(r)).replace("## Run\n", f"### {lb.capitalize()}"
+                                                                                       " run\n", 1)
+                                       for lb, r in runs.items())
     )
     return [write_markdown(base / "report.md", text), *files, *dpngs]

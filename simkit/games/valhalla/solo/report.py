@@ -250,6 +250,21 @@ def _diff_p(e: Estimate) -> float:
     return float(2 * norm.sf(abs(e.estimate) / se)) if se > 0 else (0.0 if e.estimate else 1.0)
 
 
+def _twin_names(frame: pl.LazyFrame, jarls: list[str]) -> dict[str, str]:
+    """``{jarl: shown name}``: Jarls that played every game of ``frame`` identically (the same result, turns,
+    cards defeated and Glory in each game, set and level) share one name, "hodr ≡ esbjorn", in ``jarls`` order."""
+    names = frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns
+    keys = [c for c in ("block", "game", "monster", "variant", "level") if c in names]
+    trace = [c for c in ("won", "turns", "cards_defeated", "glory") if c in names]
+    df = frame.select(["jarl", *keys, *trace])
+    df = df.collect() if isinstance(df, pl.LazyFrame) else df
+    groups: dict[int, list[str]] = {}
+    for jl in jarls:
+        jf = df.filter(pl.col("jarl") == jl).sort(keys).select(trace)
+        groups.setdefault(hash(tuple(tuple(jf[c].to_list()) for c in trace)), []).append(jl)
+    return {jl: " ≡ ".join(g) for g in groups.values() for jl in g}
+
+
 def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | None = None) -> tuple[str, str, dict]:
     """``(headline, section, numbers)``: the levels over every Jarl, under ``policy`` (the strongest practical one),
     pooled over Jarls and monster / deck sets and per set and per Jarl, the game as the unit. ``deep`` (optional):
@@ -300,10 +315,13 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
                       "p (Holm)": _p(adj[("set", (m, v), (lo, hi))]), "verdict": verdict("set", (m, v), (lo, hi)),
                       "n (games)": c["games"]})
     by_drop = sorted(jarls, key=lambda j: -per_jarl[(j,)]["diffs"][(lo, hi)].estimate)
+    twin = _twin_names(frame, jarls)
     jrows = []
     for j in by_drop:
+        if twin[j] != j and twin[j].split(" ≡ ")[0] != j:
+            continue  # a Jarl that played every game as an earlier one shares its row (listed once)
         c = per_jarl[(j,)]
-        jrows.append({"Jarl": j + (" (the deep run's Jarl)" if deep and deep.get("jarl") == j else ""),
+        jrows.append({"Jarl": twin[j] + (" (the deep run's Jarl)" if deep and deep.get("jarl") in twin[j].split(" ≡ ") else ""),
                       f"P(win) {_lv(lo)}": _iv(c["rates"][lo]), f"P(win) {_lv(hi)}": _iv(c["rates"][hi]),
                       f"{_lv(lo)} − {_lv(hi)} [95%]": _siv(*_e3(c["diffs"][(lo, hi)])),
                       "p (Holm)": _p(adj[("jarl", (j,), (lo, hi))]), "verdict": verdict("jarl", (j,), (lo, hi)),
@@ -321,18 +339,19 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
     least = min(mvs, key=lambda mv: set_d[mv].estimate) if mvs else None
     jd = {j: per_jarl[(j,)]["diffs"][(lo, hi)] for j in jarls}
     headline = (
-        f"**Over all {len(jarls)} Jarls** under the strongest practical policy, **`{policy}`**, P(win) is "
+        f"**Over all {len(jarls)} Jarls** under the strongest practical policy, **`{policy}`**, Level {_lv(lo)} − "
+        f"{_lv(hi)} = **{_siv(*_e3(d))}** (95%) in P(win), which is "
         + ", ".join(f"**{pooled['rates'][L_].estimate:.3f}** [{pooled['rates'][L_].low:.3f}, "
                     f"{pooled['rates'][L_].high:.3f}] at Level {_lv(L_)}" for L_ in levels)
         + f" ({len(mvs)} monster / deck set{'s' if len(mvs) != 1 else ''} and the Jarls pooled; {n_text}, each "
-        "played by every Jarl in every "
-        f"set at every level): Level {_lv(lo)} − {_lv(hi)} = **{_siv(*_e3(d))}** (95%). "
+        "played by every Jarl in every set at every level). "
         + "; ".join(step_words) + ". "
         + (f"The levels bite hardest against {most[0]} / {most[1]} ({_lv(lo)} − {_lv(hi)} = "
            f"{_siv(*_e3(set_d[most]))}) and least against {least[0]} / {least[1]} ({_siv(*_e3(set_d[least]))}); "
            if most else "")
-        + (f"per Jarl the drop runs from {_siv(*_e3(jd[by_drop[-1]]))} ({by_drop[-1]}) to "
-           f"{_siv(*_e3(jd[by_drop[0]]))} ({by_drop[0]}), each on the same {G:,} games." if len(jarls) > 1 else ""))
+        + (f"per Jarl the drop runs from {_siv(*_e3(jd[by_drop[-1]]))} ({twin[by_drop[-1]]}) to "
+           f"{_siv(*_e3(jd[by_drop[0]]))} ({twin[by_drop[0]]}), each on the same {G:,} games."
+           if len(set(twin.values())) > 1 else ""))
     reconcile = ""
     if deep and deep.get("jarl") in jd and deep.get("diff") is not None:
         j = deep["jarl"]
@@ -612,6 +631,18 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         jman, jframe = man, frame
         top = next((r.policy for r in rungs if lkinds.get(r.policy, "heuristic") == "heuristic"), first)
     headline, jarls_text, jnum = all_jarls_section(jframe, top, jman, deep)
+    png_all = None
+    if jnum.get("sets") and len(jnum["levels"]) > 1:  # the answer's plot first: the page's (and card's) first plot
+        lvs, sets = jnum["levels"], jnum["sets"]
+        png_all = lines(
+            out_dir / "levels-all-jarls.png", lvs,
+            {f"{m} / {v}": [sets[(m, v)]["rates"][L_].estimate for L_ in lvs] for m, v in sets},
+            title=f"P(win) by level, {top}, all {len(jnum['jarls'])} Jarls pooled (95% bands, the game the unit)",
+            xlabel="difficulty level (1 = I, 2 = II, 3 = III)", ylabel="P(win)",
+            bands={f"{m} / {v}": ([sets[(m, v)]["rates"][L_].low for L_ in lvs],
+                                  [sets[(m, v)]["rates"][L_].high for L_ in lvs]) for m, v in sets})
+        jarls_text = jarls_text.replace("## The levels over all Jarls\n\n", "## The levels over all Jarls\n\n"
+                                        f"![P(win) by level, all Jarls]({png_all.name})\n\n", 1)
     main_note = ""
     if jarls_run is not None:
         main_note = (f" These tables come from the main run ({int(man.get('games', 0)):,} games, every policy); the "
@@ -697,7 +728,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         + render(end_rows_lv, "md") + "\n"
         + manifest_section(man)
     )
-    return [write_markdown(out_dir / "report.md", text), *level_files, png_ladder, png_levels, png_jarls]
+    return [write_markdown(out_dir / "report.md", text), *level_files, png_ladder, png_levels, png_jarls,
+            *([png_all] if png_all else [])]
 
 
 LEVEL_JARL = "sigurd"  # the level run's Jarl: one representative Jarl, the games spent on the level question
@@ -802,7 +834,7 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
     ends = {k: e for k, _, e in ENDINGS}
     values = {"won_all": pl.col("won"), **ends, "cards_left": pl.col("cards_left"),
               "lost_battles": pl.col("attacks_lost") + pl.col("defences_lost"),
-              "deck_out": pl.col("cards_left") == 0}
+              "deck_out": pl.col("cards_left") == 0, "deck_lost": ends["deck_early"] | ends["final_lost"]}
     lv = _clustered(frame, ["level"], values)
     levels = sorted(int(k[0]) for k in lv)
     cell = {L_: lv[(L_,)] for L_ in levels}
@@ -856,7 +888,7 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
                 row[f"P(win) {_lv(L_)}"] = _iv(_rate(c, "won_all"))
             for L_ in levels:
                 c = mv[(m, v, L_)]
-                row[f"deck losses {_lv(L_)}"] = f"{c['deck_early'][0] + c['final_lost'][0]:.3f}"
+                row[f"deck losses {_lv(L_)}"] = _iv(_rate(c, "deck_lost"))
             row["n (games)"] = mv[(m, v, levels[0])]["games"]
             mvrows.append(row)
 

@@ -223,7 +223,8 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
         f"Lonequest in **{_iv(pooled_win[best])}** of games (all {len(warbands)} Warbands pooled, 95% interval, "
         f"{games_per_cell:,} games). Best Warband: **{by_w[0]}** {_iv(bw[by_w[0]])}; worst: **{by_w[-1]}** "
         f"{_iv(bw[by_w[-1]])}."
-        + (f" Random legal play wins {rnd.value:.3f}, so skill is worth {rungs[0].value - rnd.value:+.3f}."
+        + (f" Random legal play wins {rnd.value:.3f} [{rnd.low:.3f}, {rnd.high:.3f}], so skill is worth "
+           f"{-rnd.gap:+.3f} [{-rnd.gap_high:+.3f}, {-rnd.gap_low:+.3f}] (paired, `{rungs[0].policy}` − random)."
            if rnd else "")
         + (f" `search` wins {_rung(search_ladder['rungs'], 'search')} on a smaller sample "
            f"({_gap(search_ladder['rungs'], 'search', best)})."

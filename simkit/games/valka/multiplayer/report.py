@@ -39,7 +39,8 @@ def seat_rows(frame: pl.DataFrame) -> pl.DataFrame:
         if not cols:
             continue
         keys = [c for c in ("block", "game") if c in frame.columns]
-        part = frame.select([*keys, "players", "turns", "stalled"] + cols).rename(
+        hero = [pl.col("policy").alias("hero")] if "policy" in frame.columns else []  # the cell's hero policy
+        part = frame.select([*keys, "players", "turns", "stalled", *hero] + cols).rename(
             {c: c[len(f"seat{k}_"):] for c in cols}).filter(pl.col("order") >= 0)
         parts.append(part.with_columns(pl.lit(k).alias("seat")))
     return pl.concat(parts)
@@ -202,10 +203,21 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     sizes = sorted(int(x) for x in frame["players"].unique())
     files = []
 
+    # the tables of the practical policies: where the random policy plays, its seats lose and the seats facing it
+    # win whatever their turn order or hand, so those tables would only dilute the turn-order and Warband effects
+    randoms = [p for p, v in (man.get("policies") or {}).items() if (v or {}).get("kind") == "random"]
+    practical = seats.filter(~pl.col("policy").is_in(randoms))
+    if "hero" in practical.columns:
+        practical = practical.filter(~pl.col("hero").is_in(randoms))
+    if practical.height == 0:
+        practical, randoms = seats, []
+    left_out = (f" (the tables where {', '.join(f'`{p}`' for p in randoms)} plays are left out: its seats lose, "
+                "and the seats facing it win, whatever their turn order or hand)" if randoms else "")
+
     # --- first-player advantage: win rate by order at the table ---
     order_rows, series, bands = [], {}, {}
     for np_ in sizes:
-        sub = seats.filter(pl.col("players") == np_)
+        sub = practical.filter(pl.col("players") == np_)
         ests = []
         for k in range(np_):
             at = sub.filter(pl.col("order") == k)
@@ -274,15 +286,17 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
                             "turns p10 / median / p90": f"{q[0]:.0f} / {q[1]:.0f} / {q[2]:.0f}",
                             "stalled": _iv(st), "games": len(t), "deals": e.n})
 
-    # --- Warbands in the opening hand ---
-    won = seats["won"].to_numpy() > 0
-    seat_ids = deal_ids(seats)
+    # --- Warbands in the opening hand: the tables without the random policy (its seats lose whatever they hold,
+    # and the seats facing it win whatever they hold, so its cells would only dilute every effect) ---
+    wb_seats = practical
+    won = wb_seats["won"].to_numpy() > 0
+    seat_ids = deal_ids(wb_seats)
     wb_rows = []
     for w in WARBANDS:
         col = f"wb_{w}"
-        if col not in seats.columns:
+        if col not in wb_seats.columns:
             continue
-        e = _effect(won, seats[col].to_numpy() >= 2, seat_ids)
+        e = _effect(won, wb_seats[col].to_numpy() >= 2, seat_ids)
         if e is None:
             continue
         wb_rows.append({"Warband": w, "win with 2+ in the opening hand": _iv(e[0]), "without": _iv(e[1]),
@@ -304,7 +318,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     opts = man.get("rule_options", {})
     opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
     pols = man.get("policies", {})
-    answer = headline(seats, frame, sizes, rungs or (field_ladder or {}).get("rungs", []), wb_rows,
+    answer = headline(practical, frame, sizes, rungs or (field_ladder or {}).get("rungs", []), wb_rows,
                       field=None if mixed or not field_ladder else field_ladder["field"])
     text = (
         f"# VÁLKA {variant.replace('-', ' ').title()}: seats, policies, game length and cards\n\n"
@@ -327,18 +341,21 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         "## Is the first player favoured?\n\n"
         f"![Win rate by turn order]({png_order.name})\n\n"
         "Win rate of the seat by its place in the turn order (1 = the player who won the roll-off); a fair game "
-        "gives every place the fair share. Shared wins count as wins.\n\n"
+        "gives every place the fair share. Shared wins count as wins. Over the practical policies' tables"
+        + left_out + ".\n\n"
         + render(order_rows, "md") + "\n"
         + ("## Policies (the skill ladder at these tables)\n\n" if mixed else "## Policies (tables of equals)\n\n")
         + ladder_text
         + (_search_section(search_ladder) if search_ladder else "")
         + "The hero's win rate by table size, one row per game:\n\n" + render(hero_rows, "md") + "\n"
-        "Every seat by the policy it played (mixed tables):\n\n" + render(seat_pol_rows, "md") + "\n"
-        "A policy's win rate here pools all its seats (as the hero and as an opponent, in every cell); one game "
-        "gives it several seats that share the deal and dice (and compete with each other), so the game is the "
-        "unit: the 95% interval is Wilson's on the effective number of seats, the seats over the design effect of "
-        "the games (the cluster-robust variance of the pooled rate, at its upper 90% bound; `games` = clusters). "
-        "Wilson on the seats alone is too narrow when a deal favours a policy in every cell.\n\n"
+        + (("Every seat by the policy it played (mixed tables):\n\n" + render(seat_pol_rows, "md") + "\n"
+            "A policy's win rate here pools all its seats (as the hero and as an opponent, in every cell, so against "
+            "different fields: it is not a ladder); one game gives it several seats that share the deal and dice "
+            "(and compete with each other), so the game is the unit: the 95% interval is Wilson's on the effective "
+            "number of seats, the seats over the design effect of the games (the cluster-robust variance of the "
+            "pooled rate, at its upper 90% bound; `games` = clusters). Wilson on the seats alone is too narrow when "
+            "a deal favours a policy in every cell.\n\n") if mixed else "")
+        + 
         "## How long games last\n\n"
         "Turns are player turns begun (a round is one turn each), the turn in which the game ends included: counted "
         "the same way in every mode, whether the game ends inside a turn (Annihilation and Duel: the last "
@@ -347,7 +364,9 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         + render(length_rows, "md") + "\n"
         "## Warbands\n\n"
         "Win rate of seats whose opening hand held 2 or more Fighters of a Warband (a Deadly Dyad in waiting), "
-        "against seats that did not.\n\n" + (render(wb_rows, "md") if wb_rows else "(none)\n") + "\n"
+        "against seats that did not, over the practical policies' tables" + left_out
+        + "; the effect and its interval take the deal as the unit.\n\n"
+        + (render(wb_rows, "md") if wb_rows else "(none)\n") + "\n"
         "## Cards\n\n"
         f"![Card effects]({png_cards.name})\n\n"
         f"For each card (identical Buffs and Events pooled), over the seats played by **`{cpol}`** (the "
@@ -371,13 +390,14 @@ def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, 
              field: str | None = None) -> str:
     """The report's answer, first: the first player's win rate against the fair share at each table size, the
     skill spread (strongest and weakest hero, with the paired gap) where policies meet, and the best and worst
-    Warband in the opening hand; 95% intervals, the deal as the unit."""
+    Warband in the opening hand; 95% intervals, the deal as the unit. ``seats``: the practical policies' seat rows
+    (the tables where the random policy plays left out)."""
     parts = []
     for np_ in sizes:
         at = seats.filter((pl.col("players") == np_) & (pl.col("order") == 0))
         e = deal_rate(at["won"].to_numpy() > 0, deal_ids(at))
         parts.append(f"{_iv(e)} at {np_} players (fair share {1 / np_:.3f})")
-    text = "**The answer.** The first player wins " + "; ".join(parts) + "."
+    text = "**The answer.** At the practical policies' tables the first player wins " + "; ".join(parts) + "."
     if rungs:
         best, worst = rungs[0], rungs[-1]
         text += (f" Skill{f' (against a field of `{field}`)' if field else ''}: the strongest hero policy "
