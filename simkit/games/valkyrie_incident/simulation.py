@@ -143,8 +143,8 @@ class IncidentSim(Simulation):
     rules_version = RULES_VERSION
     default_block_size = 500
 
-    def __init__(self, cards: CardSet, ruleset: str, matchups: list[tuple[int, int]], policies, opponent: str | list[str],
-                 seats: list[str], options: dict | None = None, cards_file: str = "", turn_cap: int = 400,
+    def __init__(self, cards: CardSet, ruleset: str, matchups: list[tuple[int, int]], policies,
+                 opponent: str | list[str], seats: list[str], options: dict | None = None, cards_file: str = "", turn_cap: int = 400,
                  tested: list[str] | None = None):
         self.mode = ruleset
         self.cards = cards
