@@ -397,6 +397,9 @@ def matrix_change(old: dict, new: dict) -> dict:
 
 
 def _change_text(label: str, c: dict) -> str:
+    if c["old_policy"] == c["new_policy"]:
+        return (f"{label.capitalize()}: the strongest heuristic is the untuned `{c['new_policy']}` itself, so this "
+                f"is the matrix the untuned presets gave.")
     a, o = (x.replace("_emblem", "") for x in c["cell"])
     return (f"{label.capitalize()}: against the matrix of `{c['old_policy']}` (the strongest untuned preset) on "
             f"the same deals, the largest cell move is {a} (Alpha) v {o}, {c['old']:.3f} → {c['new']:.3f} "
