@@ -86,6 +86,66 @@ def test_opponent_and_seats_cells(tmp_path):
                      ("random", "balanced", "alpha"), ("balanced", "random", "omega")}
 
 
+def test_a_field_of_opponents_gives_one_cell_per_opponent_and_seat(tmp_path):
+    """``opponent = [..]``: each tested policy meets every opponent of the field in each seat (issue 25)."""
+    from simkit.core import loader
+
+    scenario = tmp_path / "field.toml"
+    scenario.write_text(
+        'game = "valkyrie-incident"\nmode = "blitz"\n'
+        f'cards = "{CARDS.as_posix()}"\n'
+        'emblems = [["raven", "iron"]]\nplay = ["focused"]\nopponent = ["balanced", "concentrated"]\n'
+        'seats = ["alpha", "omega"]\n'
+    )
+    sim = loader.load(scenario).simulation
+    assert sim.cells == 4
+    cols = sim.run_block(__import__("numpy").array([1, 2], "uint64"), 3)
+    pairs = set(zip(cols["alpha_policy"].tolist(), cols["omega_policy"].tolist(), cols["seat"].tolist()))
+    assert pairs == {("focused", "balanced", "alpha"), ("balanced", "focused", "omega"),
+                     ("focused", "concentrated", "alpha"), ("concentrated", "focused", "omega")}
+    assert set(cols["policy"].tolist()) == {"focused"}
+
+
+@pytest.mark.parametrize("value, message", [
+    ('["balanced", "nobody"]', "field 'opponent[1]'"),
+    ('["balanced", "balanced"]', "names 'balanced' twice"),
+    ("[]", "non-empty list"),
+])
+def test_a_bad_field_of_opponents_is_one_line_naming_the_entry(tmp_path, value, message):
+    from simkit.core import loader
+    from simkit.errors import InputError
+
+    scenario = tmp_path / "field.toml"
+    scenario.write_text(
+        'game = "valkyrie-incident"\nmode = "blitz"\n'
+        f'cards = "{CARDS.as_posix()}"\n'
+        f'emblems = [["raven", "iron"]]\nplay = ["focused"]\nopponent = {value}\n'
+    )
+    with pytest.raises(InputError) as exc:
+        loader.load(scenario)
+    text = str(exc.value)
+    assert message in text and "\n" not in text and "field.toml" in text
+
+
+def test_matrix_change_names_the_largest_cell_move_and_the_rank_correlation():
+    """Hand-made matrices of three Emblems, 10 games a cell, no draws. Old: x wins 26/40 of its games, y 22,
+    z 12; new: y v z goes 0.6 → 0.1 and z v y 0.4 → 1.0, so x 26, z 23, y 11. Ranks (3, 2, 1) → (3, 1, 2):
+    Spearman 1 − 6 × 2 / (3 × 8) = 0.5; the largest move z (Alpha) v y, +0.6; mean move (0.5 + 0.6) / 6."""
+    from simkit.games.valkyrie_incident.report import emblem_outcomes, matrix_change
+
+    old = {("x", "y"): 5, ("y", "x"): 5, ("x", "z"): 8, ("z", "x"): 2, ("y", "z"): 6, ("z", "y"): 4}
+    new = {**old, ("y", "z"): 1, ("z", "y"): 10}
+    infos = []
+    for name, m in (("old", old), ("new", new)):
+        cells = {k: (v, 10) for k, v in m.items()}
+        infos.append({"cells": cells, "outcomes": emblem_outcomes(cells, {}), "policy": name})
+    assert infos[0]["outcomes"]["x"][0] == 26 and infos[1]["outcomes"]["z"][0] == 23
+    c = matrix_change(*infos)
+    assert c["cell"] == ("z", "y") and c["old"] == pytest.approx(0.4) and c["new"] == pytest.approx(1.0)
+    assert c["move"] == pytest.approx(0.6) and c["mean_move"] == pytest.approx(1.1 / 6)
+    assert c["rho"] == pytest.approx(0.5) and c["emblems"] == 3 and c["cells"] == 6
+
+
 def test_tune_and_ladder_run_on_the_heuristics(tmp_path):
     """`simkit tune` searches a heuristic's declared parameter box; `simkit ladder` ranks the policies."""
     from simkit.core.ladder import ladder

@@ -3,8 +3,10 @@ the skill ladder, a per-card table, the score-margin distribution and game lengt
 
 ``run_report(run_dir, out_dir)`` reports one run (either ruleset); ``bundled_report(out_dir)`` runs the bundled
 scenarios (``scenarios/valkyrie_incident/{ladder,standard,blitz}.toml``) and writes
-``out_dir/valkyrie-incident/report.md`` with its plots. The match-up runs use the strongest non-search policy
-of the ladder in a mirror match (both seats).
+``out_dir/valkyrie-incident/report.md`` with its plots. The match-up matrices, Alpha/Omega, margins and the card
+table of each ruleset use the heuristic of its scenario that wins most against the field (``field.py``: the
+bundled heuristics, both seats, all 20 match-ups), in a mirror match (both seats); the report says how far the
+matrix moved from the strongest untuned preset's (issue 25).
 """
 
 from __future__ import annotations
@@ -53,9 +55,10 @@ def _emblems(man: dict) -> list[str]:
     return seen
 
 
-def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None = None) -> tuple[str, list[Path], dict]:
+def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None = None,
+                    plot: bool = True) -> tuple[str, list[Path], dict]:
     """The match-up matrix of one run (Alpha win rate, row = Alpha's Emblem, column = Omega's) for ``policy``'s
-    games (default: the run's first policy)."""
+    games (default: the run's first policy); ``plot=False``: no heat-map (the text still names its file)."""
     man = results.manifest(run_dir)
     frame = results.scan(run_dir)
     if policy not in man.get("policies", {}):
@@ -90,9 +93,11 @@ def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None
             row[short[j]] = _iv(e, 2) + flag
         rows.append(row)
     # a match-up not played (an Emblem against itself) stays NaN: a blank cell, as "–" in the table
-    png = heatmap(out_dir / f"matchups-{label}.png", mat, short, short, top_down=True,
-                  title=f"Alpha win rate by Emblem match-up ({label}, {policy} v {policy})",
-                  xlabel="Omega's Emblem", ylabel="Alpha's Emblem", cbar_label="P(Alpha wins)")
+    png = out_dir / f"matchups-{label}.png"
+    if plot:
+        png = heatmap(png, mat, short, short, top_down=True,
+                      title=f"Alpha win rate by Emblem match-up ({label}, {policy} v {policy})",
+                      xlabel="Omega's Emblem", ylabel="Alpha's Emblem", cbar_label="P(Alpha wins)")
     # each Emblem over both seats and every opponent: win, draw, loss (the deal as the unit)
     outcomes = emblem_outcomes(cells, draws)
     rates = emblem_rates(frame.filter(pl.col("policy") == policy))
@@ -115,8 +120,8 @@ def matchup_section(run_dir: Path, out_dir: Path, label: str, policy: str | None
           "(a draw is its own outcome, never a win of either seat; the three add up to 1). Every cell replays the "
           "same deals, so the deal is the unit: Wilson's interval on the effective number of games, the games over "
           "the design effect of the deals (`games` = rows, `deals` = clusters):\n\n" + render(emb_rows, "md") + "\n")
-    return text, [png], {"spread": spread, "cells": cells, "draws": draws, "policy": policy, "outcomes": outcomes,
-                         "names": names, "rates": rates}
+    return text, [png] if plot else [], {"spread": spread, "cells": cells, "draws": draws, "policy": policy,
+                                         "outcomes": outcomes, "names": names, "rates": rates}
 
 
 def _deal(frame) -> list:
@@ -178,11 +183,15 @@ def _alpha_rows(run_dir: Path, label: str) -> list[dict]:
     return [{**row, "P(draw)": draws.get(k, "–")} for k, row in rows.items()]
 
 
-def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | None = None) -> tuple[str, list[Path]]:
-    """Score margins (Alpha − Omega) and game length for each ruleset (``policy``'s games, default the first)."""
+def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | dict | None = None
+                         ) -> tuple[str, list[Path]]:
+    """Score margins (Alpha − Omega) and game length for each ruleset (``policy``'s games, default the first; a
+    dict gives each ruleset's policy)."""
     margins, turns, rows = {}, {}, []
+    wanted = policy
     for label, run in runs.items():
         man = results.manifest(run)
+        policy = wanted.get(label) if isinstance(wanted, dict) else wanted
         if policy not in man.get("policies", {}):
             policy = list(man.get("policies", {}))[0]
         scan = results.scan(run)
@@ -199,7 +208,7 @@ def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | Non
         e = clustered_mean(np.bincount(ids, weights=np.abs(m).astype(float)), ones)
         te = clustered_mean(np.bincount(ids, weights=t.astype(float)), ones)
         q = np.percentile(m, [5, 25, 50, 75, 95])
-        rows.append({"ruleset": label, "mean abs. margin": _iv(e, 2),
+        rows.append({"ruleset": label, "policy": policy, "mean abs. margin": _iv(e, 2),
                      "margin 5% / 25% / 50% / 75% / 95%": " / ".join(f"{x:.0f}" for x in q),
                      "mean score": f"{(f['alpha_score'].mean() + f['omega_score'].mean()) / 2:.1f}",
                      "War turns per game": _iv(te, 1), "decisions per game": f"{f['decisions'].mean():.0f}",
@@ -226,14 +235,17 @@ def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | Non
     return text, [png_m, png_t]
 
 
-def card_rows(run_dir: Path, names: list[str]) -> tuple[list[dict], dict]:
-    """Per card: the games in which a seat owned it at the end (drafted), and how they ended for the owner: won,
-    drawn, or won by the seat facing it (a draw is neither seat's win). ``flag`` marks the cards whose owners win
+def card_rows(run_dir: Path, names: list[str], policy: str | None = None) -> tuple[list[dict], dict]:
+    """Per card (over ``policy``'s games, default all the run's games): the games in which a seat owned it at
+    the end (drafted), and how they ended for the owner: won, drawn, or won by the seat facing it (a draw is
+    neither seat's win). ``flag`` marks the cards whose owners win
     more (``high``) or less (``low``) often than the seat facing them: a two-sided exact binomial (sign) test of
     owner wins against facing-seat wins over the games that had a winner, p0 = 1/2, Holm-corrected over the cards
     (family-wise 0.05)."""
-    f = results.scan(run_dir).select("winner", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo",
-                                     "omega_cards_hi").collect()
+    frame = results.scan(run_dir)
+    if policy is not None:
+        frame = frame.filter(pl.col("policy") == policy)
+    f = frame.select("winner", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo", "omega_cards_hi").collect()
     return card_table(f, names)
 
 
@@ -307,18 +319,23 @@ def _extreme(cells: dict) -> int:
 
 
 def headline(policy: str, parts: list[tuple[str, Path, dict]]) -> str:
-    """The report's answer: per ruleset, P(Alpha wins) and P(draw) over all match-ups with ``policy`` in both
-    seats, and the best and worst Emblem (share of games won); ``parts`` = (label, run, match-up info)."""
+    """The report's answer: per ruleset, P(Alpha wins) and P(draw) over all match-ups with the ruleset's policy
+    (``info["policy"]``, default ``policy``) in both seats, and the best and worst Emblem (share of games won);
+    ``parts`` = (label, run, match-up info)."""
     alpha, emb = [], []
-    for label, run, info in parts:
-        a, d = _alpha_rate(run, policy)
-        alpha.append(f"{_row_iv(a)} of {label} games (draws {_row_iv(d)})" if d else f"{_row_iv(a)} of "
-                     f"{label} games")
+    pols = [info.get("policy", policy) for _, _, info in parts]
+    one = len(set(pols)) == 1
+    for (label, run, info), pol in zip(parts, pols):
+        a, d = _alpha_rate(run, pol)
+        who = "" if one else f"`{pol}` in both seats, "
+        alpha.append(f"{_row_iv(a)} of {label} games ({who}draws {_row_iv(d)})" if d else
+                     f"{_row_iv(a)} of {label} games" + (f" (`{pol}` in both seats)" if not one else ""))
         (b, be), (w, we) = best_worst(info)
         emb.append(f"{label}: best {b} wins {_iv(be)} of its games, worst {w} {_iv(we)}"
                    + (f", {_extreme(info['cells'])} of {len(info['cells'])} match-ups at ≤ 0.02 or ≥ 0.98"
                       if _extreme(info["cells"]) else ""))
-    return (f"**The answer.** With `{policy}` in both seats, Alpha (the Start Player) wins " + " and ".join(alpha)
+    lead = f"With `{pols[0]}` in both seats, Alpha" if one and pols else "Alpha"
+    return (f"**The answer.** {lead} (the Start Player) wins " + " and ".join(alpha)
             + "; an even game gives Alpha half of the games that are not drawn. Emblems, " + "; ".join(emb) + ".")
 
 
@@ -399,6 +416,44 @@ def blitz_section(blitz_run: Path, std_info: dict, blitz_info: dict, cards_path)
     return text
 
 
+def matrix_change(old: dict, new: dict) -> dict:
+    """How far the match-up matrix moved from one policy's (``old``, a :func:`matchup_section` info) to
+    another's on the same deals: the largest move of a cell's Alpha win rate (cell, old, new), the mean absolute
+    move, and the Spearman rank correlation of the Emblems' shares of games won (both seats; scipy.stats)."""
+    from scipy.stats import spearmanr
+
+    keys = [k for k in new["cells"] if k in old["cells"] and old["cells"][k][1] and new["cells"][k][1]]
+    moves = {k: new["cells"][k][0] / new["cells"][k][1] - old["cells"][k][0] / old["cells"][k][1] for k in keys}
+    big = max(keys, key=lambda k: abs(moves[k]))
+    emblems = [e for e in new["outcomes"] if e in old["outcomes"]]
+    share = {w: [info["outcomes"][e][0] / info["outcomes"][e][3] for e in emblems] for w, info in
+             (("old", old), ("new", new))}
+    rho = spearmanr(share["old"], share["new"])
+    return {"cell": big, "old": old["cells"][big][0] / old["cells"][big][1],
+            "new": new["cells"][big][0] / new["cells"][big][1], "move": moves[big],
+            "mean_move": float(np.mean([abs(v) for v in moves.values()])), "cells": len(keys),
+            "rho": float(rho.statistic), "rho_p": float(rho.pvalue), "emblems": len(emblems),
+            "old_policy": old["policy"], "new_policy": new["policy"]}
+
+
+def _change_text(label: str, c: dict) -> str:
+    if c["old_policy"] == c["new_policy"]:
+        return (f"{label.capitalize()}: the strongest heuristic is the untuned `{c['new_policy']}` itself, so this "
+                f"is the matrix the untuned presets gave.")
+    a, o = (x.replace("_emblem", "") for x in c["cell"])
+    return (f"{label.capitalize()}: against the matrix of `{c['old_policy']}` (the strongest untuned preset) on "
+            f"the same deals, the largest cell move is {a} (Alpha) v {o}, {c['old']:.3f} → {c['new']:.3f} "
+            f"({c['move']:+.3f}); the {c['cells']} cells move {c['mean_move']:.3f} on average; the Spearman rank "
+            f"correlation of the {c['emblems']} Emblems' shares of games won is {c['rho']:+.2f}.")
+
+
+def strength_rows(label: str, ranked: list[dict]) -> list[dict]:
+    """Table rows of :func:`field.strength` (strongest first)."""
+    return [{"ruleset": label, "policy": f"`{r['policy']}`",
+             "wins against the field": f"{r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]",
+             "games": f"{r['games']:,} × 120 cells"} for r in ranked]
+
+
 def run_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     """The report of one run of either ruleset: its match-up matrix, Alpha/Omega rows, margins, cards."""
     run_dir, out_dir = Path(run_dir), Path(out_dir)
@@ -450,47 +505,66 @@ def _what(man: dict) -> str:
             f"{man.get('root_seed')}. Every cell replays the same deals (common random numbers).")
 
 
+FIELD_GAMES = 200  # games (× 120 cells) per heuristic in the report's ranking against the field
+UNTUNED = ("balanced", "focused")  # the presets the report played before issue 25
+
+
 def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled scenarios (seed 2026) and write ``out_dir/valkyrie-incident/report.md``."""
     from simkit.core.ladder import VERDICT_NOTE, ladder, table_rows
     from simkit.core.registry import scenarios_dir
+    from simkit.games.valkyrie_incident.field import scenario_path, strength
 
     base = Path(out_dir) / "valkyrie-incident"
     base.mkdir(parents=True, exist_ok=True)
     rungs = ladder(scenarios_dir() / "valkyrie_incident" / "ladder.toml", games=4 if quick else 20, seed=2026,
                    jobs=jobs or 1)
-    best = next((r.policy for r in rungs if r.kind == "heuristic"), "balanced")
     games = 100 if quick else 1_000
-    runs = {}
+    field_n = 20 if quick else FIELD_GAMES
+    runs, best, old, ranked = {}, {}, {}, {}
     for label in ("standard", "blitz"):
         run = run_bundled(f"valkyrie_incident/{label}.toml", base / "run" / label, games, seed=2026, jobs=jobs)
         runs[label] = run
-    # the match-up runs play every policy of their scenario; the report uses the ladder's strongest heuristic
+        # the strongest heuristic of the scenario against the field (fresh seed 2027: not the matrices' deals)
+        heur = [p for p, v in results.manifest(run).get("policies", {}).items() if v.get("kind") == "heuristic"]
+        ranked[label] = strength(scenario_path(label), heur, field_n, seed=2027, jobs=jobs or 1)
+        best[label] = ranked[label][0]["policy"]
+        old[label] = next(r["policy"] for r in ranked[label] if r["policy"] in UNTUNED)
+    # the match-up runs play every policy of their scenario; the report uses each ruleset's strongest heuristic
     sections, files = [], []
-    spreads, infos = {}, {}
+    spreads, infos, changes = {}, {}, {}
     for label, run in runs.items():
-        text, pngs, info = matchup_section(run, base, label, best)
-        sections.append(f"### {label.capitalize()}\n\n" + text)
+        text, pngs, info = matchup_section(run, base, label, best[label])
+        _, _, old_info = matchup_section(run, base, label, old[label], plot=False)
+        changes[label] = matrix_change(old_info, info)
+        sections.append(f"### {label.capitalize()}\n\n" + text + _change_text(label, changes[label]) + "\n\n")
         files += pngs
         spreads[label] = info["spread"]
         infos[label] = info
-    answer = headline(best, [(label, runs[label], infos[label]) for label in runs])
+    answer = headline(best["standard"], [(label, runs[label], infos[label]) for label in runs])
     blitz = blitz_section(runs["blitz"], infos["standard"], infos["blitz"], results.manifest(runs["blitz"]).get("cards"))
     dtext, dpngs = distribution_section(runs, base, best)
     names = _card_names(results.manifest(runs["standard"]))
-    crows, cbase = card_rows(runs["standard"], names)
+    crows, cbase = card_rows(runs["standard"], names, best["standard"])
     alpha = _alpha_rows(runs["standard"], "standard") + _alpha_rows(runs["blitz"], "blitz")
     ladder_rows = table_rows(rungs)
+    strength_table = render(strength_rows("standard", ranked["standard"]) + strength_rows("blitz", ranked["blitz"]),
+                            "md")
+    chosen = " and ".join(f"**`{best[label]}`** ({label})" for label in runs)
     text = (
         "# The Valkyrie Incident: Emblem match-ups, Alpha or Omega, and Blitz\n\n"
         f"{STAND_IN_NOTICE}\n\n"
         f"{answer}\n\n"
         "## What was simulated\n\n"
-        f"The skill ladder (`scenarios/valkyrie_incident/ladder.toml`: every policy against `balanced`, in both "
-        f"seats, over 5 Emblem match-ups where each Emblem plays once per seat) picks the strongest heuristic, **`{best}`**; it then plays itself "
-        f"in all 20 ordered match-ups of different Emblems, {games:,} games each, under the standard rules "
-        f"(`standard.toml`) and the Blitz rules (`blitz.toml`), root seed 2026. Rule options: the defaults "
-        f"(docs/rules.md).\n\n"
+        f"Each ruleset's heuristics (the `play` list of `scenarios/valkyrie_incident/standard.toml` and "
+        f"`blitz.toml`: the bundled `balanced` and `focused` and their `simkit tune` versions) are ranked by their "
+        f"win rate against the field of bundled heuristics (`balanced`, `focused`, `concentrated`), in both seats "
+        f"and all 20 ordered Emblem match-ups on common deals, root seed 2027; the strongest, {chosen}, then plays "
+        f"itself in all 20 ordered match-ups of different Emblems, {games:,} games each, under the standard rules "
+        f"and the Blitz rules, root seed 2026, and plays the matrices, the answer, the margins and the card table. "
+        f"Rule options: the defaults (docs/rules.md).\n\n"
+        "Against the field (a game's share of wins over its 120 cells; 95% normal interval, the game is the "
+        "unit):\n\n" + strength_table + "\n"
         "## Emblem match-ups\n\n" + "".join(sections)
         + f"Does Blitz keep the balance? Highest minus lowest match-up: standard {spreads['standard']:.3f}, "
           f"Blitz {spreads['blitz']:.3f}.\n\n"

@@ -66,13 +66,25 @@ def read_incident(fields, ruleset: str) -> dict:
             b = pre[values["base"]]
             values["base_kind"], values["base_params"] = b[0], dict(b[1])
     names = [p[0] for p in policies]
-    opponent = fields.get("opponent", str, "self")
-    if opponent != "self":
-        if opponent not in pre and opponent not in names:
-            raise fields.error("opponent", f"must be 'self' or a policy of the scenario; allowed values: 'self', "
-                               + ", ".join(repr(x) for x in sorted(set(pre) | set(names))))
-        if opponent not in names:
-            policies.append((opponent, *pre[opponent]))
+    raw_opp = fields.get("opponent", (str, list), "self")
+    allowed = "'self', " + ", ".join(repr(x) for x in sorted(set(pre) | set(names)))
+    if raw_opp == "self":
+        opponent = "self"
+    else:  # one policy, or a field of policies: each tested policy meets every one of them
+        field = [raw_opp] if isinstance(raw_opp, str) else raw_opp
+        if not field:
+            raise fields.error("opponent", f"must be 'self', a policy or a non-empty list of policies; allowed "
+                               f"values: {allowed}")
+        for i, opp in enumerate(field):
+            where = "opponent" if isinstance(raw_opp, str) else f"opponent[{i}]"
+            if not isinstance(opp, str) or opp == "self" or (opp not in pre and opp not in names):
+                raise fields.error(where, f"must be 'self' or a policy of the scenario (got {opp!r}); allowed "
+                                   f"values: {allowed}")
+            if field.index(opp) != i:
+                raise fields.error(where, f"names {opp!r} twice; each opponent is met once")
+            if opp not in names and opp not in [p[0] for p in policies]:
+                policies.append((opp, *pre[opp]))
+        opponent = raw_opp if isinstance(raw_opp, str) else list(field)
     seats = fields.get("seats", list, list(SEATS))
     for i, st in enumerate(seats):
         if st not in SEATS:

@@ -1,7 +1,8 @@
 """The Valkyrie Incident on the runner: scenario, cell kernels and per-game rows.
 
 A cell is an (Alpha Emblem, Omega Emblem) match-up × a policy under test × the seat it takes; the other seat
-plays the scenario's ``opponent`` (``"self"``: the same policy, a mirror match). Every cell replays the same game
+plays the scenario's ``opponent`` (``"self"``: the same policy, a mirror match; a list of policies, a field: one
+cell per opponent, so a metric grouped by the tested policy pools the field). Every cell replays the same game
 streams (game g of a block: chance from stream (g, 0), the policies' coin flips from (g, 1)), so match-ups and
 policies are compared on common random numbers.
 
@@ -142,8 +143,8 @@ class IncidentSim(Simulation):
     rules_version = RULES_VERSION
     default_block_size = 500
 
-    def __init__(self, cards: CardSet, ruleset: str, matchups: list[tuple[int, int]], policies, opponent: str,
-                 seats: list[str], options: dict | None = None, cards_file: str = "", turn_cap: int = 400,
+    def __init__(self, cards: CardSet, ruleset: str, matchups: list[tuple[int, int]], policies,
+                 opponent: str | list[str], seats: list[str], options: dict | None = None, cards_file: str = "", turn_cap: int = 400,
                  tested: list[str] | None = None):
         self.mode = ruleset
         self.cards = cards
@@ -159,14 +160,16 @@ class IncidentSim(Simulation):
         specs = {name: (kind, values) for name, kind, values in self.policy_specs}
         compiled = {name: compile_policy(kind, values, E.PARAMS) for name, (kind, values) in specs.items()}
         seats = ["alpha"] if opponent == "self" else list(seats)
+        field = [None] if opponent == "self" else [opponent] if isinstance(opponent, str) else list(opponent)
         cells = []
         self.tested = list(tested or specs)
         for a, o in self.matchups:
             for name in self.tested:
-                for seat in seats:
-                    other = name if opponent == "self" else opponent
-                    pair = (name, other) if seat == "alpha" else (other, name)
-                    cells.append((a, o, name, seat, pair))
+                for other in field:
+                    for seat in seats:
+                        other_name = name if other is None else other
+                        pair = (name, other_name) if seat == "alpha" else (other_name, name)
+                        cells.append((a, o, name, seat, pair))
         self._cells = cells
         nc = len(cells)
         self._embs = np.array([(a, o) for a, o, *_ in cells], np.int64).reshape(nc, 2)
