@@ -117,6 +117,17 @@ def test_a_signal_keeps_blocks_counts_them_cleans_up_and_resumes(tmp_path, refer
     assert_identical(out, reference / "ref")
 
 
+def test_a_worker_leaves_ctrl_c_to_the_main_process():
+    """Ctrl-C signals the whole group; a loky worker interrupted between tasks printed a traceback (CI, stop 28).
+    Every worker the runner starts ignores SIGINT: the main process stops the run and ends the workers."""
+    code = ("import signal; from simkit.core import runner; "
+            "print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN); runner._worker_init(); "
+            "print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["False", "True"]
+
+
 def test_the_manifest_counts_blocks_a_stop_left_unconsumed_and_temporary_files_go(tmp_path, monkeypatch):
     """Deterministic version of "SIGINT to the main process alone": block 2 is on disk, but the main process is
     interrupted before it counts it (the old manifest said 2 blocks, the folder held 3), while a killed worker's

@@ -87,8 +87,12 @@ def _worker_init() -> None:
     parent-death signal is not used: it fires when the parent *thread* that spawned the worker ends,
     and loky may spawn from a thread that ends before the run does.)
     """
+    import signal
     import threading
 
+    # Ctrl-C reaches the whole process group: the main process stops the run and ends its workers, so a
+    # worker ignores SIGINT (loky's own loop, between tasks, would otherwise print a KeyboardInterrupt traceback)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _PARENT
     _PARENT = os.getppid()
     if _PARENT == 1:  # the parent died before this worker started
