@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 
 from simkit import _numba_cache  # noqa: E402
 
-_numba_cache.configure()  # before any kernel compiles: a cache keyed by simkit's source
+_numba_cache.configure_on_numba_import()  # before any kernel compiles: a cache keyed by simkit's source
 
 from pathlib import Path
 

@@ -95,6 +95,8 @@ def list_cmd():
         click.echo(f"  rules: {game.rules_file} (rules version {game.rules_version})")
         for mode in game.modes:
             click.echo(f"  mode {mode.name}: {mode.title}")
+            if mode.rules_file and mode.rules_file != game.rules_file:
+                click.echo(f"    rules: {mode.rules_file}")
             if mode.default_scenario:
                 click.echo(f"    default scenario: scenarios/{mode.default_scenario}")
         files = sorted((sdir / game.name).glob("*.toml")) if (sdir / game.name).exists() else []
@@ -204,8 +206,9 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
             _interrupted(run_dir, exc)
     if not quiet:
         click.echo(render(summary_rows(res.summary), fmt), nl=False)
-    rate = res.games * sc.simulation.cells / max(res.wall_seconds, 1e-9)
-    click.echo(f"{res.games:,} games per cell × {sc.simulation.cells} cells in {res.wall_seconds:.2f} s "
+    cells = sc.simulation.games_per_index  # games per game index (Valeria writes a row per seat: not rows)
+    rate = res.games * cells / max(res.wall_seconds, 1e-9)
+    click.echo(f"{res.games:,} games per cell × {cells} cells in {res.wall_seconds:.2f} s "
                f"({rate:,.0f} games/s); seed {root}", err=True)
     click.echo(f"results: {run_dir}", err=True)
 
@@ -283,10 +286,10 @@ def report_cmd(run_dir, out, bundled, quick, html, only, jobs):
 class OddsGroup(click.Group):
     """``simkit odds``: the games' odds commands, each imported only when it is used."""
 
-    def _lazy(self) -> dict:
+    def _lazy(self, games=None) -> dict:
         found = {"dice": registry.LazyCommand("dice", "simkit.core.dice_cli:dice_cmd",
                                               "Exact odds of a dice expression (icepool): 2d6 >= 8, 4d6kh3, d10 vs d10.")}
-        for game in registry.games().values():
+        for game in (games or registry.games()).values():
             for cmd in game.odds_commands:
                 found[cmd.name] = cmd
         return found
@@ -296,8 +299,8 @@ class OddsGroup(click.Group):
 
     def get_command(self, ctx, name):
         cmd = super().get_command(ctx, name)
-        if cmd is None:
-            cmd = self._lazy().get(name)
+        if cmd is None:  # a bundled game's command is found without scanning the installed plug-ins
+            cmd = self._lazy(registry.bundled_games()).get(name) or self._lazy().get(name)
             if isinstance(cmd, registry.LazyCommand):
                 cmd = cmd.load()
         return cmd

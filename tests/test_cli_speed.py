@@ -169,3 +169,24 @@ def test_list_shows_every_rule_option_each_mode_reads(monkeypatch):
         section = listing.split(f"{game.name}: ", 1)[1].split("\n\n", 1)[0]
         for name in sorted(read):
             assert f"rules.{name}" in section, f"simkit list does not show rules.{name} ({game.name} {mode.name})"
+
+
+def test_a_bundled_odds_command_scans_no_installed_distribution():
+    """`simkit odds chance-strike` finds its game in `registry.BUNDLED`: the entry points (a scan of every
+    installed distribution's metadata, about a tenth of a second of start-up) are never read; `simkit list`
+    still reads them, so a plug-in game shows up there."""
+    code = ("import importlib.metadata, sys\n"
+            "calls = []\n"
+            "real = importlib.metadata.entry_points\n"
+            "importlib.metadata.entry_points = lambda *a, **k: calls.append(1) or real(*a, **k)\n"
+            "from simkit.cli import main\n"
+            "sys.argv = ['simkit'] + sys.argv[1:]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('\\nSCANS', len(calls))")
+    odds = ["odds", "chance-strike", "--strike", "3", "--shield", "5"]
+    out = subprocess.run([sys.executable, "-c", code, *odds], capture_output=True, text=True, check=True,
+                         cwd=ROOT).stdout
+    assert "39/100" in out and out.rstrip().endswith("SCANS 0"), out
+    out = subprocess.run([sys.executable, "-c", code, "list"], capture_output=True, text=True, check=True,
+                         cwd=ROOT).stdout
+    assert "valkyrie-incident:" in out and out.rstrip().endswith("SCANS 1"), out

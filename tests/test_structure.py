@@ -39,5 +39,12 @@ def test_games_never_import_each_other():
 def test_every_game_is_registered_through_entry_points():
     games = registry.games()
     assert {"valka", "valhalla", "valeria"} <= set(games)
+    import tomllib
+
+    declared = tomllib.loads((PKG.parent / "pyproject.toml").read_text())["project"]["entry-points"]["simkit.games"]
+    assert registry.BUNDLED == declared  # the fast path of `bundled_games` names exactly the declared games
+    assert all(registry.bundled_games()[name] is games[name] and games[name].name == name for name in declared)
     for g in games.values():
         assert g.rules_file.endswith(".txt") and g.rules_version and (g.modes or g.odds_commands)
+        assert all(m.rules_file is None or m.rules_file.endswith(".txt") for m in g.modes)
+    assert games["valhalla"].mode("multi").rules_file == "valhalla-valkyries.txt"  # not the solo rulebook

@@ -8,7 +8,6 @@ added without touching the core.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,9 +38,14 @@ class Mode:
     # scenario values that shrink the default scenario to one cell (e.g. one Warband): `simkit bench` times the
     # mode's slow `search` policy there, on a fixed small number of games
     one_cell: dict | None = None
+    # label -> scenario values: extra `simkit bench` rows, each timing the default scenario with those values (e.g.
+    # one table size and one heuristic: the figure a speed bar is stated in), labelled "MODE (label)"
+    bench_cells: dict | None = None
     # "module:NAME" of the engine's feature names (a literal tuple; read without importing the module): the
     # mode can play `learned` policies, and a weights file trained on other features is refused
     features: str | None = None
+    # the rule text this mode follows when it is not the game's (Valhalla multiplayer: valhalla-valkyries.txt)
+    rules_file: str | None = None
 
     def feature_names(self) -> tuple[str, ...] | None:
         if self.features is None:
@@ -113,18 +117,44 @@ class Game:
         raise KeyError(name)
 
 
+# The games that ship with simkit: the same names and targets as its own entry points in ``pyproject.toml``
+# (a test checks that). A command that names one of them (``simkit odds chance-strike``) finds it here without
+# ``importlib.metadata`` scanning every installed distribution, a tenth of a second at start-up.
+BUNDLED = {
+    "toy": "simkit.games.toy:GAME",
+    "valeria": "simkit.games.valeria:GAME",
+    "valhalla": "simkit.games.valhalla:GAME",
+    "valka": "simkit.games.valka:GAME",
+    "valkyrie-incident": "simkit.games.valkyrie_incident:GAME",
+}
+
 _GAMES: dict[str, Game] | None = None
+_BUNDLED: dict[str, Game] = {}  # the bundled games loaded so far (``bundled_games``)
+
+
+def bundled_games() -> dict[str, Game]:
+    """The bundled games by name, imported directly (no scan of the installed distributions)."""
+    import importlib
+
+    for name, target in BUNDLED.items():
+        if name not in _BUNDLED:
+            module, attr = target.split(":")
+            _BUNDLED[name] = getattr(importlib.import_module(module), attr)
+    return _BUNDLED
 
 
 def games() -> dict[str, Game]:
-    """All registered games by name, loaded once from the entry points."""
+    """All registered games by name: the bundled ones, then any plug-in's from the entry points (loaded once)."""
     global _GAMES
     if _GAMES is None:
-        found: dict[str, Game] = {}
+        import importlib.metadata
+
+        found = dict(bundled_games())
         for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            game = ep.load()
-            found[game.name] = game
-        _GAMES = found
+            if ep.name not in BUNDLED:
+                game = ep.load()
+                found[game.name] = game
+        _GAMES = dict(sorted(found.items()))
     return _GAMES
 
 
