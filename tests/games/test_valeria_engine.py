@@ -233,6 +233,27 @@ def test_thief_target_is_a_decision_of_its_owner_with_three_players():
     assert res(s, 2)[0] == 0 and res(s, 1)[0] == g1 + 1
 
 
+def test_two_steal_citizens_with_different_amounts_each_take_their_own(tmp_path):
+    """Review fix: a seat's Thief activations kept one amount (the last steal power read), so a second steal
+    Citizen with another amount took the wrong Gold. Monk made a steal-1 Citizen on 1, the Thief steals 2 on 3:
+    on 1 + 2 (1, 2 and 3) seat 0 takes 1 + 2 = 3 Gold from seat 1, not 2 + 2."""
+    p = _edited(tmp_path, 'on_turn = [{op = "gain", resource = "magic", n = 1}]\noff_turn = [{op = "gain", '
+                          'resource = "magic", n = 1}]', 'on_turn = [{op = "steal", n = 1}]\noff_turn = [{op = '
+                          '"gain", resource = "magic", n = 1}]')
+    cards = K.load_cards(p)
+    s, rng, env = new(2, cards=cards)
+    to_actions(s, rng, env)
+    s[S.ACTIVE] = 0
+    for q in range(2):
+        set_res(s, q, 0, 0, 0)
+    set_res(s, 1, 10, 0, 0)
+    own(s, 0, "monk")
+    own(s, 0, "thief")
+    harvest(s, env, 1, 2)  # seat 1 owns only the Starters: nothing of 1, 2, 3 (its Herald fires)
+    assert res(s, 1)[0] == 10 - 3 and res(s, 0)[0] == 3
+    assert E.invariants(s, env) == 0
+
+
 @pytest.mark.parametrize("herald, d1, d2, want", [
     ("herald", 1, 1, 2),       # no Citizen of 1 or 2, and doubles: twice
     ("herald", 1, 2, 1),       # no Citizen of 1, 2 or 3
@@ -309,6 +330,29 @@ def test_recruit_costs_one_more_gold_per_copy_owned():
     E.apply_action(s, rng, env, S.A_RECRUIT + KEY["merchant"])
     assert res(s, 0)[0] == 0 and s[S.OWN + KEY["merchant"]] == 2 and s[S.STACK + KEY["merchant"]] == 3
     assert s[S.ACTS] == 1 and E.invariants(s, env) == 0
+
+
+@pytest.mark.parametrize("magic_gold", ["never", "augment"])
+def test_magic_augments_gold_for_recruit_and_build_only_with_the_option(magic_gold):
+    """``rules.magic_gold = "augment"`` (the public base rules: Magic may augment Gold to Recruit or Build, at
+    least 1 Gold paid): 1 Gold + 1 Magic recruits the Merchant (cost 2), Gold first; 0 Gold never pays; the
+    default (the issue's reading) pays Gold only."""
+    s, rng, env = new(2, magic_gold=magic_gold)
+    to_actions(s, rng, env)
+    s[S.PHASE], s[S.ACTIVE], s[S.ACTS], s[S.TO_MOVE] = S.P_ACTION, 0, 2, 0
+    aug = magic_gold == "augment"
+    set_res(s, 0, 0, 0, 5)
+    assert S.A_RECRUIT + KEY["merchant"] not in legal(s, env)  # at least 1 Gold
+    set_res(s, 0, 1, 0, 3)
+    assert (S.A_RECRUIT + KEY["merchant"] in legal(s, env)) == aug
+    assert S.A_RECRUIT + KEY["bishop"] not in legal(s, env)          # cost 5 > 1 Gold + 3 Magic
+    chapel = next(i for i, d in enumerate(CARDS.domains) if d["key"] == "chapel")  # cost 4, holy 1
+    _place_on_top(s, 0, chapel)
+    own(s, 0, "monk")
+    assert (S.A_BUILD + 0 in legal(s, env)) == aug
+    if aug:
+        E.apply_action(s, rng, env, S.A_RECRUIT + KEY["merchant"])
+        assert res(s, 0) == [0, 0, 2] and E.invariants(s, env) == 0
 
 
 def test_slay_magic_stands_in_for_strength_but_one_strength_is_paid():
@@ -515,3 +559,106 @@ def test_mirror_scenario_writes_a_row_per_seat_and_bench_counts_games_not_rows()
         per_game = won[4 * c:4 * c + 4].sum(axis=0)
         assert ((per_game == 1) | (tie[4 * c] == 1)).all() and (per_game <= 1).all()
     assert (np.asarray(cols["seat"]).reshape(8, 30)[:, 0] == [0, 1, 2, 3, 0, 1, 2, 3]).all()
+
+
+def _race_chain(herald="herald", doubles="twice"):
+    """Independent chain of a whole 2-player game (review): every Monster needs 1 Strength and is worth 1 VP,
+    with no reward; the Dukes score nothing (holy icons; nobody recruits); both seats own only the Starters, take
+    every "any 1 Resource" as Strength, and on their turn slay the first slayable Monster (area order: an area of 4
+    empties every 4th slay and takes an Exhausted card) when they hold a Strength, else gain 1 Strength. Each roll
+    gives both seats the same Strength: 1 per Knight activation (a 6 on a die, "once" on doubles, or the sum 6) and
+    1 per Herald activation (2E: no Peasant or Knight activation, and doubles; 1E: the first only). The 4th Exhausted
+    card (16 slain, 2 x 2 players) triggers the end; the round is finished. Returns ({rounds: P}, E[seat 0's
+    reward]) with a shared win (equal VP and so equal tableaux) worth 1/2."""
+    from collections import defaultdict
+
+    rolls = [(a, b) for a in range(1, 7) for b in range(1, 7)]
+
+    def hits(n, a, b):
+        dice = int(n == a) if (doubles == "once" and a == b) else int(n == a) + int(n == b)
+        return dice + int(n == a + b)
+
+    def g(a, b):
+        k, p = hits(6, a, b), hits(5, a, b)
+        h = int(k + p == 0) + (int(a == b) if herald == "herald" else 0)
+        return k + h
+
+    def turn(st, mine, total):
+        for _ in range(2):
+            if st >= 1:
+                st, mine, total = st - 1, mine + 1, total + 1
+            else:
+                st += 1
+        return st, mine, total
+
+    states = {(0, 0, 0, 0): Fraction(1)}  # (Strength 0, Strength 1, slain by 0, slain by 1) at a round's start
+    rounds, reward0 = defaultdict(Fraction), Fraction(0)
+    for r in range(1, 20):
+        nxt = defaultdict(Fraction)
+        for (s0, s1, m0, m1), pr in states.items():
+            for a, b in rolls:
+                x = g(a, b)
+                t0, n0, tot = turn(s0 + x, m0, m0 + m1)
+                u1 = s1 + x
+                for c, d in rolls:
+                    y = g(c, d)
+                    t1, n1, tot2 = turn(u1 + y, m1, tot)
+                    q = pr / 1296
+                    if tot2 >= 16:
+                        rounds[r] += q
+                        reward0 += q * (1 if n0 > n1 else Fraction(1, 2) if n0 == n1 else 0)
+                    else:
+                        nxt[(t0 + y, t1, n0, n1)] += q
+        states = nxt
+        if not states:
+            break
+    assert not states
+    return dict(rounds), reward0
+
+
+@pytest.mark.parametrize("herald, doubles", [("herald", "twice"), ("consolation", "twice"), ("herald", "once")])
+def test_whole_game_rounds_and_seat_zero_reward_match_an_independent_chain(tmp_path, herald, doubles):
+    """Review check of the whole game loop (Roll, Harvest with Knights and Herald / consolation and doubles, two
+    actions, the Exhausted cards, the 2n trigger, finishing the round, scoring and the shared win) against
+    ``_race_chain``: each P(rounds = r) and seat 0's mean reward within 4 standard errors (n = 3,000 games)."""
+    import re
+
+    data = K.default_cards_path().read_text()
+    data = re.sub(r"strength = \d+\nmagic = \d+\nvp = \d+\nreward = \[.*\]", "strength = 1\nmagic = 0\nvp = 1",
+                  data)
+    data = re.sub(r"bonus = \[.*\]", 'bonus = [{per = "holy", vp = 1}]', data)
+    p = tmp_path / "cards.toml"
+    p.write_text(data)
+    cards = K.load_cards(p)
+    assert all(m["strength"] == 1 and m["vp"] == 1 and not m["reward"] for m in cards.monsters)
+    exact, exact_reward = _race_chain(herald, doubles)
+    assert sum(exact.values()) == 1
+    n = 3000
+    counts: dict[int, int] = {}
+    rewards = []
+    buf = np.empty(S.MAX_ACTIONS, np.int64)
+    for g in range(n):
+        s, rng, env = new(2, seed=50_000 + g, cards=cards, herald=herald, doubles=doubles)
+        while not E.is_over(s):
+            k = E.legal_actions(s, env, buf)
+            acts = [int(x) for x in buf[:k]]
+            ph = s[S.PHASE]
+            if ph == S.P_ACTION:
+                slay = [a for a in acts if a < S.A_RECRUIT]
+                a = slay[0] if slay else S.A_GAIN + 1
+            elif ph == S.P_ANY:
+                a = S.A_ANY + 1
+            else:
+                assert ph == S.P_DUKE
+                a = S.A_KEEP
+            E.apply_action(s, rng, env, a)
+        assert s[S.CAPPED] == 0 and E.invariants(s, env) == 0
+        counts[int(s[S.ROUNDS])] = counts.get(int(s[S.ROUNDS]), 0) + 1
+        rewards.append(E.reward(s, env, 0))
+    assert set(counts) <= set(exact)
+    for r, q in exact.items():
+        q = float(q)
+        se = max((q * (1 - q) / n) ** 0.5, 1 / n)
+        assert abs(counts.get(r, 0) / n - q) < 4 * se, (r, counts.get(r, 0) / n, q)
+    mean, sd = float(np.mean(rewards)), float(np.std(rewards))
+    assert abs(mean - float(exact_reward)) < 4 * sd / n ** 0.5, (mean, float(exact_reward))

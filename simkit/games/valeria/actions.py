@@ -23,7 +23,7 @@ from simkit.games.valeria.setup import gain, pay, res
 from simkit.games.valeria.state import (
     A_BUILD, A_GAIN, A_RECRUIT, A_SLAY, ACTIVE, ACTS, CAPPED, DN, DOM_OWNER, DSTACK, ENDING, EXH_AREA, EXH_CIT,
     EXH_DOM, EXH_LEFT, EXH_PLACED, EXH_STACK, GOLD_, MAGIC_, MAX_DSTACK, MAX_SUB, MON_LEFT, MON_OWNER, N_AREAS,
-    N_CIT, N_KINDS, N_RES, N_ROLES, NP, OWN, R_TURN_CAP, ROUNDS, STACK, STRENGTH_, TURNS,
+    N_CIT, N_KINDS, N_RES, N_ROLES, NP, OWN, R_MAGIC_GOLD, R_TURN_CAP, ROUNDS, STACK, STRENGTH_, TURNS,
 )
 
 
@@ -49,10 +49,29 @@ def recruit_cost(s, env, p, k):
 
 
 @njit(cache=True, inline="always")
+def can_pay_gold(s, env, p, cost):
+    """Seat ``p`` can pay a Gold cost: in Gold, or (``rules.magic_gold = "augment"``) in Gold and Magic with at
+    least 1 Gold."""
+    gd = res(s, p, GOLD_)
+    if gd >= cost:
+        return True
+    return env[5][R_MAGIC_GOLD] == 1 and gd >= 1 and gd + res(s, p, MAGIC_) >= cost
+
+
+@njit(cache=True, inline="always")
+def pay_gold(s, p, cost):
+    """Pay a Gold cost: Gold first, Magic for the rest (only reached with ``magic_gold = "augment"``)."""
+    g = min(cost, res(s, p, GOLD_))
+    pay(s, p, GOLD_, g)
+    if cost > g:
+        pay(s, p, MAGIC_, cost - g)
+
+
+@njit(cache=True, inline="always")
 def can_build(s, env, p, dom, rc):
     """Seat ``p`` (role-icon counts ``rc``) can pay Domain ``dom`` and meets its requirement."""
     doms = env[2]
-    if res(s, p, GOLD_) < doms[dom, D_COST]:
+    if not can_pay_gold(s, env, p, doms[dom, D_COST]):
         return False
     for r in range(N_ROLES):
         if rc[r] < doms[dom, D_REQ + r]:
@@ -60,7 +79,7 @@ def can_build(s, env, p, dom, rc):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def action_legal(s, env, out):
     """The active player's legal actions: every payable slay (each Magic-for-Strength split), recruit, build, and
     the three gains."""
@@ -80,7 +99,7 @@ def action_legal(s, env, out):
                 out[n] = A_SLAY + a * MAX_SUB + x
                 n += 1
     for k in range(N_CIT):
-        if s[STACK + k] > 0 and gd >= recruit_cost(s, env, p, k):
+        if s[STACK + k] > 0 and can_pay_gold(s, env, p, recruit_cost(s, env, p, k)):
             out[n] = A_RECRUIT + k
             n += 1
     for r in range(N_RES):
@@ -95,7 +114,7 @@ def action_legal(s, env, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _exhaust(s, slot):
     if s[EXH_LEFT] > 0:
         s[EXH_LEFT] -= 1
@@ -103,7 +122,7 @@ def _exhaust(s, slot):
         s[EXH_STACK + slot] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_action_phase(s, rng, env, a):
     """Take one action; after the second, the End Phase and the next player's Roll Phase."""
     mons, doms = env[1], env[2]
@@ -122,7 +141,7 @@ def apply_action_phase(s, rng, env, a):
             _exhaust(s, EXH_AREA + area)
     elif a < A_GAIN:
         k = a - A_RECRUIT
-        pay(s, p, GOLD_, recruit_cost(s, env, p, k))
+        pay_gold(s, p, recruit_cost(s, env, p, k))
         s[OWN + p * N_KINDS + k] += 1
         s[STACK + k] -= 1
         if s[STACK + k] == 0:
@@ -132,7 +151,7 @@ def apply_action_phase(s, rng, env, a):
     else:
         d = a - A_BUILD
         dom = top_domain(s, d)
-        pay(s, p, GOLD_, doms[dom, D_COST])
+        pay_gold(s, p, doms[dom, D_COST])
         for r in range(N_RES):
             if doms[dom, D_BUILD + r] > 0:
                 gain(s, p, r, doms[dom, D_BUILD + r], False)
@@ -146,7 +165,7 @@ def apply_action_phase(s, rng, env, a):
     end_turn(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_turn(s, rng, env):
     """End Phase: check the end conditions; the round is finished so that everyone has had equal turns (the game
     ends when play comes back to seat 0); ``rules.turn_cap`` rounds end a game as capped (a simulator guard)."""

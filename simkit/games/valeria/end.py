@@ -34,7 +34,7 @@ def end_triggered(s, env):
     return built or s[EXH_PLACED] >= 2 * s[NP]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score_seat(s, env, p):
     """Seat ``p``'s Victory Points: printed VP of its Citizens, Monsters and Domains, and its Duke's bonuses."""
     kinds, mons, doms, dukes, rules = env[0], env[1], env[2], env[3], env[5]
@@ -69,7 +69,7 @@ def score_seat(s, env, p):
     return vp
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tableau(s, env, p):
     c = 0
     for k in range(N_KINDS):
@@ -81,7 +81,7 @@ def tableau(s, env, p):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish(s, env):
     """Score every seat and record the winners (bit mask: most VP, then fewest tableau cards)."""
     n = s[NP]

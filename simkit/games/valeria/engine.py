@@ -64,7 +64,7 @@ PRESETS = {
 # the interface
 # ============================================================================================================
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_actions(s, env, out):
     ph = s[PHASE]
     if ph == P_ACTION:
@@ -82,7 +82,7 @@ def legal_actions(s, env, out):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_action(s, rng, env, a):
     """Apply the decision ``a`` of ``to_move(s)``, then chance and forced steps up to the next decision."""
     s[DECISIONS] += 1
@@ -106,17 +106,17 @@ def apply_action(s, rng, env, a):
             R.start_turn(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_over(s):
     return s[OVER] == 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_move(s):
     return s[TO_MOVE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reward(s, env, seat):
     """1 for the sole winner; tied winners share 1."""
     m = s[WIN_MASK]
@@ -280,7 +280,7 @@ def action_value(s, env, a, params, rc, left):
             - params[8] * doms[dom, D_COST])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def duke_value(s, env, p, u, params):
     """What Duke ``u`` looks worth to seat ``p`` now."""
     dukes = env[3]
@@ -301,7 +301,7 @@ def duke_value(s, env, p, u, params):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll_value(s, env, p, d1, d2):
     """Resources seat ``p`` (the active player) takes from its own Citizens and Herald on the roll (d1, d2)."""
     kinds, rules = env[0], env[5]
@@ -324,7 +324,7 @@ def roll_value(s, env, p, d1, d2):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic(s, env, legal, n, params, prng):
     """Each decision by value: actions by ``action_value``; the Thief robs the richest other player; "any
     Resource" takes the best gain; the Duke by ``duke_value``; a die change when it raises the active player's

@@ -28,6 +28,10 @@ from simkit.games.valeria.state import (
 )
 
 
+STEAL_BITS, STEAL_MASK = 5, 31  # pending Thief activations per amount (n = 1..6: MAX_N), packed in STEAL_AMT
+# (up to 31 of one amount: three full stacks of steal Citizens on doubles)
+
+
 @njit(cache=True, inline="always")
 def activations(kinds, k, d1, d2, doubles_once):
     """How many times one copy of Citizen kind ``k`` activates on the roll ``(d1, d2)``: once per die showing one
@@ -74,7 +78,7 @@ def role_counts(s, kinds, p):
     return (c0, c1, c2, c3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_turn(s, rng, env):
     """Roll Phase: roll 2d6 from the game's stream; the active player may then change dice with Domains."""
     s[D1] = roll(rng, 6)
@@ -101,7 +105,7 @@ def n_adjust_options(s, env):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def adjust_legal(s, env, out):
     doms = env[2]
     p = s[ACTIVE]
@@ -120,7 +124,7 @@ def adjust_legal(s, env, out):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_adjust(s, env, a):
     """Use one Domain on one die (``A_ADJ + domain * 4 + die * 2 + up``), or keep the roll (``A_ADJ_DONE``)."""
     if a == A_ADJ_DONE:
@@ -134,7 +138,7 @@ def apply_adjust(s, env, a):
         begin_harvest(s, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_harvest(s, env):
     """Harvest Phase, first the Thieves: count each seat's steal activations (they wait for targets)."""
     kinds, rules = env[0], env[5]
@@ -144,6 +148,7 @@ def begin_harvest(s, env):
     for p in range(n):
         col = K_ON if p == s[ACTIVE] else K_OFF
         s[PEND_STEAL + p] = 0
+        s[STEAL_AMT + p] = 0
         for k in range(N_KINDS):
             own = s[OWN + p * N_KINDS + k]
             if own == 0:
@@ -154,7 +159,7 @@ def begin_harvest(s, env):
             for j in range(MAX_EFFECTS):
                 if kinds[k, col + 4 * j] == OP_STEAL:
                     s[PEND_STEAL + p] += own * act
-                    s[STEAL_AMT + p] = kinds[k, col + 4 * j + 3]
+                    s[STEAL_AMT + p] += (own * act) << (STEAL_BITS * (kinds[k, col + 4 * j + 3] - 1))
     steal_step(s, env)
 
 
@@ -169,17 +174,22 @@ def _next_seat(s, base):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def steal(s, p, victim):
-    """One Thief activation of seat ``p``: take up to ``STEAL_AMT[p]`` Gold from ``victim``."""
-    t = min(s[STEAL_AMT + p], res(s, victim, GOLD_))
+    """One Thief activation of seat ``p``: take up to its amount of Gold from ``victim`` (the largest amount of
+    those pending first; ``STEAL_AMT[p]`` packs the pending count of each amount 1..6, ``STEAL_BITS`` bits each)."""
+    a = 6
+    while a > 1 and (s[STEAL_AMT + p] >> (STEAL_BITS * (a - 1))) & STEAL_MASK == 0:
+        a -= 1
+    s[STEAL_AMT + p] -= 1 << (STEAL_BITS * (a - 1))
+    t = min(a, res(s, victim, GOLD_))
     if t > 0:
         pay(s, victim, GOLD_, t)
         gain(s, p, GOLD_, t, True)
     s[PEND_STEAL + p] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def steal_step(s, env):
     """Resolve pending Thieves (a decision of their owner when there is more than one other player), then the
     rest of the Harvest."""
@@ -197,7 +207,7 @@ def steal_step(s, env):
     any_step(s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def thief_legal(s, out):
     p = s[TO_MOVE]
     n = 0
@@ -208,13 +218,13 @@ def thief_legal(s, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_target(s, env, a):
     steal(s, s[TO_MOVE], a - A_TARGET)
     steal_step(s, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def harvest_rest(s, env):
     """Every other power of every activated Citizen, then the Herald (2E) or the consolation (1E)."""
     kinds, rules = env[0], env[5]
@@ -251,7 +261,7 @@ def harvest_rest(s, env):
         s[PEND_ANY + p] += h
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def any_step(s):
     """The next pending "any 1 Resource" choice, in turn order; when none is left, the Action Phase."""
     q = _next_seat(s, PEND_ANY)
@@ -264,14 +274,14 @@ def any_step(s):
     s[ACTS] = 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def any_legal(out):
     for r in range(N_RES):
         out[r] = A_ANY + r
     return N_RES
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_any(s, a):
     p = s[TO_MOVE]
     gain(s, p, a - A_ANY, 1, True)

@@ -15,6 +15,7 @@ ENGINE = "simkit.games.valeria.engine"
 OPTIONS = {
     "herald": (("herald", "consolation"), "herald"),   # 2E Herald, or the 1E consolation
     "doubles": (("twice", "once"), "twice"),           # a Citizen matching both dice of a double
+    "magic_gold": (("never", "augment"), "never"),     # Magic paying Gold costs (Recruit, Build), at least 1 Gold
 }
 PLAYERS = (2, 3, 4, 5)
 

@@ -49,6 +49,7 @@ def rules_vector(cards: CardSet, players: int = 4, turn_cap: int = 60, **options
     r[S.R_N_DOM] = len(cards.domains)
     r[S.R_N_DUKE] = len(cards.dukes)
     r[S.R_N_MON] = len(cards.monsters)
+    r[S.R_MAGIC_GOLD] = OPTIONS["magic_gold"][0].index(opts["magic_gold"])
     return r
 
 
