@@ -138,7 +138,7 @@ def fit_set(s, tn, cn, cards, need, clan_ability, wild_rule, pool, wmask, tset):
     return rem
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_joint(s, tn, cn, cards, need, clan_ability, wild, colours, pool, tset):
     """The best activation of the team together with the candidate Tactics ``tset`` (all of which must be
     activated): (Warrior bitmask, their strength); mask -1 when ``tset`` cannot be activated. Most strength
@@ -176,7 +176,7 @@ def tset_feasible(s, tn, cn, cards, need, clan_ability, wild, pool, tset):
     return fit_set(s, tn, cn, cards, need, clan_ability, wild, pool, 0, tset) >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def post_roll(s, tn, cn, nd, dv, ice_i, free_i, given_i, rng, cards, need, clan_ability, wild, colours, faces,
               max_dice):
     """Powers of activated Warriors after a roll (activated: in the best activation of the team by the dice so far

@@ -34,7 +34,7 @@ def unit(sym):
     return np.int64(1) << np.int64(4 * sym)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ptotal(p, S):
     """The number of dice in packed pool ``p`` (``S`` weapon symbols and the wild face)."""
     t = 0

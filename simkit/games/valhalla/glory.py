@@ -58,7 +58,7 @@ def blessing(s, tn, cards, going, i):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def blessing_draw(s, dn, vn, cards, want):
     """Valkyrie blessings: "draw Warrior cards from the discard pile whose combined Glory Point value equals the
     additional Glory Points … without changing the order of the cards in it" (at most ``want``). Largest Glory
@@ -81,7 +81,7 @@ def blessing_draw(s, dn, vn, cards, want):
     return got
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def send_group(s, tn, vn, dn, cards, going, excess, room):
     """Send the team Warriors in bitmask ``going`` to Valhalla ("Warriors in Valhalla are kept face up to add
     their Glory Points"); the Valkyrie blessings look at the group that goes ("checks only those Warriors in their

@@ -27,7 +27,7 @@ from simkit.games.valhalla.solo import layout as C
 MAX_ACTIONS = L.MAX_ACTIONS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance(s, rng, env):
     """Resolve forced steps and chance until the next decision or the end of the game."""
     while True:
@@ -76,17 +76,17 @@ def new_game(s, rng, env, shuffler, deck_ids):
     advance(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_over(s):
     return s[L.DONE] == 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_move(s):
     return s[L.MOVER]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reward(s, env, seat):
     """1 for a sole winner, 1/k for each of k seats sharing the most Glory, 0 otherwise."""
     m = s[L.WIN_MASK]
@@ -98,7 +98,7 @@ def reward(s, env, seat):
     return 1.0 / k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_actions(s, env, out):
     """The legal actions now, in ``out[:n]`` (encoding: ``layout``)."""
     cards = env[L.E_CARDS]
@@ -154,7 +154,7 @@ def legal_actions(s, env, out):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_action(s, rng, env, a):
     """Apply action ``a`` (one of ``legal_actions``), then resolve chance and forced steps until the next
     decision or the end of the game."""

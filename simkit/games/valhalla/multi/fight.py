@@ -51,7 +51,7 @@ def colours(s, env, p):
     return team_colours(s, env[L.E_CARDS], q)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_battle(s, env, att, dfn):
     """Seat ``att`` attacks seat ``dfn``: the attacker's side first."""
     s[L.B_ATT] = att
@@ -69,7 +69,7 @@ def begin_battle(s, env, att, dfn):
     start_side(s, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_side(s, env):
     """One side's turn in the battle: its free rerolls (a Jarl's), its candidate strength Tactics ("smaller team"
     ones when its Warband has fewer Warriors than the opponent's), then the Silence (attacker) or Path to Valhalla
@@ -105,13 +105,13 @@ def start_side(s, env):
     s[L.PHASE] = L.ST_ROLL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_tactic(s, p, h):
     """A Battle Tactic from seat p's hand index h into play (to the discard pile after the battle)."""
     push(s, L.IP_N, remove_at(s, hand(p), h))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def post_roll(s, rng, env):
     p = battler(s)
     B.post_roll(s, team(p), L.CAND_N, L.ND, L.DELIV, L.B_ICE_DONE, L.B_FREE, L.B_CLAN_GIVEN, rng,
@@ -119,7 +119,7 @@ def post_roll(s, rng, env):
                 colours(s, env, p), env[L.E_FACES], L.MAX_DICE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll(s, rng, env):
     """"the attacker rolls 6 dice" (a Jarl's power may add dice), then the powers of activated Warriors."""
     p = battler(s)
@@ -152,7 +152,7 @@ def roll_has_options(s, env):
     return hand_effect(s, env[L.E_CARDS], battler(s), C.T_DELIVERY) >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll_actions(s, env, out):
     """PH_ROLL: stop, a Weapon Delivery card per symbol, free rerolls, basic rerolls (as the solo engine)."""
     cards = env[L.E_CARDS]
@@ -173,7 +173,7 @@ def roll_actions(s, env, out):
     return D.list_rerolls(s, L.ND, out, n, L.A_FREE, L.A_BASIC, nd >= 1 and free_available(s, env), nd >= 2)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_roll(s, rng, env, a):
     cards = env[L.E_CARDS]
     p = battler(s)
@@ -213,7 +213,7 @@ def feasible(s, env, t):
                            env[L.E_RULES][L.R_WILD_WARRIORS] == 1, pool(s, env), t)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def commit_actions(s, env, out):
     n = 0
     for t in range(1 << s[L.CAND_N]):
@@ -223,7 +223,7 @@ def commit_actions(s, env, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enter_commit(s, env):
     k = 0
     if s[L.CAND_N] > 0:
@@ -243,7 +243,7 @@ def best_joint(s, env, p, pl, tset):
                         env[L.E_RULES][L.R_WILD_WARRIORS] == 1, colours(s, env, p), pl, tset)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def commit(s, env, tset):
     """Play the candidate Tactics ``tset``; the Warriors are the best activation together with them. Strength =
     activated Warriors + Battle Tactics (+ a Jarl's attack or defence bonus)."""
@@ -282,7 +282,7 @@ def commit(s, env, tset):
         s[L.PHASE] = L.ST_RESOLVE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_path(s, env):
     """Path to Valhalla: "This card may be played only in defence. The attacking player chooses one of their
     activated Warriors, and that Warrior's strength is not counted in the attack." (the attacker's choice next)"""
@@ -292,7 +292,7 @@ def play_path(s, env):
     s[L.PHASE] = L.PH_PATHPICK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def path_pick(s, env, i):
     a = s[L.B_ATT]
     s[L.B_TOT] -= B.warrior_strength(s, team(a), env[L.E_CARDS], env[L.E_CLAN], colours(s, env, a), i, s[L.B_ACT])
@@ -301,7 +301,7 @@ def path_pick(s, env, i):
     s[L.PHASE] = L.ST_ROLL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_valhalla(s, env, p, going):
     """Seat p's Warriors of bitmask ``going`` go to its Valhalla with their blessings (``glory.send_group``)."""
     g = G.send_group(s, team(p), val(p), L.DISC_N, env[L.E_CARDS], going, 0, NO_LIMIT)
@@ -309,7 +309,7 @@ def to_valhalla(s, env, p, going):
     s[pb(p) + L.P_VGLORY] += g
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resolve(s, env):
     """Who wins, and what follows: Path to Valhalla's Warrior "regardless of its result … is sent to the Valhalla
     of the attacking player"; the winner's activated Warriors go to Valhalla; an attacker who wins takes a shield

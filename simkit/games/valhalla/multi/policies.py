@@ -51,6 +51,10 @@ POLICY_DESCRIPTIONS = {
 }
 
 
+# the Jarl heuristic's stand-in weight of each Jarl ability (a tuple, not an array: the heuristic allocates nothing)
+JARL_WEIGHTS = (0.0, 1.0, 0.8, 0.7, 1.5, 1.0, 0.8, 1.2)
+
+
 @njit(cache=True, inline="always")
 def card_value(env, params, c):
     """What a card is worth to keep: a Warrior its expected strength (P(6 dice activate it) × strength) and its
@@ -86,7 +90,7 @@ def in_legal(legal, n, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def part_a(s, env, legal, n, params):
     cards = env[L.E_CARDS]
     p = s[L.CUR]
@@ -140,7 +144,7 @@ def mask_for(s, reroll):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll_decision(s, env, legal, n, params):
     """Keep the dice the best activation uses; reroll the rest while the Warband is not all activated (and, as
     the defender, while not ahead of the attacker)."""
@@ -176,7 +180,7 @@ def roll_decision(s, env, legal, n, params):
     return L.A_STOP
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def commit_decision(s, env, legal, n):
     """The Tactics that give the most strength (ties: the first, fewer cards)."""
     p = F.battler(s)
@@ -193,7 +197,7 @@ def commit_decision(s, env, legal, n):
     return best_a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic(s, env, legal, n, params, prng):
     cards = env[L.E_CARDS]
     ph = s[L.PHASE]
@@ -201,10 +205,9 @@ def heuristic(s, env, legal, n, params, prng):
         # the Jarl whose power looks strongest (stand-in weights per ability)
         jr = env[L.E_JARLS]
         best_a, best_v = legal[0], -1.0
-        w = np.array([0.0, 1.0, 0.8, 0.7, 1.5, 1.0, 0.8, 1.2])
         for i in range(n):
             j = s[L.JOFFER + 3 * s[L.SETUP_I] + legal[i] - L.A_JARL]
-            v = w[jr[j, 0]] * jr[j, 1]
+            v = JARL_WEIGHTS[jr[j, 0]] * jr[j, 1]
             if v > best_v:
                 best_a, best_v = legal[i], v
         return best_a

@@ -49,7 +49,7 @@ def setup(s, env, shuffler, deck_ids):
     s[L.PHASE] = L.PH_JARL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_jarl(s, env, i):
     """Seat SETUP_I keeps offered Jarl i: 4 shields (a Jarl's power may add shields or starting Glory)."""
     p = s[L.SETUP_I]
@@ -66,7 +66,7 @@ def choose_jarl(s, env, i):
         s[L.PHASE] = L.ST_DRAFT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reveal_draft(s, env):
     """"starting Warriors are drafted from (players + 1) revealed cards": cards are revealed from the deck until
     players + 1 Warriors show (other cards revealed go to the discard pile); the last player picks first."""
@@ -85,7 +85,7 @@ def reveal_draft(s, env):
     s[L.PHASE] = L.PH_DRAFT if s[L.DRAWN_N] > 0 else L.ST_DEAL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def draft_pick(s, i):
     """Seat SETUP_I takes revealed Warrior i into its Warband; after the first seat the rest are discarded."""
     p = s[L.SETUP_I]
@@ -100,7 +100,7 @@ def draft_pick(s, i):
     s[L.PHASE] = L.ST_DEAL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal(s, env):
     """"each player draws 7 and discards 2" (the discards are each player's decision, seat 0 first)."""
     rules = env[L.E_RULES]
@@ -115,14 +115,14 @@ def deal(s, env):
         start_play(s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_play(s):
     s[L.CUR] = 0
     s[L.MOVER] = 0
     s[L.PHASE] = L.ST_TURN
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def discard_two(s, a, b):
     """Seat SETUP_I discards hand cards a < b."""
     p = s[L.SETUP_I]
@@ -131,7 +131,7 @@ def discard_two(s, a, b):
     next_discarder(s, p + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_discarder(s, p0):
     """The next seat from ``p0`` with two cards to discard decides; after the last, play begins."""
     for q in range(p0, s[L.NP]):

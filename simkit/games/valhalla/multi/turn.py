@@ -27,7 +27,7 @@ def pair_ok(s, cards, need, p, a, b):
     return k <= 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def part_a_actions(s, env, out):
     """The legal part A actions of the seat whose turn it is, in ``out``; returns their number."""
     cards, need = env[L.E_CARDS], env[L.E_NEED]
@@ -62,12 +62,12 @@ def part_a_actions(s, env, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_warrior(s, p, i):
     push(s, team(p), remove_at(s, hand(p), i))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_draw(s, k, ctx):
     """Draw ``k`` cards to keep one (``ctx``: KEEP_A after the part A draw, KEEP_B in part B)."""
     s[L.DRAWN_N] = 0
@@ -84,7 +84,7 @@ def start_draw(s, k, ctx):
         keep_card(s, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def keep_card(s, keep):
     """Keep drawn card ``keep``; "The remaining cards are placed face up on the discard pile"."""
     p = s[L.CUR]
@@ -98,7 +98,7 @@ def keep_card(s, keep):
     s[L.PHASE] = L.ST_AFTER_A if s[L.KEEP_CTX] == L.KEEP_A else L.ST_END_TURN
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def part_b(s, env):
     """Part B: draw 2 (the Valkyries deck: 3; a Jarl's power may add more) and keep 1."""
     k = env[L.E_RULES][L.R_PART_B]
@@ -108,7 +108,7 @@ def part_b(s, env):
     start_draw(s, min(k, L.MAX_DRAWN), L.KEEP_B)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish_game(s, cause):
     """"most Glory wins": every seat with the most Glory is a winner (a shared win)."""
     best = -1
@@ -124,7 +124,7 @@ def finish_game(s, cause):
     s[L.PHASE] = L.PH_OVER
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_turn(s, env):
     """The end of a turn: the game ends once the deck has run out (at the end of the turn in which it did);
     otherwise the next player (clockwise: seat order) takes a turn."""

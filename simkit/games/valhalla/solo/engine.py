@@ -143,7 +143,7 @@ def fit_set(s, cards, need, clan_ability, wild_rule, pool, wmask, tset):
     return B.fit_set(s, L.TEAM_N, L.CAND_N, cards, need, clan_ability, wild_rule, pool, wmask, tset)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_joint(s, env, pool, tset):
     """The best activation of the team together with the candidate Tactics ``tset`` (the family's
     ``battle.best_joint``): (Warrior bitmask, their strength); mask -1 when ``tset`` cannot be activated."""
@@ -151,7 +151,7 @@ def best_joint(s, env, pool, tset):
                         colours_now(s, env[3]), pool, tset)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_joint_rem(s, env, pool, m, tset):
     cards, need, clan_ability = env[0], env[1], env[6]
     wild = env[9][R_WILD_WARRIORS] == 1
@@ -197,7 +197,7 @@ def power_on(s, env, power):
     return rules[R_POWERS] == 1 and s[L.B_SILENCED] == 0 and mon[s[L.MON], L.M_POWER] == power
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def monster_phase(s, rng, env):
     """"The player rolls the monster dice … If any of the rolled weapons match those on the monster card, the
     player places them on the corresponding weapon(s). If all of the weapons on the card are filled, the monster
@@ -258,7 +258,7 @@ def play_tactic(s, h):
     push(s, L.IP_N, remove_at(s, L.HAND_N, h))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_battle(s, env, attacking, ctx):
     """A battle: "roll their dice, use Battle Tactics cards and rerolls in order to attempt to win"."""
     cards, mon, jarl_row, rules = env[0], env[3], env[7], env[9]
@@ -299,7 +299,7 @@ def begin_battle(s, env, attacking, ctx):
         s[L.PHASE] = L.ST_ROLL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def post_roll(s, rng, env):
     """Powers of activated Warriors after a roll: the Ice Giant's extra die and the clan rerolls (the family's
     ``battle.post_roll``)."""
@@ -307,7 +307,7 @@ def post_roll(s, rng, env):
                 env[6], env[9][R_WILD_WARRIORS] == 1, colours_now(s, env[3]), env[8], L.MAX_DICE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll_battle_dice(s, rng, env):
     """The player rolls 6 dice (more with a Jarl's power, fewer with the monster's)."""
     jarl_row, faces, rules = env[7], env[8], env[9]
@@ -349,7 +349,7 @@ def reroll_mask(s, rng, env, mask):
     D.reroll_pile(s, L.ND, rng, env[8], mask)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def n_feasible_commits(s, env):
     pool = battle_pool(s, env[1].shape[1])
     wild = env[9][R_WILD_WARRIORS] == 1
@@ -360,7 +360,7 @@ def n_feasible_commits(s, env):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enter_commit(s, env):
     if s[L.CAND_N] == 0 or n_feasible_commits(s, env) <= 1:
         commit(s, env, 0)
@@ -368,7 +368,7 @@ def enter_commit(s, env):
         s[L.PHASE] = L.PH_COMMIT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def commit(s, env, tset):
     """Play the candidate Tactics ``tset``; the Warriors are the best activation together with them. Strength =
     activated Warriors + Battle Tactics + the Glory in Valhalla (+ a Jarl's bonus)."""
@@ -406,7 +406,7 @@ def cap_now(s, env):
     return mon[min(s[L.MON], mon.shape[0] - 1), L.M_MAX_GLORY]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def send_group(s, env, going, excess, cap):
     """Send the team Warriors in bitmask ``going`` to Valhalla with their Valkyrie blessings, then discard those in
     ``excess`` (the family's ``glory.send_group``; "the excess Warriors are discarded"), within the limit ``cap``."""
@@ -443,7 +443,7 @@ def lost_battle_discards(s, env):
     discard_from_deck(s, n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mission(s, env):
     """"A Mission card gives an additional 2 Glory Points when the player wins a battle while meeting the
     requirement shown on the card. Only one such card may be played after each battle." (automatic: the first
@@ -463,7 +463,7 @@ def after_battle(s):
         s[L.PHASE] = L.ST_AFTER_A if s[L.B_CTX] == L.CTX_PHASE_A else L.ST_AFTER_MONSTER
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish_battle(s, env):
     """The battle's consequences (valhalla-solo.txt, Battle). Attacking, "the goal is to match or exceed the
     Battle Strength"; defending, "only … by achieving a Battle Strength higher than the monster's"."""
@@ -554,7 +554,7 @@ def finish_battle(s, env):
             after_send1(s, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def after_send1(s, env):
     if s[L.B_ATTACK] == 0:
         s[L.SHIELDS] -= 1
@@ -580,7 +580,7 @@ def pair_ok(s, cards, need, a, b):
     return k <= 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_draw(s, n_draw, ctx):
     """"draw 2 cards, choose one to keep, and discard the other" (3 with the +40 deck)."""
     s[L.DRAWN_N] = 0
@@ -754,12 +754,12 @@ def do_exchange(s, rng):
 
 # --- the interface -------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_over(s):
     return s[L.DONE] == 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_move(s):
     return 0
 
@@ -769,7 +769,7 @@ def won(s, env):
     return s[L.DONE] == 1 and s[L.CAUSE] == L.CAUSE_NONE and s[L.MON] >= env[3].shape[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reward(s, env, seat):
     return 1.0 if won(s, env) else 0.0
 
@@ -913,7 +913,7 @@ def legal_actions(s, env, out):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_warrior(s, h):
     push(s, L.TEAM_N, remove_at(s, L.HAND_N, h))
 
