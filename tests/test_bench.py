@@ -43,3 +43,13 @@ def test_targets_flag_the_search_row():
         kinds = {v.get("kind") for v in (sim.describe().get("policies") or {}).values()} \
             if hasattr(sim, "describe") else set()
         assert slow == ("search" in kinds), label
+
+
+def test_bench_cells_time_the_speed_bar_of_issue_23():
+    # Valhalla multiplayer's bar is stated for 4-player heuristic games: one row per heuristic, one cell each
+    rows = {label: sim for _, label, sim, _, _ in bench._targets("multi", 10)}
+    for h in ("builder", "raider"):
+        sim = rows[f"multi (4 players, {h})"]
+        assert sim.cells == 1
+        assert set(sim.describe()["policies"]) == {h}
+        assert sim.describe()["players"] == [4]

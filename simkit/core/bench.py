@@ -37,6 +37,14 @@ def _split(path, one_cell: dict | None = None):
     return sim, learned_sim, search
 
 
+def _cell(path, values: dict):
+    """The default scenario's simulation with the scenario ``values`` (a mode's ``bench_cells`` row)."""
+    from simkit.core.scenario import read_toml
+
+    data, _ = read_toml(path)
+    return loader.build(path, {**data, **values})
+
+
 def _targets(name: str | None, games: int | None):
     """(game, label, simulation, games per cell, search) for every matching mode and dice check; ``search`` marks
     the row of a mode's `search` policy (a few games in one cell)."""
@@ -54,6 +62,8 @@ def _targets(name: str | None, games: int | None):
                 cells = getattr(search, "games_per_index", search.cells)  # games per index, not rows
                 yield game, f"{mode.name} (search, {SEARCH_GAMES} games × {cells} cell{'s' if cells != 1 else ''})", \
                     search, SEARCH_GAMES, True
+            for label, values in (mode.bench_cells or {}).items():
+                yield game, f"{mode.name} ({label})", _cell(path, values), games or mode.bench_games, False
     for game in registry.games().values():
         for check, factory in game.dice_checks.items():
             if wanted in (None, game.name, check, f"{game.name}/{check}"):

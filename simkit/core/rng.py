@@ -27,7 +27,7 @@ def _splitmix64(x):
     return z ^ (z >> np.uint64(31)), x + _GOLDEN
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def seed_stream(state, key, game, stream=0):
     """Fill ``state`` (uint64[4]) with the stream of game ``game`` under block ``key``.
 
@@ -50,7 +50,7 @@ def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_u64(state):
     """The next 64-bit output of the stream (xoshiro256**)."""
     result = _rotl(state[1] * np.uint64(5), 7) * np.uint64(9)
@@ -64,7 +64,7 @@ def next_u64(state):
     return result
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def randbelow(state, n):
     """A uniform integer in ``[0, n)`` (1 <= n < 2**31), without modulo bias."""
     limit = (np.uint64(1) << np.uint64(31)) // np.uint64(n) * np.uint64(n)
@@ -74,13 +74,13 @@ def randbelow(state, n):
             return np.int64(x % np.uint64(n))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll(state, sides):
     """One roll of a fair die with faces ``1..sides``."""
     return randbelow(state, sides) + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle(state, arr, n):
     """Fisher–Yates shuffle of the first ``n`` items of ``arr`` in place."""
     for i in range(n - 1, 0, -1):
@@ -90,7 +90,7 @@ def shuffle(state, arr, n):
         arr[j] = tmp
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pick_uniform(state, mask):
     """A uniformly random index i with ``mask[i] != 0`` (-1 when there is none): a random legal choice."""
     n = 0

@@ -154,7 +154,7 @@ def _pop(s, base, cnt):
     return s[base + s[cnt]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _remove(s, base, cnt, c):
     """Remove card ``c`` from the list (order kept); True if it was there."""
     n = s[cnt]
@@ -168,12 +168,12 @@ def _remove(s, base, cnt, c):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _shuffle_zone(s, rng, base, n):
     shuffle(rng, s[base:base + n], n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def draw(s, p, k):
     """Draw up to ``k`` cards from the Deck: "If a player ever runs out of cards to draw from his Deck, he MAY NOT
     automatically reshuffle his Pile into his Deck!" """
@@ -185,21 +185,21 @@ def draw(s, p, k):
     return d
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle_pile_in(s, rng, p):
     while s[N_PILE + p] > 0:
         _push(s, DECK + p * NC, N_DECK + p, _pop(s, PILE + p * NC, N_PILE + p))
     _shuffle_zone(s, rng, DECK + p * NC, s[N_DECK + p])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_deck_shuffled(s, rng, p, c):
     """"When a card is "Drafted," the card is shuffled into the player's deck." """
     _push(s, DECK + p * NC, N_DECK + p, c)
     _shuffle_zone(s, rng, DECK + p * NC, s[N_DECK + p])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def incident_top(s):
     """The top card of the Incident Deck (removed), or -1 when it is empty (it is never refilled: "Cards in the
     Wreckage are never shuffled back into the Incident Deck")."""
@@ -208,7 +208,7 @@ def incident_top(s):
     return _pop(s, IDECK, N_IDECK)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def wreck(s, c):
     _push(s, WRECK, N_WRECK, c)
 
@@ -248,7 +248,7 @@ def card_strength(s, env, c, p):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def side_strength(s, env, p, k, no_aa):
     """Seat ``p``'s Strength on Conflict ``k``; ``no_aa`` leaves out Assault and Action cards (the tie rule)."""
     cards = env[0]
@@ -269,7 +269,7 @@ def side_strength(s, env, p, k, no_aa):
 # set-up
 # ============================================================================================================
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def new_game(s, rng, env):
     """Set up a game from the game's stream, advanced to its first decision."""
     rules = env[3]
@@ -298,14 +298,14 @@ def new_game(s, rng, env):
     s[TO_MOVE] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deal_round(s):
     for p in range(2):
         for _ in range(DRAFT_HAND):
             _push(s, DHAND + p * DRAFT_HAND, N_DHAND + p, incident_top(s))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _after_pick(s, rng, env):
     """Alpha picks, then Omega, then the hands are passed; the last card of a hand is taken without a choice."""
     while True:
@@ -338,7 +338,7 @@ def _after_pick(s, rng, env):
         return
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish_setup(s, rng, env):
     # "These 15 cards are shuffled together and placed in his play area, forming his Deck."
     for p in range(2):
@@ -354,7 +354,7 @@ def _finish_setup(s, rng, env):
     _emblem_step(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _emblem_step(s, rng, env):
     """Emblem choice (Omega first); a scenario may fix a seat's Emblem (the match-up cells)."""
     rules = env[3]
@@ -376,7 +376,7 @@ def _emblem_step(s, rng, env):
         _start_engagement(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _blitz_setup(s, rng, env):
     """"takes all of the Valkyrie and Cogdrive cards of his Clan Emblem ... shuffles together his 10 Incident
     cards ... forming his Deck"; "The remaining Incident cards are shuffled together ... forming the Incident
@@ -410,7 +410,7 @@ def _blitz_setup(s, rng, env):
 # Draft Phase
 # ============================================================================================================
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start_engagement(s, rng, env):
     """"During the first Engagement, the Alpha Player is the Start player. This rotates each Engagement." """
     s[START] = s[ENG] % 2
@@ -418,18 +418,18 @@ def _start_engagement(s, rng, env):
     _start_draft_turn(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _drafter(s):
     return s[START] if s[DSTEP] == 0 else 1 - s[START]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start_draft_turn(s, rng, env):
     s[TO_MOVE] = _drafter(s)
     s[PHASE] = P_DRAWCHOICE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def morale_count(s, env, p):
     """How many hand cards meet the Emblem's Morale requirement."""
     cards, emblems = env[0], env[1]
@@ -449,7 +449,7 @@ def morale_count(s, env, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _after_draw(s, rng, env):
     p = s[TO_MOVE]
     # "If he has 3 cards in his hand that match his Emblem's Morale requirement, he may reveal those cards."
@@ -459,7 +459,7 @@ def _after_draw(s, rng, env):
     _barracks_step(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _barracks_count(s):
     n = 0
     for i in range(N_BARR):
@@ -468,7 +468,7 @@ def _barracks_count(s):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fill_barracks(s, limit):
     """Place cards from the top of the Incident Deck in empty Barracks spaces, at most ``limit``."""
     for i in range(N_BARR):
@@ -482,7 +482,7 @@ def _fill_barracks(s, limit):
             limit -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _barracks_step(s, rng, env):
     # "The second player, during his Barracks step, may wreck any number of cards in the Barracks prior to
     # filling it."
@@ -503,7 +503,7 @@ def _slot_ok(s, env, op, n, i):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _first_slot_op(env, c):
     cards = env[0]
     for j in range(MAX_EFFECTS):
@@ -513,7 +513,7 @@ def _first_slot_op(env, c):
     return 0, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _draft_effects(s, rng, env, p, c, target):
     """Run a Valkyrie/Action ability "to the best of his ability"; then the card goes to the Pile."""
     cards = env[0]
@@ -568,7 +568,7 @@ def _end_draft_turn(s, rng, env):
 # War Phase
 # ============================================================================================================
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start_war(s, rng, env):
     """Set up a War; True when the Start Player's Location choice is pending, else the turns may begin."""
     rules = env[3]
@@ -627,7 +627,7 @@ def _start_war(s, rng, env):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _set_location(s, loc):
     s[CUR_LOC] = loc
     s[LOC_STATE + loc] = 1
@@ -636,7 +636,7 @@ def _set_location(s, loc):
 EV_BEGIN, EV_END, EV_RESOLVE = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _init_war_turns(s):
     s[FIRST] = 1
     s[ENDING] = 0
@@ -651,7 +651,7 @@ def _usable(env, code_target, nk):
     return code_target != TARGET_CONFLICT or nk > 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _has_kind(s, env, p, kinds):
     """Which action kinds seat ``p`` could take now (mask), given the kinds already used this turn (the same
     actions as ``legal_actions`` lists)."""
@@ -686,7 +686,7 @@ def _code_draws(code):
     return d
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _refills(s, env, p, c):
     """Does using hand card ``c``'s own kind of action (discarding it to draw, or its War ability) put a card
     back in p's hand? Then a lone card allows 2 different actions: that one, then playing the drawn card."""
@@ -699,7 +699,7 @@ def _refills(s, env, p, c):
     return _discardable(env, c)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_take_two(s, env, p):
     """Can seat ``p`` take 2 different actions this turn ("In the event that the player cannot perform 2 different
     actions during his War turn")? With Conflicts in play: two hand cards always can (play one, then the other's
@@ -721,7 +721,7 @@ def can_take_two(s, env, p):
         _usable(env, env[1][s[EMB + p], E_TARGET], s[NCONF])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _lone_play_barred(s, env, p):
     """"A player must perform 2 actions during his War turn, if possible.": at the first action of a 2-action turn
     with one card in hand, the Emblem used and a Deck to draw from, playing a card whose own action draws would
@@ -794,7 +794,7 @@ def _war_loop(s, rng, env, ev):
         s[TO_MOVE] = 1 - p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start_ending(s):
     for q in range(2):
         draw(s, q, 2)
@@ -827,7 +827,7 @@ def _target_card(s, env, o, k, n):
     return bi
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _unplay(s, p, i):
     """Remove entry ``i`` from p's played cards; returns the card."""
     base = PLAYED + p * NC
@@ -846,7 +846,7 @@ def _unplay(s, p, i):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _war_effects(s, rng, env, p, code, k):
     """Run a War ability (a Cogdrive's, an Assault's or an Emblem's) for seat ``p`` with target Conflict ``k``."""
     cards = env[0]
@@ -1000,7 +1000,7 @@ def _resolve_war(s, rng, env):
 # scoring
 # ============================================================================================================
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deck_points(s, env, p):
     """"2 points for each card in his deck that matches his Emblem, 1 point for each other card in his deck".
     Default reading: every Incident card he owns (Deck, Pile, hand, on Conflicts); ``draw_pile``: the Deck only."""
@@ -1017,7 +1017,7 @@ def deck_points(s, env, p):
     return pts
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def final_scores(s, env, out):
     """Scores into ``out[0:2]``: deck points, 2 per Victory Card, 1 per won Location, and "The player with the
     most Victory cards earns an additional 4 points." """
@@ -1053,7 +1053,7 @@ def _game_over(s, env):
 # the interface
 # ============================================================================================================
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_actions(s, env, out):
     if s[OVER]:
         return 0
@@ -1292,17 +1292,17 @@ def apply_action(s, rng, env, a):
                 _finish_discard(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_over(s):
     return s[OVER] == 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_move(s):
     return s[TO_MOVE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reward(s, env, seat):
     w = s[WINNER]
     if w == 2:
@@ -1385,7 +1385,7 @@ def card_value(s, env, c, p, params):
     return _card_value(env, c, _my_clan(s, env, p), params)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _card_value(env, c, clan, params):
     cards = env[0]
     v = params[0] * cards[c, C_STR] * 0.5 + 1.0

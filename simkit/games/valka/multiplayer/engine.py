@@ -53,7 +53,7 @@ def lb(p, j):
     return SEAT + p * SEAT_SIZE + S_LINE + j * SLOT_SIZE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_code(env, c):
     if c < BUFF0:
         return c
@@ -62,7 +62,7 @@ def hand_code(env, c):
     return HC_EVENT + env[7][c - EVENT0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def find_hc(s, env, p, h):
     """Index in seat ``p``'s hand of a card with hand code ``h`` (-1: none)."""
     b = sb(p)
@@ -72,14 +72,14 @@ def find_hc(s, env, p, h):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_add(s, p, c):
     b = sb(p)
     s[b + S_HAND + s[b + S_HANDN]] = c
     s[b + S_HANDN] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_take(s, p, i):
     b = sb(p)
     n = s[b + S_HANDN] - 1
@@ -89,26 +89,26 @@ def hand_take(s, p, i):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mark_played(s, p, c):
     s[sb(p) + S_PLAYED + c // 32] |= np.int32(1 << (c % 32)) if c % 32 < 31 else np.int32(-2147483648)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def grave_add(s, c):
     n = s[GRAVE]
     s[GRAVE + 1 + n] = c
     s[GRAVE] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deck_of(s, env, p):
     if env[9][R_MODE] == MODE_DUEL and env[9][R_DUEL_DECK] == 1:
         return 1 + p
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def draw(s, rng, env, p, k):
     d = DECKS + deck_of(s, env, p) * DECK_SIZE
     for _ in range(k):
@@ -127,7 +127,7 @@ def draw(s, rng, env, p, k):
         s[d] = n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deck_bottom(s, env, p, c):
     d = DECKS + deck_of(s, env, p) * DECK_SIZE
     n = s[d]
@@ -137,7 +137,7 @@ def deck_bottom(s, env, p, c):
     s[d] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def clear_slot(s, p, j):
     b = lb(p, j)
     s[b + L_CARD] = -1
@@ -149,7 +149,7 @@ def clear_slot(s, p, j):
     s[b + L_ATK] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy_slot(s, p, src, dst):
     a = lb(p, src)
     b = lb(p, dst)
@@ -158,18 +158,18 @@ def copy_slot(s, p, src, dst):
     clear_slot(s, p, src)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def alive(s, p):
     return s[sb(p) + S_ELIM] == 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_fighter_slot(s, p, j):
     c = s[lb(p, j) + L_CARD]
     return 0 <= c < N_FIGHTERS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def front_count(s, p):
     n = 0
     for j in range(ROW):
@@ -178,7 +178,7 @@ def front_count(s, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def back_count(s, p):
     n = 0
     for j in range(ROW, 2 * ROW):
@@ -187,7 +187,7 @@ def back_count(s, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_empty(s, p, row):
     for j in range(row * ROW, row * ROW + ROW):
         if s[lb(p, j) + L_CARD] < 0:
@@ -195,19 +195,19 @@ def first_empty(s, p, row):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def holds(s, env, p, h):
     return find_hc(s, env, p, h) >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def holds_divine_aid(s, env, p):
     return env[9][R_DIVINE_AID] == 1 and find_hc(s, env, p, HC_EVENT + EV_DIVINE_AID) >= 0
 
 
 # --- Warband Boons --------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def boon(s, env, p, w):
     return env[9][R_BOONS] == 1 and s[sb(p) + S_BOON + w] > 0
 
@@ -234,7 +234,7 @@ def update_boons(s, env, p):
             s[b + w] = boons.after_loss(s[b + w], warband_count(s, env, p, w, 0) // 16)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fire_one_time(s, env, p, w):
     """Weird Warp, Monstrous Roar, Magic Storm: a decision of their owner, queued."""
     if env[9][R_BOONS] != 1:
@@ -277,7 +277,7 @@ def start_turn_boons(s, env, p):
 
 # --- scores ---------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def buff_value(env, c):
     return env[6][c - BUFF0] if c >= 0 else 0
 
@@ -305,19 +305,19 @@ def health_left(s, env, p, j):
     return combat.health_left(health_total(s, env, p, j), s[lb(p, j) + L_DMG])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def barbarian(s, env, p, j):
     w = env[0][s[lb(p, j) + L_CARD]]
     return boon(s, env, p, WB_BARBARIANS) and (w == WB_BARBARIANS or w == JOKER)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def chance_only(s, env, q):
     """Tree Beasts, Nature's Wrath: "Your Frontline Fighters can only be targeted by Chance Strikes"."""
     return boon(s, env, q, WB_TREE_BEASTS)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def chance_log(env, strike, shield, a, d, o):
     log = env[10]
     k = log[0]
@@ -333,7 +333,7 @@ def chance_log(env, strike, shield, a, d, o):
 
 # --- the queue of pending decisions -------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def q_push(s, t, seat, x0, x1, x2, x3, x4, front):
     """Queue a pending decision of ``seat``: at the back (Traps, Boons: in the order they arise) or at the front
     (a Divine Aid window, which must be answered before anything else happens)."""
@@ -356,7 +356,7 @@ def q_push(s, t, seat, x0, x1, x2, x3, x4, front):
     s[H_QN] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def q_pop(s):
     n = s[H_QN]
     for i in range((n - 1) * Q_ITEM):
@@ -368,7 +368,7 @@ def q_pop(s):
 
 # --- defeat, moving up, elimination, the end -------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score_of(s, env, p):
     return s[sb(p) + S_CAPN] if env[9][R_CAPTURE_COUNT] == 1 else s[sb(p) + S_INFAMY]
 
@@ -445,7 +445,7 @@ def check_line(s, env, p):
     enter_boons(s, env, p, newmask)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def alive_count(s):
     """Players still in, not counting those whose last cards (Traps) are resolving."""
     n = 0
@@ -494,7 +494,7 @@ def matching_captures(s, env, p):
     return best + counts[JOKER]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def captured_strike(s, env, p):
     b = sb(p)
     t = 0
@@ -544,7 +544,7 @@ def finish(s, env):
     s[H_WINMASK] = mask
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stall(s):
     s[H_OVER] = 1
     s[H_STALLED] = 1
@@ -653,7 +653,7 @@ def new_game(s, rng, env):
     s[H_TOMOVE] = first
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def record_opening(s, p):
     b = sb(p)
     for i in range(s[b + S_HANDN]):
@@ -661,7 +661,7 @@ def record_opening(s, p):
         s[b + S_OPEN + c // 32] |= np.int32(1 << (c % 32)) if c % 32 < 31 else np.int32(-2147483648)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_sub(s):
     """The next seat of a set-up round (clockwise from the first player); -1 when the round is complete."""
     q = (s[H_SUB] + 1) % s[H_NP]
@@ -762,7 +762,7 @@ def do_change(s, env, p, q, j, card, f):
         defeat(s, env, q, j, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def do_steal(s, rng, env, p, q, k):
     """Take ``k`` cards at random from ``q``'s hand into ``p``'s."""
     for _ in range(k):
@@ -772,7 +772,7 @@ def do_steal(s, rng, env, p, q, k):
         hand_add(s, p, hand_take(s, q, randbelow(rng, n)))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_buff_slot(s, env, q, j):
     """The Buff of highest value on slot ``j`` (the one Thief takes), as a line offset, or -1."""
     b = lb(q, j)
@@ -784,7 +784,7 @@ def best_buff_slot(s, env, q, j):
     return at
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def do_thief(s, rng, env, p, q, j, card):
     """Thief (multiplayer effect not printed): rule ``thief`` "backline_buff" (default) takes the best Buff from
     an opponent's face-up Backline Fighter into your hand; "hand" takes 2 random cards from their hand."""
@@ -913,7 +913,7 @@ def bolt(s, env, p, r, x, visited, idle_lap, mode):
         r = (r + 1) % np_
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def event_target_ok(s, env, p, kind, q, j):
     """Whether Event ``kind`` played by ``p`` may target seat ``q`` slot ``j`` (0..7) now."""
     if q >= s[H_NP] or not alive(s, q):
@@ -988,13 +988,13 @@ def resolve_event(s, rng, env, p, kind, q, j):
 
 # --- attacks ------------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_attack(s, p, i):
     b = lb(p, i)
     return s[b + L_CARD] >= 0 and s[b + L_ATK] == 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def team_pool(s, env, p, lead, out):
     """Fighters that may join ``lead``'s Team Strike: unused Frontline Fighters and, with the Reptilios' Horde
     Strike, unused face-up Backline Fighters. Returns how many (slots in ``out``)."""
@@ -1175,7 +1175,7 @@ def resolve_guard(s, rng, env, use):
 
 # --- the decision-point interface -------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_presence(s, env, p, pres):
     for h in range(N_HC):
         pres[h] = 0
@@ -1184,7 +1184,7 @@ def hand_presence(s, env, p, pres):
         pres[hand_code(env, s[b + S_HAND + i])] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def must_attack(s, env, p):
     """Some Frontline Fighter of ``p`` has not attacked yet and an opponent has a Frontline to strike."""
     has = False
@@ -1200,7 +1200,7 @@ def must_attack(s, env, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def grave_index(s, c):
     for i in range(s[GRAVE]):
         if s[GRAVE + 1 + i] == c:
@@ -1208,7 +1208,7 @@ def grave_index(s, c):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def grave_take(s, i):
     n = s[GRAVE] - 1
     c = s[GRAVE + 1 + i]
@@ -1218,7 +1218,7 @@ def grave_take(s, i):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_event_targets(s, env, p, kind, out, n):
     if kind == EV_GRAVE_ROBBER:
         for i in range(s[GRAVE]):
@@ -1247,7 +1247,7 @@ def add_event_targets(s, env, p, kind, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_enemy_front(s, p, out, n):
     for q in range(s[H_NP]):
         if q != p and alive(s, q):
@@ -1258,7 +1258,7 @@ def add_enemy_front(s, p, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_fighter_in_hand(s, p):
     b = sb(p)
     for i in range(s[b + S_HANDN]):
@@ -1435,7 +1435,7 @@ def add_attacks(s, env, p, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_equips(s, env, p, pres, lo, out, n):
     """Equip a held Buff kind to a face-up Fighter in slots ``lo``..7 that has no Buff of that type."""
     for k in range(9):
@@ -1451,7 +1451,7 @@ def add_equips(s, env, p, pres, lo, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place(s, env, p, h, j, face):
     i = find_hc(s, env, p, h)
     c = hand_take(s, p, i)
@@ -1463,7 +1463,7 @@ def place(s, env, p, h, j, face):
     mark_played(s, p, c)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def equip(s, env, p, a):
     k = (a - B_EQUIP) // 8
     j = (a - B_EQUIP) % 8
@@ -1483,7 +1483,7 @@ def begin_play(s, rng, env):
         p = (p + 1) % s[H_NP]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_draft(s, rng, env):
     for p in range(2):
         d = DECKS + (1 + p) * DECK_SIZE
@@ -1495,7 +1495,7 @@ def end_draft(s, rng, env):
     s[H_COUNT] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_event_target(s, env, p, kind):
     if kind == EV_GRAVE_ROBBER:
         for i in range(s[GRAVE]):
@@ -1511,7 +1511,7 @@ def has_event_target(s, env, p, kind):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pend_trivial(s, env):
     """The head of the queue offers no real choice (it is popped without a decision)."""
     t = s[QUEUE]
@@ -1657,7 +1657,7 @@ def apply_action(s, rng, env, a):
     settle(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_event_card(s, env, p, kind):
     c = hand_take(s, p, find_hc(s, env, p, HC_EVENT + kind))
     grave_add(s, c)
@@ -1665,7 +1665,7 @@ def play_event_card(s, env, p, kind):
     s[H_EVENTS_PLAYED] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def grave_robber(s, p, f):
     """Grave Robber (multiplayer effect not printed): take a Fighter from the Graveyard into your hand."""
     i = grave_index(s, f)
@@ -1771,17 +1771,17 @@ def start(s, rng, env):
     settle(s, rng, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_over(s):
     return s[H_OVER] == 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_move(s):
     return s[H_TOMOVE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reward(s, env, seat):
     m = s[H_WINMASK]
     if (m >> seat) & 1 == 0:
