@@ -45,7 +45,9 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from simkit.core.policies import HEURISTIC, RANDOM, SEARCH  # noqa: F401  (re-exported kinds)
 from simkit.core.rng import next_u64, randbelow
@@ -90,6 +92,33 @@ class DecisionGame:
     search: Search | None = None  # the game's compiled search (``specialize``)
     learned: Learned | None = None  # the game's compiled `learned` policy (``specialize_learned``)
     feature_names: tuple[str, ...] = ()  # what each slot of the game's feature vector means
+
+
+# --- scratch on the stack ----------------------------------------------------------------------------------------
+
+@intrinsic
+def stack_empty(typingctx, size, dtype):
+    """An uninitialised 1-d array of ``size`` items of ``dtype`` on the calling function's stack (``size`` a
+    constant known when compiling), alive until that function returns. Unlike ``np.empty`` it involves no
+    allocator and no reference counting, so a function whose only arrays are these compiles with ``_nrt=False``."""
+    if not isinstance(size, types.IntegerLiteral):
+        return None
+    n = size.literal_value
+    elty = dtype.dtype
+    aryty = types.Array(elty, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        from numba.np.arrayobj import make_array, populate_array
+
+        ptr = cgutils.alloca_once(builder, context.get_value_type(elty), size=max(n, 1))
+        ary = make_array(aryty)(context, builder)
+        itemsize = context.get_abi_sizeof(context.get_data_type(elty))
+        intp = context.get_value_type(types.intp)
+        populate_array(ary, data=ptr, shape=[intp(n)], strides=[intp(itemsize)], itemsize=intp(itemsize),
+                       meminfo=None)
+        return ary._getvalue()
+
+    return aryty(size, dtype), codegen
 
 
 # --- streams ---------------------------------------------------------------------------------------------------
@@ -432,9 +461,10 @@ class Search(NamedTuple):
 _TEMPLATES = (rollout, search_action, search_values, ismcts_action, choose, play_to_end)
 
 
-def _compile(templates, bindings: dict, module: str, prefix: str) -> dict:
+def _compile(templates, bindings: dict, module: str, prefix: str, nrt: bool = True) -> dict:
     """Compile copies of ``templates`` with ``bindings`` as their globals, filed under ``module``'s source file
-    (so that numba caches them like any kernel of that module)."""
+    (so that numba caches them like any kernel of that module); ``nrt=False`` compiles them without numba's
+    reference counting (for templates that allocate nothing)."""
     import sys
     import types
 
@@ -450,7 +480,7 @@ def _compile(templates, bindings: dict, module: str, prefix: str) -> dict:
         py.__module__ = module
         py.__qualname__ = name
         py.__doc__ = f.__doc__
-        out[f.__name__] = g[f.__name__] = njit(cache=True)(py)
+        out[f.__name__] = g[f.__name__] = njit(cache=True, _nrt=nrt)(py)
     return out
 
 
@@ -496,9 +526,9 @@ def action_features(s, env, legal, n, params, prng, out):
     """The (dense) features of each of ``legal[:n]`` in the rows ``out[:n]``, with ``is_base`` from the base
     heuristic steered by ``params[:_N_PARAMS]``; returns the base heuristic's action (for training)."""
     a_base = _base_policy(s, env, legal, n, params[:_N_PARAMS], prng)
-    idx = np.empty(_MAX_NNZ, np.int64)
-    val = np.empty(_MAX_NNZ, np.float64)
-    st = np.empty(_N_STATE, np.float64)
+    idx = stack_empty(_MAX_NNZ, np.int64)
+    val = stack_empty(_MAX_NNZ, np.float64)
+    st = stack_empty(_N_STATE, np.float64)
     _state(s, env, st)
     for i in range(n):
         out[i, :] = 0.0
@@ -509,8 +539,10 @@ def action_features(s, env, legal, n, params, prng, out):
     return a_base
 
 
-def learned_scores(s, env, legal, n, params, prng, scores):
-    """The model's score of each of ``legal[:n]`` in ``scores[:n]`` (see the layout above)."""
+def score_actions(s, env, legal, n, a_base, params, scores):
+    """The model's score of each of ``legal[:n]`` in ``scores[:n]``, given the base heuristic's action ``a_base``
+    (see the layout above). Allocates nothing (its scratch is on the stack) and is compiled without numba's
+    reference counting, as must be the game's ``_state`` and ``_features`` it calls."""
     p = _N_PARAMS
     f = int(params[p + LH_FEATURES])
     h = int(params[p + LH_HIDDEN])
@@ -518,10 +550,9 @@ def learned_scores(s, env, legal, n, params, prng, scores):
     w1 = w + f
     b1 = w1 + h * f
     v = b1 + h
-    a_base = _base_policy(s, env, legal, n, params[:p], prng)
-    idx = np.empty(_MAX_NNZ, np.int64)
-    val = np.empty(_MAX_NNZ, np.float64)
-    st = np.empty(_N_STATE, np.float64)
+    idx = stack_empty(_MAX_NNZ, np.int64)
+    val = stack_empty(_MAX_NNZ, np.float64)
+    st = stack_empty(_N_STATE, np.float64)
     _state(s, env, st)
     for i in range(n):
         m = _features(s, env, legal[i], legal[i] == a_base, st, idx, val)
@@ -538,13 +569,67 @@ def learned_scores(s, env, legal, n, params, prng, scores):
         scores[i] = z
 
 
+def score_actions_by_kind(s, env, legal, n, a_base, params, scores):
+    """``score_actions`` for a game whose features are is_base, then a block that depends on the action's kind
+    only, then the action's own numbers (``Parts``): a linear model's sum over each kind's block is counted once
+    per decision and kind, then each action adds its own numbers to it. The sums run in the same order as
+    ``score_actions``'s, so the scores are the same to the bit. The base action (whose features start with
+    is_base) is scored from its whole features, and a model with a hidden layer by ``score_actions``."""
+    p = _N_PARAMS
+    f = int(params[p + LH_FEATURES])
+    if int(params[p + LH_HIDDEN]) > 0:
+        score_actions(s, env, legal, n, a_base, params, scores)
+        return
+    w = p + N_LH
+    idx = stack_empty(_MAX_NNZ, np.int64)
+    val = stack_empty(_MAX_NNZ, np.float64)
+    st = stack_empty(_N_STATE, np.float64)
+    kind_sum = stack_empty(_N_KINDS, np.float64)
+    counted = stack_empty(_N_KINDS, np.int64)
+    for c in range(_N_KINDS):
+        counted[c] = 0
+    _state(s, env, st)
+    for i in range(n):
+        a = legal[i]
+        if a == a_base:
+            m = _features(s, env, a, True, st, idx, val)
+            z = 0.0
+            for k in range(m):
+                if idx[k] < f:
+                    z += params[w + idx[k]] * val[k]
+            scores[i] = z
+            continue
+        c = _kind(s, env, a)
+        if counted[c] == 0:
+            m = _block(s, env, c, st, idx, val, 0)
+            z = 0.0
+            for k in range(m):
+                if idx[k] < f:
+                    z += params[w + idx[k]] * val[k]
+            kind_sum[c] = z
+            counted[c] = 1
+        z = kind_sum[c]
+        m = _numbers(s, env, a, c, st, idx, val, 0)
+        for k in range(m):
+            if idx[k] < f:
+                z += params[w + idx[k]] * val[k]
+        scores[i] = z
+
+
+def learned_scores(s, env, legal, n, params, prng, scores):
+    """The model's score of each of ``legal[:n]`` in ``scores[:n]`` (see the layout above)."""
+    a_base = _base_policy(s, env, legal, n, params[:_N_PARAMS], prng)
+    _score(s, env, legal, n, a_base, params, scores)
+
+
 def learned_action(s, env, legal, n, params, prng):
     """The `learned` policy's choice among ``legal[:n]``: the best score (the earliest among equals), or with a
     temperature above 0 a draw from the softmax of the scores (from ``prng``)."""
     if n == 1:
         return legal[0]
-    scores = np.empty(n, np.float64)
-    learned_scores(s, env, legal, n, params, prng, scores)
+    scores = stack_empty(ROLLOUT_BUFFER, np.float64)  # n <= MAX_ACTIONS <= ROLLOUT_BUFFER
+    a_base = _base_policy(s, env, legal, n, params[:_N_PARAMS], prng)
+    _score(s, env, legal, n, a_base, params, scores)
     t = params[_N_PARAMS + LH_TEMPERATURE]
     best = 0
     for i in range(1, n):
@@ -572,6 +657,7 @@ class Learned(NamedTuple):
     action_features: Callable
     learned_scores: Callable
     learned_action: Callable
+    score_actions: Callable
 
 
 _LEARNED_TEMPLATES = (action_features, learned_scores, learned_action)
@@ -587,23 +673,51 @@ def stateless_features(s, env, a, is_base, st, idx, val):
     return _plain_features(s, env, a, is_base, idx, val)
 
 
+class Parts(NamedTuple):
+    """A game's features split so that scoring can share work between actions (``score_actions_by_kind``):
+    ``features(s, env, a, is_base, st, idx, val)`` must write is_base and is_base x kind (when ``is_base``),
+    then ``block(s, env, kind(s, env, a), st, idx, val, m) -> m`` (numbers that depend on the state and the
+    action's kind only), then ``numbers(s, env, a, kind, st, idx, val, m) -> m`` (the action's own), each
+    appending at ``m``; ``kind(s, env, a)`` is below ``n_kinds``. All compiled with ``_nrt=False``."""
+
+    kind: Callable
+    block: Callable
+    numbers: Callable
+    n_kinds: int
+
+
 def specialize_learned(features: Callable, base_policy: Callable, n_params: int, n_features: int, max_nnz: int,
-                       module: str, state: Callable | None = None, n_state: int = 1) -> Learned:
+                       module: str, state: Callable | None = None, n_state: int = 1,
+                       parts: Parts | None = None) -> Learned:
     """Compile the `learned` policy for one game: ``features(s, env, a, is_base, st, idx, val) -> m`` writes the
     non-zero features of action ``a`` (reading only what the mover may see; at most ``max_nnz``) from the
     ``n_state`` numbers ``state(s, env, st)`` computed once for the decision (without ``state``:
     ``features(s, env, a, is_base, idx, val)``), ``base_policy(s, env, legal, n, params,
     prng)`` is the heuristic whose choice ``is_base`` names, ``n_params`` its parameter count, ``n_features``
     the length of the feature vector (a model with another length is refused when a scenario is loaded, and never
-    makes the kernel write out of bounds). Call it at module
+    makes the kernel write out of bounds); ``parts`` (default: the ``learned_parts`` attribute of ``features``,
+    if it has one) splits the features for faster scoring; with ``parts``, ``features`` and ``state`` run
+    without numba's reference counting (``_nrt=False``) and must allocate nothing. Call it at module
     level in the module that defines the game's ``policy`` (pass ``__name__``), whose ``LEARNED`` branch then
     calls ``learned_action``."""
+    if parts is None:
+        parts = getattr(features, "learned_parts", None)
     if state is None:  # ``features(s, env, a, is_base, idx, val)``: give it the shared-state signature
-        adapters = _compile((no_state, stateless_features), dict(_plain_features=features), module, "learned")
+        adapters = _compile((no_state, stateless_features), dict(_plain_features=features), module, "learned",
+                            nrt=parts is None)
         state, features, n_state = adapters["no_state"], adapters["stateless_features"], 1
     bindings = dict(_features=features, _state=state, _base_policy=base_policy, _N_PARAMS=int(n_params),
                     _N_FEATURES=int(n_features), _N_STATE=max(int(n_state), 1), _MAX_NNZ=int(max_nnz))
-    return Learned(**_compile(_LEARNED_TEMPLATES, bindings, module, "learned"))
+    # the per-action loop without NRT for games that declare their ``Parts`` (their features allocate nothing);
+    # other games' features may allocate (Valeria's, Valhalla multiplayer's), so their loop keeps NRT
+    fast = _compile((score_actions,), bindings, module, "learned", nrt=parts is None)
+    bindings.update(fast, _score=fast["score_actions"])
+    if parts is not None:
+        bindings.update(_kind=parts.kind, _block=parts.block, _numbers=parts.numbers,
+                        _N_KINDS=max(int(parts.n_kinds), 1))
+        bindings["_score"] = _compile((score_actions_by_kind,), bindings, module, "learned",
+                                      nrt=False)["score_actions_by_kind"]
+    return Learned(**_compile(_LEARNED_TEMPLATES, bindings, module, "learned"), **fast)
 
 
 def search_config(rollouts: int = 16, base_kind: int = HEURISTIC, budget: str = "halving",

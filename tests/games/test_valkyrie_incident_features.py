@@ -169,8 +169,9 @@ def test_a_learned_policy_that_trusts_is_base_plays_its_base(tmp_path):
     w2[F.CARD_STRENGTH] = -1.0  # the weakest card first
     _model(tmp_path / "odd.npz", w2)
     text = (SCEN / "ladder.toml").read_text().split("[run]")[0]
-    text = text.replace('play = ["balanced", "focused", "concentrated", "random", "search"]',
-                        'play = ["focused", "mirror", "odd"]')
+    text = text.replace('play = ["focused_tuned", "balanced_tuned", "focused", "balanced", "concentrated", "random"]',
+                        'play = ["focused", "mirror", "odd"]').replace('opponent = "others"', 'opponent = "balanced"')
+    assert 'play = ["focused", "mirror", "odd"]' in text and 'opponent = "balanced"' in text
     text = text.replace('cards = "cards.toml"', f'cards = "{(SCEN / "cards.toml").as_posix()}"')
     text += ('\n[policies.mirror]\nkind = "learned"\nweights = "base.npz"\n'
              '\n[policies.odd]\nkind = "learned"\nweights = "odd.npz"\n')

@@ -227,6 +227,47 @@ def test_weights_with_other_features_are_refused(tmp_path, toy_trained):
         loader.load(d / "scenario.toml")
 
 
+# the modes with bundled weights, whose features are split into ``Parts`` (``decision.score_actions_by_kind``)
+SPLIT_ENGINES = ["valka/lonequest", "valka/bounty-hunter", "valhalla/solo", "valkyrie-incident/standard",
+                 "valkyrie-incident/blitz"]
+
+
+@pytest.mark.parametrize("name", SPLIT_ENGINES)
+def test_scores_by_kind_equal_the_plain_scorer_to_the_bit(name):
+    """The scorer that sums each action kind's state block once per decision gives, to the bit, the scores of the
+    plain scorer that sums every action's features in turn (random linear weights, every decision of random
+    games, where most actions share their kind with others: reroll masks, strikes, cards to play), and both
+    match the dense features' dot product."""
+    g, m = name.split("/")
+    dg = registry.get_mode(g, m)[1].engine()
+    fns, lf = dg.fns, dg.learned
+    base_vec = next(v for k, v in dg.policies.values() if k == 0)
+    f = len(dg.feature_names)
+    w = np.random.default_rng(3).normal(size=f)
+    vec = np.concatenate([base_vec, [f, 0, 0.0], w])
+    size = max(dg.max_actions, 4096)
+    buf = np.empty(size, np.int64)
+    X = np.zeros((size, f))
+    fast, plain = np.zeros(size), np.zeros(size)
+    pick = np.random.default_rng(5)
+    checked = 0
+    for seed in range(12):
+        s, rng, env = dg.new_game(seed)
+        steps = 0
+        while not fns.is_over(s) and steps < 400:
+            n = fns.legal_actions(s, env, buf)
+            if n >= 2:
+                a_base = lf.action_features(s, env, buf, n, vec, _stream(seed, 4), X)
+                lf.learned_scores(s, env, buf, n, vec, _stream(seed, 4), fast)
+                lf.score_actions(s, env, buf, n, a_base, vec, plain)
+                assert fast[:n].tobytes() == plain[:n].tobytes(), f"{name}: scores differ at seed {seed} step {steps}"
+                assert np.allclose(fast[:n], X[:n] @ w, atol=1e-9)
+                checked += 1
+            fns.apply_action(s, rng, env, buf[int(pick.integers(n))])
+            steps += 1
+    assert checked >= 20
+
+
 @pytest.mark.parametrize("name", LEARNED_ENGINES)
 def test_learned_policy_does_not_peek(name):
     """Two states that differ only in hidden information (resampled for the mover) get the same learned

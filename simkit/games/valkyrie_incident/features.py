@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from simkit.core.decision import Parts
 from simkit.games.valkyrie_incident.cards import (
     ASSAULT, C_CLAN, C_CODE, C_COST, C_STR, C_TARGET, C_TYPE, COGDRIVE, E_BONUS, E_CLAN, E_CODE, E_TARGET,
     LOC_NO_EMBLEM, LOC_STRENGTH, MAX_EFFECTS, OP_BOUNCE, OP_DESTROY, OP_DISCARD, OP_DRAFT_FREE, OP_DRAW, OP_RECRUIT,
@@ -263,32 +264,29 @@ def _war_ability(s, env, p, code, k, lk, ck, m, idx, val):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def features(s, env, a, is_base, idx, val):
-    """The non-zero features of action ``a`` (see the module docstring); returns how many."""
-    cards, emblems, locs = env[0], env[1], env[2]
-    p = s[E.TO_MOVE]
-    o = 1 - p
-    ph = s[E.PHASE]
+    """The non-zero features of action ``a`` (see the module docstring): is_base, then ``block``, then
+    ``numbers``; returns how many."""
     m = 0
     cat = category(s, env, a)
     if is_base:
         m = _put(idx, val, m, 0, 1.0)
         m = _put(idx, val, m, BASE0 + cat, 1.0)
-    nk = s[E.NCONF]
-    tk = -1  # the Conflict the action aims at
-    if cat == K_PLAY:
-        tk = (a - E.A_PLAY) % 5
-    elif cat == K_COGDRIVE or cat == K_ASSAULT:
-        if nk > 0 and cards[(a - E.A_ABIL) // 5, C_TARGET] == TARGET_CONFLICT:
-            tk = (a - E.A_ABIL) % 5
-    elif cat == K_EMBLEM_ABILITY:
-        if nk > 0 and emblems[s[E.EMB + p], E_TARGET] == TARGET_CONFLICT:
-            tk = a - E.A_EMBL
-    lk, ck, led = 0, 0, 0
+    m = block(s, env, cat, val, idx, val, m)  # (``st`` unused: ``val`` stands in)
+    return numbers(s, env, a, cat, val, idx, val, m)
+
+
+@njit(cache=True, _nrt=False)
+def block(s, env, cat, st, idx, val, m):
+    """The state crossed with the action's kind ``cat``, counts of hidden zones only (the same for every action of
+    that kind here; ``st`` unused)."""
+    p = s[E.TO_MOVE]
+    o = 1 - p
+    ph = s[E.PHASE]
+    led = 0
     if ph == E.P_WAR or ph == E.P_DISCARD:
-        lk, ck, led = _war_view(s, p, tk)
-    # the state, crossed with the action's kind (counts of hidden zones only)
+        _, _, led = _war_view(s, p, -1)
     base = CAT0 + cat * N_SCALARS
     m = _put(idx, val, m, base, 1.0)
     m = _put(idx, val, m, base + 1, s[E.N_HAND + p] / 7.0)
@@ -301,6 +299,29 @@ def features(s, env, a, is_base, idx, val):
     m = _put(idx, val, m, base + 8, s[E.ENG] / 3.0)
     m = _put(idx, val, m, base + 9, s[E.N_IDECK] / 60.0)
     m = _put(idx, val, m, base + 10, led / 4.0)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def numbers(s, env, a, cat, st, idx, val, m):
+    """The action's own numbers (NUMBERS), after ``m`` features written (``st`` unused)."""
+    cards, emblems, locs = env[0], env[1], env[2]
+    p = s[E.TO_MOVE]
+    o = 1 - p
+    ph = s[E.PHASE]
+    nk = s[E.NCONF]
+    tk = -1  # the Conflict the action aims at
+    if cat == K_PLAY:
+        tk = (a - E.A_PLAY) % 5
+    elif cat == K_COGDRIVE or cat == K_ASSAULT:
+        if nk > 0 and cards[(a - E.A_ABIL) // 5, C_TARGET] == TARGET_CONFLICT:
+            tk = (a - E.A_ABIL) % 5
+    elif cat == K_EMBLEM_ABILITY:
+        if nk > 0 and emblems[s[E.EMB + p], E_TARGET] == TARGET_CONFLICT:
+            tk = a - E.A_EMBL
+    lk, ck = 0, 0
+    if ph == E.P_WAR or ph == E.P_DISCARD:
+        lk, ck, _ = _war_view(s, p, tk)
     # the action's own numbers
     if cat == K_PICK or cat == K_PAY or cat == K_DISCARD_MORE:
         m = _card(env, a - E.A_CARD, E._my_clan(s, env, p), m, idx, val)
@@ -360,14 +381,14 @@ def features(s, env, a, is_base, idx, val):
         m = _put(idx, val, m, LOCATION_GAIN, v / 5.0)
     elif cat == K_PLAY:
         c = (a - E.A_PLAY) // 5
-        st = E.card_strength(s, env, c, p)
+        strength = E.card_strength(s, env, c, p)
         t = cards[c, C_TYPE]
-        m = _put(idx, val, m, CARD_STRENGTH, st / 5.0)
+        m = _put(idx, val, m, CARD_STRENGTH, strength / 5.0)
         if t == COGDRIVE or t == ASSAULT:
             m = _put(idx, val, m, CARD_WAR_ABILITY, 1.0)
         m = _put(idx, val, m, LEAD_BEFORE, lk / 5.0)
-        m = _put(idx, val, m, LEAD_AFTER, (lk + st) / 5.0)
-        if lk <= 0 < lk + st:
+        m = _put(idx, val, m, LEAD_AFTER, (lk + strength) / 5.0)
+        if lk <= 0 < lk + strength:
             m = _put(idx, val, m, TAKES_LEAD, 1.0)
         if lk > 0:
             m = _put(idx, val, m, WAS_LEADING, 1.0)
@@ -385,6 +406,10 @@ def features(s, env, a, is_base, idx, val):
         m = _put(idx, val, m, DRAWS, min(1, s[E.N_DECK + p]) / 3.0)
     return m
 
+
+# the features split for scoring (``simkit.core.decision.Parts``; ``specialize_learned`` finds them on ``features``),
+# set before the engine is imported: importing this module first runs the engine's ``specialize_learned``
+features.learned_parts = Parts(category, block, numbers, N_CAT)
 
 # the engine is bound last: it imports this module for its `learned` policy, and these functions read its layout
 # (module attributes, resolved when numba compiles them)

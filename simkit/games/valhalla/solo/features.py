@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.core.decision import Parts
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 
@@ -203,18 +204,32 @@ def _named(s, env):
     return named
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def kind(s, env, a):
+    """``category`` with the decision interface's arguments."""
+    return category(s, a)
+
+
+@njit(cache=True, _nrt=False)
 def features(s, env, a, is_base, idx, val):
-    """The non-zero features of action ``a`` (see the module docstring); returns how many."""
-    cards, need, mon, mweap = env[0], env[1], env[3], env[4]
-    S = need.shape[1]
-    ph = s[L.PHASE]
+    """The non-zero features of action ``a`` (see the module docstring): is_base, then ``block``, then
+    ``numbers``; returns how many."""
     m = 0
     cat = category(s, a)
     if is_base:
         m = _put(idx, val, m, 0, 1.0)
         m = _put(idx, val, m, BASE0 + cat, 1.0)
-    # the state, crossed with the action's kind
+    m = block(s, env, cat, val, idx, val, m)  # (``st`` unused: ``val`` stands in)
+    return numbers(s, env, a, cat, val, idx, val, m)
+
+
+@njit(cache=True, _nrt=False)
+def block(s, env, cat, st, idx, val, m):
+    """The state crossed with the action's kind ``cat`` (the same for every action of that kind here; ``st``
+    unused)."""
+    need, mon, mweap = env[1], env[3], env[4]
+    S = need.shape[1]
+    ph = s[L.PHASE]
     k = min(s[L.MON], mon.shape[0] - 1)
     covered = 0
     weapons = 0
@@ -236,7 +251,15 @@ def features(s, env, a, is_base, idx, val):
         m = _put(idx, val, m, base + 9, 1.0)
     if in_battle:
         m = _put(idx, val, m, base + 10, s[L.B_FREE] / 3.0)
-    # the action's own numbers
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def numbers(s, env, a, cat, st, idx, val, m):
+    """The action's own numbers (NUMBERS), after ``m`` features written (``st`` unused)."""
+    cards, need = env[0], env[1]
+    S = need.shape[1]
+    ph = s[L.PHASE]
     if ph == L.PH_EXCHANGE:
         if a == L.A_YES:
             m = _card(env, s[L.HAND + s[L.EX_I]], idx, val, m)
@@ -285,8 +308,8 @@ def features(s, env, a, is_base, idx, val):
     elif ph == L.PH_COMMIT:
         t = a - L.A_COMMIT
         v = E.tset_value(s, cards, t)
-        wm, st = E.best_joint(s, env, E.battle_pool(s, S), t)
-        margin = base_strength(s, env) + st + v - s[L.B_NEEDED]
+        wm, joint = E.best_joint(s, env, E.battle_pool(s, S), t)
+        margin = base_strength(s, env) + joint + v - s[L.B_NEEDED]
         m = _put(idx, val, m, COMMIT_VALUE, v / 5.0)
         m = _put(idx, val, m, COMMIT_CARDS, E.popcount(t) / 3.0)
         m = _put(idx, val, m, COMMIT_MARGIN, margin / 5.0)
@@ -321,3 +344,7 @@ def dense(s, env, a, is_base) -> np.ndarray:
     out = np.zeros(N_FEATURES)
     np.add.at(out, idx[:n], val[:n])
     return out
+
+
+# the features split for scoring (``simkit.core.decision.Parts``; ``specialize_learned`` finds them on ``features``)
+features.learned_parts = Parts(kind, block, numbers, N_CAT)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.core.decision import Parts
 from simkit.games.valka import combat
 from simkit.games.valka.lonequest import engine as E
 from simkit.games.valka.lonequest import layout as L
@@ -188,20 +189,18 @@ def state(s, env, st):
 
 
 @njit(cache=True, _nrt=False)
-def features(s, env, a, is_base, st, idx, val):
-    """The non-zero features of action ``a`` (see the module docstring) from the decision's ``state``; returns
-    how many."""
-    ph = s[L.PHASE]
-    m = 0
-    cat = category(s, env, a)
-    if is_base:
-        m = _put(idx, val, m, 0, 1.0)
-        m = _put(idx, val, m, BASE0 + cat, 1.0)
-    # the state, crossed with the action's kind
+def block(s, env, cat, st, idx, val, m):
+    """The state crossed with the action's kind ``cat`` (the same for every action of that kind here)."""
     base = CAT0 + cat * N_SCALARS
     for k in range(N_SCALARS):
         m = _put(idx, val, m, base + k, st[k])
-    # the action's own numbers
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def numbers(s, env, a, cat, st, idx, val, m):
+    """The action's own numbers (NUMBERS), after ``m`` features written."""
+    ph = s[L.PHASE]
     if ph == L.PH_STRIKE:
         return strike_numbers(s, env, a, int(st[N_SCALARS]), idx, val, m)
     if ph == L.PH_SPECIAL:
@@ -225,6 +224,19 @@ def features(s, env, a, is_base, st, idx, val):
     elif ph == L.PH_BOON:
         m = _put(idx, val, m, EVENT_TARGET, E.marauder_left(s, env, a) / 5.0)
     return m
+
+
+@njit(cache=True, _nrt=False)
+def features(s, env, a, is_base, st, idx, val):
+    """The non-zero features of action ``a`` (see the module docstring) from the decision's ``state``: is_base,
+    then ``block``, then ``numbers``; returns how many."""
+    m = 0
+    cat = category(s, env, a)
+    if is_base:
+        m = _put(idx, val, m, 0, 1.0)
+        m = _put(idx, val, m, BASE0 + cat, 1.0)
+    m = block(s, env, cat, st, idx, val, m)
+    return numbers(s, env, a, cat, st, idx, val, m)
 
 
 @njit(cache=True, _nrt=False)
@@ -283,3 +295,7 @@ def special_numbers(s, env, a, idx, val, m):
         t = (a - L.SP_BRIBE) % L.N_LOC
         m = _put(idx, val, m, DEST_CARDS, s[L.LOC_N + t] / 5.0)
     return m
+
+
+# the features split for scoring (``simkit.core.decision.Parts``; ``specialize_learned`` finds them on ``features``)
+features.learned_parts = Parts(category, block, numbers, N_CAT)

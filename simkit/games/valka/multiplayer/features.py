@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.core.decision import Parts
 from simkit.games.valka.multiplayer import engine as E
 from simkit.games.valka.multiplayer.layout import (
     A_DONE, B_ATTACK, B_BACK_DOWN, B_BACK_UP, B_CHOICE, B_DISCARD, B_EQUIP, B_EVENT, B_FLIP, B_FRONT, B_GRAVE,
@@ -245,19 +246,32 @@ def target_numbers(s, env, p, q, j, st, idx, val, m):
 
 
 @njit(cache=True, _nrt=False)
+def block(s, env, cat, st, idx, val, m):
+    """The state crossed with the action's kind ``cat`` (the same for every action of that kind here)."""
+    base = CAT0 + cat * N_SCALARS
+    for k in range(N_SCALARS):
+        m = _put(idx, val, m, base + k, st[k])
+    return m
+
+
+@njit(cache=True, _nrt=False)
 def features(s, env, a, is_base, st, idx, val):
-    """The non-zero features of action ``a`` (see the module docstring) from the decision's ``state``; returns
-    how many."""
-    p = s[H_TOMOVE]
-    ph = s[H_PHASE]
+    """The non-zero features of action ``a`` (see the module docstring) from the decision's ``state``: is_base,
+    then ``block``, then ``numbers``; returns how many."""
     m = 0
     cat = category(s, env, a)
     if is_base:
         m = _put(idx, val, m, 0, 1.0)
         m = _put(idx, val, m, BASE0 + cat, 1.0)
-    base = CAT0 + cat * N_SCALARS
-    for k in range(N_SCALARS):
-        m = _put(idx, val, m, base + k, st[k])
+    m = block(s, env, cat, st, idx, val, m)
+    return numbers(s, env, a, cat, st, idx, val, m)
+
+
+@njit(cache=True, _nrt=False)
+def numbers(s, env, a, cat, st, idx, val, m):
+    """The action's own numbers (NUMBERS), after ``m`` features written."""
+    p = s[H_TOMOVE]
+    ph = s[H_PHASE]
     if ph == PH_DRAFT:
         c = s[MARKET + 1 + a - B_MARKET]
         return _put(idx, val, m, CARD_VALUE, env[8][c] / 10.0)
@@ -407,3 +421,7 @@ def pending_numbers(s, env, p, a, st, idx, val, m):
         f = a - B_DISCARD
         m = _put(idx, val, m, CARD_VALUE, env[8][f] / 10.0)
     return m
+
+
+# the features split for scoring (``simkit.core.decision.Parts``; ``specialize_learned`` finds them on ``features``)
+features.learned_parts = Parts(category, block, numbers, N_CAT)
