@@ -2,9 +2,15 @@
 
 A balance conclusion ("Goblins are the weakest Warband") is a property of the game *and* the policy that played
 it. :func:`sensitivity` takes each policy's estimate per group, ranks the groups under every policy, and compares
-each ranking with the reference policy's: Spearman's rank correlation, and the pairs of groups whose order flips,
-each marked *resolved* when both policies separate the pair by more than 1.96 standard errors of the difference
-(groups whose games share dice are positively correlated, so this is conservative).
+each ranking with the reference policy's: Spearman's rank correlation (none with fewer than 3 groups), and the
+pairs of groups whose order flips.
+
+A flip of pair (a, b) under policy P is *resolved* when the games show both orders: the reference separates the
+pair one way and P the other. Its p-value is the intersection-union test's, the larger of the two two-sided
+normal p-values of the differences (each from the groups' standard errors; groups whose games share dice are
+positively correlated, so this is conservative). Those p-values are Holm-corrected over every pair of every
+policy compared (the whole table is one family): a resolved flip is one whose Holm-adjusted p is below
+``ALPHA``, so the chance of calling any flip where the true orders agree is at most ``ALPHA`` (family-wise).
 """
 
 from __future__ import annotations
@@ -15,27 +21,50 @@ from dataclasses import dataclass, field
 
 from scipy import stats as st
 
-from simkit.core.stats import Estimate
+from simkit.core.stats import Estimate, holm
+
+ALPHA = 0.05  # family-wise level of "resolved" (Holm over every pair of every policy compared)
+Z95 = 1.959964
+
+
+@dataclass
+class Flip:
+    above: str  # the group above under the reference policy
+    below: str  # … and below it (the policy compared puts it above)
+    p: float  # intersection-union p: both policies separate the pair, in opposite directions
+    p_adj: float = 1.0  # Holm-adjusted over every pair of every policy compared
+    resolved: bool = False
 
 
 @dataclass
 class Comparison:
     policy: str
-    rho: float  # Spearman's rank correlation with the reference ranking
+    rho: float  # Spearman's rank correlation with the reference ranking (NaN with fewer than 3 groups)
     pairs: int
-    flips: list[tuple[str, str, bool]] = field(default_factory=list)  # (group above under reference, below, resolved)
+    groups: int = 0
+    flips: list[Flip] = field(default_factory=list)
+
+    @property
+    def resolved(self) -> list[Flip]:
+        return [f for f in self.flips if f.resolved]
 
 
 def _se(e: Estimate) -> float:
-    return max(e.high - e.low, 0.0) / (2 * 1.959964)
+    return max(e.high - e.low, 0.0) / (2 * Z95)
 
 
-def _separated(a: Estimate, b: Estimate) -> bool:
-    return abs(a.estimate - b.estimate) > 1.959964 * math.hypot(_se(a), _se(b))
+def difference_p(a: Estimate, b: Estimate) -> float:
+    """Two-sided normal p-value that ``a`` and ``b`` are equal (standard errors from their 95% intervals)."""
+    d = a.estimate - b.estimate
+    se = math.hypot(_se(a), _se(b))
+    if se == 0:
+        return 1.0 if d == 0 else 0.0
+    return math.erfc(abs(d) / se / math.sqrt(2))
 
 
-def sensitivity(table: dict[str, dict[str, Estimate]], reference: str) -> list[Comparison]:
-    """``table[policy][group]``: each policy's estimate per group. One :class:`Comparison` per other policy."""
+def sensitivity(table: dict[str, dict[str, Estimate]], reference: str, alpha: float = ALPHA) -> list[Comparison]:
+    """``table[policy][group]``: each policy's estimate per group. One :class:`Comparison` per other policy, its
+    flips Holm-corrected over every pair of every policy (family-wise ``alpha``)."""
     ref = table[reference]
     groups = [g for g in ref if all(g in table[p] for p in table)]
     out = []
@@ -51,31 +80,93 @@ def sensitivity(table: dict[str, dict[str, Estimate]], reference: str) -> list[C
             d_p = row[g1].estimate - row[g2].estimate
             if d_ref * d_p < 0:
                 hi, lo = (g1, g2) if d_ref > 0 else (g2, g1)
-                flips.append((hi, lo, _separated(ref[g1], ref[g2]) and _separated(row[g1], row[g2])))
-        out.append(Comparison(p, rho, len(groups) * (len(groups) - 1) // 2, flips))
+                flips.append(Flip(hi, lo, max(difference_p(ref[g1], ref[g2]), difference_p(row[g1], row[g2]))))
+        out.append(Comparison(p, rho, len(groups) * (len(groups) - 1) // 2, len(groups), flips))
+    # the family: every pair of every policy compared (a pair that does not flip has p = 1)
+    family = [f.p for c in out for f in c.flips] + [1.0] * sum(c.pairs - len(c.flips) for c in out)
+    adj = iter(holm(family))
+    for c in out:
+        for f in c.flips:
+            f.p_adj = next(adj)
+            f.resolved = f.p_adj < alpha
     return out
 
 
-def markdown(comparisons: list[Comparison], reference: str, what: str) -> str:
-    """A table (one row per policy) and a sentence on the resolved flips."""
+def _rho(c: Comparison) -> str:
+    if c.rho == c.rho:
+        return f"{c.rho:+.3f}"
+    return f"– ({c.groups} groups: a rank correlation needs 3 or more)"
+
+
+def markdown(comparisons: list[Comparison], reference: str, what: str, alpha: float = ALPHA) -> str:
+    """A table (one row per policy) and a sentence on the resolved flips (Holm over every pair, stated)."""
     from simkit.core.tables import render
 
     rows = []
     for c in comparisons:
-        shown = ", ".join(f"{a} > {b}" + (" (resolved)" if r else "") for a, b, r in c.flips[:6])
+        shown = ", ".join(f"{f.above} > {f.below}" + (f" (resolved, p adj. {_p(f.p_adj)})" if f.resolved else "")
+                          for f in c.flips[:6])
         more = f" … and {len(c.flips) - 6} more" if len(c.flips) > 6 else ""
-        rows.append({"policy": c.policy, f"Spearman ρ with `{reference}`": f"{c.rho:+.3f}",
+        rows.append({"policy": c.policy, f"Spearman ρ with `{reference}`": _rho(c),
                      "pairs flipped": f"{len(c.flips)} of {c.pairs}",
-                     "resolved flips": sum(r for _, _, r in c.flips),
+                     "resolved flips": len(c.resolved),
                      f"flipped pairs (order under `{reference}`)": (shown + more) or "none"})
-    resolved = [(c.policy, a, b) for c in comparisons for a, b, r in c.flips if r]
+    family = sum(c.pairs for c in comparisons)
+    resolved = [(c.policy, f) for c in comparisons for f in c.resolved]
+    rule = (f"Holm-corrected over all {family} comparisons ({_pairs(comparisons)} pairs × {len(comparisons)} "
+            f"policies compared, family-wise {alpha:g})")
     if resolved:
         verdict = ("**The ranking depends on the policy:** " + "; ".join(
-            f"under `{p}`, {b} beats {a}" for p, a, b in resolved[:6])
+            f"under `{p}`, {f.below} beats {f.above}" for p, f in resolved[:6])
             + (f" (and {len(resolved) - 6} more)" if len(resolved) > 6 else "")
-            + ", each separated beyond 1.96 standard errors under both policies.")
+            + f": each pair separated in opposite directions by the two policies, {rule}.")
     else:
-        verdict = (f"No resolved flip: where two policies order a pair of {what} differently, at least one of them "
-                   "does not separate the pair beyond its noise, so the ranking does not change with the policy "
-                   "at this sample size.")
+        verdict = (f"No resolved flip ({rule}): where two policies order a pair of {what} differently, the games do "
+                   "not show both orders beyond their noise, so the ranking does not change with the policy at this "
+                   "sample size.")
     return render(rows, "md") + "\n" + verdict + "\n"
+
+
+def _pairs(comparisons: list[Comparison]) -> int:
+    return max((c.pairs for c in comparisons), default=0)
+
+
+def _p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.2g}"
+
+
+def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, Estimate]], reference: str,
+                     what: str, plural: str | None = None, alpha: float = ALPHA) -> str:
+    """A report's answer to "does the main ranking change with the policy?": whether any flip is resolved (Holm
+    over every pair, stated), and the best and worst ``what`` under every policy of ``table`` by its estimates
+    (those that differ from the reference's named, with whether that flip is resolved)."""
+    if not comparisons:
+        return f"Only one practical policy played, so the {what} ranking is not compared across policies."
+    groups = [g for g in table[reference] if all(g in table[p] for p in table)]
+    family = sum(c.pairs for c in comparisons)
+    resolved = sum(len(c.resolved) for c in comparisons)
+    flipped = {(c.policy, f.above, f.below): f for c in comparisons for f in c.flips}
+
+    def ends(pick, word):
+        ref_g = pick(groups, key=lambda g: table[reference][g].estimate)
+        other = {}
+        for c in comparisons:
+            g = pick(groups, key=lambda g, p=c.policy: table[p][g].estimate)
+            if g != ref_g:
+                f = flipped.get((c.policy, ref_g, g) if word == "best" else (c.policy, g, ref_g))
+                other.setdefault(g, []).append(f"`{c.policy}`" + (" (a resolved flip)" if f and f.resolved else ""))
+        if not other:
+            return f"{ref_g} is the {word} under every policy"
+        return (f"the {word} is {ref_g} under `{reference}` but "
+                + "; ".join(f"{g} under {', '.join(ps)}" for g, ps in other.items()))
+
+    rule = (f"Holm over all {family} comparisons, {_pairs(comparisons)} pairs × {len(comparisons)} other practical "
+            f"policies, family-wise {alpha:g}")
+    pairs = len({(f.above, f.below) for c in comparisons for f in c.resolved})
+    if resolved:
+        head = (f"**The {what} ranking changes with the policy:** {resolved} resolved flip{'s' if resolved > 1 else ''}"
+                f" ({pairs} pair{'s' if pairs > 1 else ''} of {plural or what + 's'} ordered the other way by another "
+                f"practical policy beyond the noise; {rule})")
+    else:
+        head = f"**The {what} ranking does not change with the policy beyond the noise:** no resolved flip ({rule})"
+    return f"{head}; {ends(min, 'worst')}, and {ends(max, 'best')}."

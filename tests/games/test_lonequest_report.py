@@ -161,3 +161,113 @@ def test_headline_gives_random_play_and_the_skill_gap_with_intervals(report):
     assert float(got.group(4)) == pytest.approx(-float(gap[0]), abs=6e-4)
     assert float(got.group(5)) == pytest.approx(-float(gap[2]), abs=6e-4)
     assert float(got.group(6)) == pytest.approx(-float(gap[1]), abs=6e-4)
+
+
+# --- issue 19: the headline says whether the ranking changes with the policy; intervals and n everywhere ---------
+
+RANKED = ["knights", "goblins", "tree_beasts"]
+PRACTICAL = ["cautious", "aggressive", "greedy_trader"]
+
+
+@pytest.fixture(scope="module")
+def ranked(tmp_path_factory):
+    """3 Warbands × 3 heuristics and random, 300 games per cell: a ranking to compare across policies."""
+    tmp_path = tmp_path_factory.mktemp("ranked")
+    scenario = tmp_path / "ranked.toml"
+    scenario.write_text(
+        'game = "valka"\nmode = "lonequest"\n'
+        f'cards = "{CARDS.as_posix()}"\n'
+        f"warbands = {RANKED!r}\nplay = {PRACTICAL + ['random']!r}\n".replace("'", '"')
+        + "[run]\ngames = 300\n")
+    run_dir = tmp_path / "run"
+    simkit.run(scenario, games=300, seed=4, jobs=1, out=run_dir)
+    files = lonequest_report(run_dir, tmp_path / "report")
+    return run_dir, next(f for f in files if f.name == "report.md").read_text()
+
+
+def test_policy_kind_is_not_repeated_when_it_is_the_name():
+    from simkit.games.valka.lonequest.report import named
+
+    assert named("learned", "learned") == "**`learned`**"  # the old headline said "**`learned`** (learned)"
+    assert named("cautious", "heuristic") == "**`cautious`** (heuristic)"
+
+
+def test_headline_says_whether_the_ranking_changes_with_the_policy(ranked):
+    """The headline answers "does the Warband ranking change with the policy?" as the sensitivity section does
+    (the same Holm-corrected resolved flips), and names the worst and best Warband under every policy from the
+    games' own rows."""
+    from simkit.core.sensitivity import sensitivity
+    from simkit.core.stats import wilson
+
+    run_dir, text = ranked
+    head = text.split("\n\n")[2]
+    df = simkit.results.load(run_dir)
+    counts = {(w, p): (k, n) for w, p, k, n in df.group_by("warband", "policy").agg(
+        pl.col("won").cast(pl.Int64).sum(), pl.len()).iter_rows()}
+    rate = {wp: k / n for wp, (k, n) in counts.items()}
+    best = re.search(r"strongest practical policy, \*\*`(\w+)`\*\*", head).group(1)
+    table = {p: {w: wilson(*counts[(w, p)]) for w in RANKED} for p in PRACTICAL}
+    comps = sensitivity(table, best)
+    resolved = sum(len(c.resolved) for c in comps)
+    if resolved:
+        assert f"**The Warband ranking changes with the policy:** {resolved} resolved flip" in head
+    else:
+        assert "**The Warband ranking does not change with the policy beyond the noise:**" in head
+    assert "Holm over all 6 comparisons, 3 pairs × 2 other practical policies" in head
+    worst = {p: min(RANKED, key=lambda w, p=p: rate[(w, p)]) for p in PRACTICAL}
+    top = {p: max(RANKED, key=lambda w, p=p: rate[(w, p)]) for p in PRACTICAL}
+    for word, under in (("worst", worst), ("best", top)):
+        if len(set(under.values())) == 1:
+            assert f"{under[best]} is the {word} under every policy" in head
+        else:
+            assert f"the {word} is {under[best]} under `{best}` but" in head
+            for p in PRACTICAL:
+                if under[p] != under[best]:
+                    assert re.search(rf"{under[p]} under [^;.]*`{p}`", head), (p, head)
+    section = text.split("## Does the Warband ranking depend on the policy?", 1)[1]
+    assert "Holm-corrected over every pair of every policy compared" in section and "1.96" not in section
+
+
+def test_locations_cleared_shares_carry_intervals_and_n(ranked):
+    run_dir, text = ranked
+    section = text.split("## Locations cleared", 1)[1].split("## Means per game", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    assert header == ["Locations cleared", *PRACTICAL, "random"]
+    rows = {c[0]: c[1:] for c in ([x.strip() for x in ln.strip("|").split("|")] for ln in lines[2:])}
+    df = simkit.results.load(run_dir)
+    for k in range(7):
+        for p, cell in zip(header[1:], rows[str(k)]):
+            est, low, high = map(float, CELL.match(cell).groups())
+            sub = df.filter(pl.col("policy") == p)
+            assert est == pytest.approx((sub["locations_cleared"] == k).mean(), abs=5e-4)
+            assert low <= est <= high
+    games = df.select("block", "game").unique().height
+    assert rows["n: games (Warband games)"][0] == f"{games:,} ({games * len(RANKED):,})"
+
+
+def test_test_fates_won_over_made_carries_its_interval_and_n(ranked):
+    run_dir, text = ranked
+    section = text.split("## Means per game", 1)[1].split("## Run", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    df = simkit.results.load(run_dir)
+    for ln in lines[2:]:
+        cells = dict(zip(header, (c.strip() for c in ln.strip("|").split("|"))))
+        sub = df.filter(pl.col("policy") == cells["policy"])
+        made, won = int(sub["test_fates"].sum()), int(sub["test_fates_won"].sum())
+        est, low, high = map(float, CELL.match(cells["won / made"]).groups())
+        assert est == pytest.approx(won / made, abs=5e-4) and low < est < high
+        assert cells["Test Fates (all)"] == f"{made:,}"
+
+
+def test_search_ladder_says_what_its_verdict_supports():
+    from simkit.core.ladder import Rung
+    from simkit.games.valka.lonequest.report import supported
+
+    top = Rung("search", "search", 0.95, 0.9, 0.98, 40)
+    tied = Rung("learned", "learned", 0.93, 0.88, 0.96, 40, below_best=False)
+    below = Rung("random", "random", 0.0, 0.0, 0.05, 40, below_best=True)
+    text = supported([top, tied, below])
+    assert "does not tell it apart from `learned`" in text and "Strongest" not in text
+    assert "every other policy is below it" in supported([top, below])

@@ -152,8 +152,8 @@ def test_card_table_measures_one_policy_and_says_never_played():
 
     cards = load_cards()
     retreat = EVENT0 + next(i for i, e in enumerate(cards.events) if EVENT_KINDS[e.kind] == "retreat")
-    rand = _played_seats({(g, 1): [retreat] for g in range(50)}, 100, policy="random")
-    bal = _played_seats({(g, 0): [0] for g in range(50)}, 100, policy="balanced").with_columns(
+    rand = _played_seats({(g, 1): [retreat] for g in range(150)}, 300, policy="random")
+    bal = _played_seats({(g, 0): [0] for g in range(150)}, 300, policy="balanced").with_columns(
         pl.col("game") + 1000)
     seats = pl.concat([rand, bal])
     mixed, _ = card_table(seats, cards, "played")
@@ -191,6 +191,9 @@ def test_tables_of_equals_get_their_ladder_against_a_field(tables_of_equals, tmp
     best, worst = want[0], want[-1]
     assert f"Skill (against a field of `balanced`): the strongest hero policy `{best.policy}` wins " \
            f"{best.value:.3f}" in head and f"the weakest `{worst.policy}` {worst.value:.3f}" in head
+    # the cards are played under the strongest heuristic of that ladder, not the scenario's first heuristic
+    top = next(r.policy for r in want if r.kind == "heuristic")
+    assert f"over the seats played by **`{top}`** (the strongest policy of the ladder against a field" in text
 
 
 def test_tables_of_equals_show_no_skill_ladder(tables_of_equals):
@@ -258,3 +261,93 @@ def test_warband_effects_leave_out_the_random_policys_tables(tables_of_equals):
     for w, cell in shown.items():
         e = _effect(kept["won"].to_numpy() > 0, kept[f"wb_{w}"].to_numpy() >= 2, deal_ids(kept))[2]
         assert cell == f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]", w
+
+
+# --- issue 19, second read: events with enough plays, titles, the seat table, game length, search in the answer --
+
+def test_events_with_too_few_plays_are_not_tested():
+    # Fireblast played by the winner in 150 of 300 deals (tested, +1.0 effect, flagged); Retreat in 6 seats only
+    # (the Bounty Hunter case: 6 seats behind a +0.153 effect): "too few plays (6)", no effect, no flag, and not
+    # in the Holm family of the Events
+    from simkit.games.valka.cards import EVENT_KINDS, load_cards
+    from simkit.games.valka.multiplayer.layout import EVENT0
+    from simkit.games.valka.multiplayer.report import MIN_SEATS, card_table
+
+    cards = load_cards()
+    ev = {EVENT_KINDS[e.kind]: EVENT0 + i for i, e in enumerate(cards.events)}
+    plays = {(g, 0): [ev["fireblast"]] for g in range(150)}
+    for g in range(150, 153):
+        plays[(g, 0)] = [ev["retreat"]]
+        plays[(g, 1)] = [ev["retreat"]]
+    rows, flagged = card_table(_played_seats(plays, 300), cards, "played", kinds=("Event",))
+    by = {r["card"]: r for r in rows}
+    assert {r["type"] for r in rows} == {"Event"} and flagged == 1
+    assert by["Fireblast"]["flag"] == "above zero" and by["Fireblast"]["seats with"] == 150 >= MIN_SEATS
+    assert by["Retreat"]["effect"] == "too few plays (6)" and by["Retreat"]["flag"] == "" \
+        and by["Retreat"]["win with"] == "–"
+
+
+def test_mixed_tables_and_tables_of_equals_have_distinct_titles():
+    from simkit.games.valka.multiplayer.report import page_title
+
+    mixed, equals = page_title("bounty-hunter", [4], True), page_title("bounty-hunter", [3, 4, 5], False)
+    assert mixed != equals
+    assert mixed.startswith("VÁLKA Bounty Hunter, mixed tables at 4 players: is the first player favoured")
+    assert equals.startswith("VÁLKA Bounty Hunter, tables of equals at 3–5 players: is the first player favoured")
+
+
+def _fake_search_ladder():
+    from simkit.core.ladder import rungs_from
+
+    rng = np.random.default_rng(2)
+    means = {"search": (rng.random(60) < 0.5).astype(float), "balanced_tuned": (rng.random(60) < 0.3).astype(float),
+             "random": np.zeros(60)}
+    kinds = {"search": "search", "balanced_tuned": "heuristic", "random": "random"}
+    return {"games": 60, "search": "8 rollouts per action of `balanced_tuned`", "rungs": rungs_from(means, kinds)}
+
+
+@pytest.fixture(scope="module")
+def mixed_bh(tmp_path_factory):
+    from simkit.core import results
+    from simkit.core.report import run_bundled
+    from simkit.games.valka.multiplayer.report import multiplayer_report
+
+    tmp = tmp_path_factory.mktemp("mixed")
+    run = run_bundled("valka/bounty_hunter.toml", tmp / "run", 20, seed=3, jobs=1)
+    sl = _fake_search_ladder()
+    text = multiplayer_report(run, tmp / "out", search_ladder=sl)[0].read_text(encoding="utf-8")
+    return results.load(run), text, sl
+
+
+def test_the_answer_names_search_and_its_gap_with_interval_and_n(mixed_bh):
+    _, text, sl = mixed_bh
+    answer = text.split("## What was simulated")[0]
+    s, b = sl["rungs"][0], sl["rungs"][1]
+    assert s.policy == "search"
+    assert (f"With `search` as the hero (60 games, 8 rollouts per action of `balanced_tuned`): {s.value:.3f} "
+            f"[{s.low:.3f}, {s.high:.3f}]; search − `{b.policy}` = {-b.gap:+.3f} [{-b.gap_high:+.3f}, "
+            f"{-b.gap_low:+.3f}] (paired, n = 60;") in answer
+
+
+def test_seat_policy_table_is_labelled_not_skill(mixed_bh):
+    _, text, _ = mixed_bh
+    before, table = text.split("| seat policy", 1)
+    caption = before.rsplit("\n\n", 2)[-2]
+    assert caption.startswith("**Not a measure of skill:**") and "read skill from the ladder" in caption
+
+
+def test_game_length_leaves_out_the_random_heros_tables(mixed_bh):
+    from simkit.games.valka.multiplayer.report import _sums, deal_ids
+    from simkit.core.stats import clustered_mean
+
+    frame, text, _ = mixed_bh
+    section = text.split("## How long games last", 1)[1].split("## Warbands", 1)[0]
+    assert "the tables of the `random` hero are left out" in section
+    kept = frame.filter(pl.col("policy") != "random")
+    t = kept["turns"].to_numpy().astype(float)
+    ids = deal_ids(kept)
+    e = clustered_mean(_sums(ids, t), _sums(ids, np.ones(len(t))))
+    row = next(ln for ln in section.splitlines() if ln.replace(" ", "").startswith("|4|"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == f"{e.estimate:.2f} [{e.low:.2f}, {e.high:.2f}]" and int(cells[-2]) == kept.height
+    assert kept.height < frame.height

@@ -1,11 +1,14 @@
-"""Policy sensitivity (simkit.core.sensitivity): rank correlation and flipped pairs, computed by hand."""
+"""Policy sensitivity (simkit.core.sensitivity): rank correlation and flipped pairs, computed by hand; resolved
+flips Holm-corrected, with the family-wise rate measured at a known truth of no flips."""
 
 from __future__ import annotations
 
 import math
 
-from simkit.core.sensitivity import markdown, sensitivity
-from simkit.core.stats import Estimate
+import numpy as np
+
+from simkit.core.sensitivity import ALPHA, markdown, sensitivity
+from simkit.core.stats import Estimate, wilson
 
 
 def _e(p, half):
@@ -19,9 +22,11 @@ def test_reversed_ranking_flips_every_pair_and_narrow_intervals_resolve_them():
     comps = {c.policy: c for c in sensitivity(table, "ref")}
     assert math.isclose(comps["same"].rho, 1.0) and comps["same"].flips == []
     assert math.isclose(comps["reversed"].rho, -1.0)
-    assert sorted(comps["reversed"].flips) == [("a", "b", True), ("a", "c", True), ("b", "c", True)]
+    assert sorted((f.above, f.below, f.resolved) for f in comps["reversed"].flips) == [
+        ("a", "b", True), ("a", "c", True), ("b", "c", True)]
     text = markdown(list(comps.values()), "ref", "Warbands")
     assert "3 of 3" in text and "under `reversed`, b beats a" in text
+    assert "Holm-corrected over all 6 comparisons (3 pairs × 2 policies compared, family-wise 0.05)" in text
 
 
 def test_a_flip_inside_the_noise_is_not_resolved():
@@ -29,5 +34,76 @@ def test_a_flip_inside_the_noise_is_not_resolved():
     table = {"ref": {"a": _e(0.70, 0.01), "b": _e(0.50, 0.01)},
              "other": {"a": _e(0.60, 0.10), "b": _e(0.62, 0.10)}}
     (c,) = sensitivity(table, "ref")
-    assert c.flips == [("a", "b", False)] and c.pairs == 1
+    assert [(f.above, f.below, f.resolved) for f in c.flips] == [("a", "b", False)] and c.pairs == 1
     assert "No resolved flip" in markdown([c], "ref", "Warbands")
+
+
+def test_the_flip_p_is_the_larger_of_the_two_policies_p_and_holm_adjusts_it():
+    # one flip: the reference separates a > b by 0.02 with se 0.01·√2 (z = 1.414, p = 0.157); `other` reverses it
+    # by 0.2 (z ≈ 14): the intersection-union p is the reference's, adjusted by Holm over the family of 3 pairs
+    table = {"ref": {"a": _e(0.52, 0.0196), "b": _e(0.50, 0.0196), "c": _e(0.1, 0.0196)},
+             "other": {"a": _e(0.30, 0.0196), "b": _e(0.50, 0.0196), "c": _e(0.1, 0.0196)}}
+    (c,) = sensitivity(table, "ref")
+    (f,) = c.flips
+    se = 0.0196 / 1.959964 * math.sqrt(2)
+    want = math.erfc(0.02 / se / math.sqrt(2))
+    assert math.isclose(f.p, want, rel_tol=1e-9) and math.isclose(f.p_adj, min(1.0, 3 * want), rel_tol=1e-9)
+    assert not f.resolved
+
+
+def test_two_groups_have_no_rank_correlation_and_say_why():
+    # the Duel's two seats: Spearman's ρ of two values is undefined; the table says so instead of "+nan"
+    table = {"ref": {"first": _e(0.6, 0.01), "second": _e(0.4, 0.01)},
+             "other": {"first": _e(0.55, 0.01), "second": _e(0.45, 0.01)}}
+    comps = sensitivity(table, "ref")
+    text = markdown(comps, "ref", "seats")
+    assert "nan" not in text and "– (2 groups: a rank correlation needs 3 or more)" in text
+
+
+def _resolved_any(rng, ref_p, other_p, policies, n):
+    def row(ps):
+        return {f"g{i}": wilson(int(rng.binomial(n, p)), n) for i, p in enumerate(ps)}
+
+    table = {"ref": row(ref_p), **{f"p{k}": row(other_p) for k in range(policies)}}
+    return any(c.resolved for c in sensitivity(table, "ref"))
+
+
+def test_family_wise_rate_at_a_known_truth_of_no_flips():
+    """8 groups, 3 other policies, n = 2,000 games per cell, 500 repetitions. The truth has no flip: the reference
+    separates every pair (rates 0.30 … 0.65) and the other policies rate every group 0.50 (the hardest null: each
+    flipped pair needs only the other policy's noise). The old rule (1.96 standard errors per pair, 84 pairs) calls
+    a flip in nearly every repetition; with Holm over the pairs, at most 5% (Monte Carlo tolerance 2 sd)."""
+    rng = np.random.default_rng(19)
+    reps = 500
+    ref_p = [0.30 + 0.05 * i for i in range(8)]
+    hits = sum(_resolved_any(rng, ref_p, [0.5] * 8, 3, 2000) for _ in range(reps))
+    assert hits / reps <= ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / reps), hits
+    # every group equal under every policy, too
+    hits = sum(_resolved_any(rng, [0.5] * 8, [0.5] * 8, 3, 2000) for _ in range(reps))
+    assert hits / reps <= ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / reps), hits
+
+
+def test_a_real_flip_is_still_found():
+    # the reference separates the top two groups by 0.08 (n = 2,000: z ≈ 5.4), the other policy reverses them by
+    # 0.12: the flip is found in almost every run, after Holm over the 28 pairs
+    rng = np.random.default_rng(7)
+    ref_p = [0.10 + 0.08 * i for i in range(8)]
+    other = ref_p[:6] + [ref_p[7] + 0.03, ref_p[6] - 0.03]
+    found = sum(_resolved_any(rng, ref_p, other, 1, 2000) for _ in range(100))
+    assert found >= 95
+
+
+def test_ranking_sentence_names_the_best_under_each_policy_and_the_resolved_flip():
+    from simkit.core.sensitivity import ranking_sentence
+
+    table = {"ref": {"a": _e(0.9, 0.01), "b": _e(0.6, 0.01), "c": _e(0.3, 0.01)},
+             "x": {"a": _e(0.5, 0.01), "b": _e(0.8, 0.01), "c": _e(0.2, 0.01)},
+             "y": {"a": _e(0.9, 0.01), "b": _e(0.6, 0.01), "c": _e(0.3, 0.01)}}
+    text = ranking_sentence(sensitivity(table, "ref"), table, "ref", "Warband")
+    assert text.startswith("**The Warband ranking changes with the policy:** 1 resolved flip (1 pair of Warbands "
+                           "ordered the other way by another practical policy beyond the noise; Holm over all 6 "
+                           "comparisons, 3 pairs × 2 other practical policies, family-wise 0.05)")
+    assert "c is the worst under every policy" in text
+    assert "the best is a under `ref` but b under `x` (a resolved flip)" in text
+    assert "changes" not in ranking_sentence(sensitivity(table | {"x": table["y"]}, "ref"), table | {"x": table["y"]},
+                                             "ref", "Warband")

@@ -16,8 +16,8 @@ from simkit.core.report import (
     STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown,
 )
 from simkit.core.sensitivity import markdown as sens_markdown
-from simkit.core.sensitivity import sensitivity
-from simkit.core.stats import Estimate, mean_interval, pooled_rate, wilson
+from simkit.core.sensitivity import ranking_sentence, sensitivity
+from simkit.core.stats import Estimate, clustered_rate, mean_interval, pooled_rate, wilson
 from simkit.core.tables import render
 
 OUTCOMES = ("won", "no_fighters", "no_stamina", "stranded", "cap")
@@ -158,8 +158,10 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
         if c == MAX_LOCATIONS and not won:
             all_cleared_lost += int(k)
     loc_est = {p: [_pooled_rate(pooled[p], f"loc{c}") for c in range(MAX_LOCATIONS + 1)] for p in policies}
-    loc_rows = [{"policy": p, **{str(c): f"{loc_est[p][c].estimate:.3f}" for c in range(MAX_LOCATIONS + 1)},
-                 "games": int(pooled[p]["n"]), "rows": loc_n[p]} for p in policies]
+    loc_rows = [{"Locations cleared": str(c), **{p: _iv(loc_est[p][c]) for p in policies}}
+                for c in range(MAX_LOCATIONS + 1)]
+    loc_rows.append({"Locations cleared": "n: games (Warband games)",
+                     **{p: f"{int(pooled[p]['n']):,} ({loc_n[p]:,})" for p in policies}})
     xs = list(range(MAX_LOCATIONS + 1))
     png_loc = lines(
         out_dir / "locations-cleared.png", xs,
@@ -169,6 +171,9 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
         bands={p: ([e.low for e in loc_est[p]], [e.high for e in loc_est[p]]) for p in policies})
 
     # --- means per policy (all Warbands pooled; each game's mean over its Warbands is one observation) ---
+    tf = frame.group_by("policy", "block", "game").agg(
+        made=pl.col("test_fates").cast(pl.Int64).sum(), won=pl.col("test_fates_won").cast(pl.Int64).sum()).collect()
+    tf_rate = {p: clustered_rate(g["won"].to_numpy(), g["made"].to_numpy()) for (p,), g in tf.group_by("policy")}
     mean_rows = []
     for p in policies:
         r = pooled[p]
@@ -176,8 +181,9 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
         row = {"policy": p}
         for col, label in MEANS:
             row[label] = _iv(mean_interval(int(r["n"]), r[f"{col}_s"] / c, r[f"{col}_ss"] / (c * c)), 2)
-        made, won_tf = float(r["test_fates_s"]), float(r["test_fates_won_s"])
-        row["won / made"] = f"{won_tf / made:.3f}" if made else "–"
+        made = int(r["test_fates_s"])
+        row["won / made"] = _iv(tf_rate[p]) if made else "–"
+        row["Test Fates (all)"] = f"{made:,}"
         row["games"] = int(r["n"])
         mean_rows.append(row)
 
@@ -195,23 +201,25 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
             f"`search` ({search_ladder.get('search', 'determinized rollouts of a heuristic')}) costs about half a "
             f"CPU-second a game, so it plays a smaller sample: every policy again, on the same "
             f"{search_ladder['games']:,} games in each of the {search_ladder['warbands']} Warbands (root seed "
-            f"{search_ladder.get('seed', '?')}, not the games above). Strongest here: **`{top.policy}`**.\n\n"
+            f"{search_ladder.get('seed', '?')}, not the games above). {supported(sr)}\n\n"
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["warbands"], label="P(win)")
             + "\n")
 
     # --- policy sensitivity: the Warband ranking under every policy against the strongest's ---
-    table = {p: {w: win[(w, p)] for w in warbands if (w, p) in win} for p in policies if p != "random"}
+    table = {p: {w: win[(w, p)] for w in warbands if (w, p) in win} for p in policies if kinds.get(p) != "random"}
     sens_text = ""
-    if best in table and len(table) > 1:
-        comps = sensitivity(table, best)
+    comps = sensitivity(table, best) if best in table and len(table) > 1 else []
+    if comps:
         sens_text = (
             "## Does the Warband ranking depend on the policy?\n\n"
             f"A balance conclusion holds for a game *and* a way of playing it. Each policy's ranking of the "
             f"{len(warbands)} Warbands (its P(win) per Warband, {_n_note(r['n'] for r in cells.values())}) against "
             f"the ranking under the strongest policy, `{best}`: Spearman's rank correlation and the pairs of "
-            "Warbands whose order flips; a flip is *resolved* when both policies separate the pair by more than "
-            "1.96 standard errors of the difference (conservative: the Warbands of a game share its dice). "
-            "`random` is left out. `search` plays too few games per Warband for a ranking of its own (see the "
+            "Warbands whose order flips; a flip is *resolved* when the games show both orders: the larger of the "
+            "two policies' two-sided p-values for the pair's difference (normal, from the Wilson intervals; "
+            "conservative, as the Warbands of a game share its dice), **Holm-corrected over every pair of every "
+            f"policy compared** ({sum(c.pairs for c in comps)} pairs), is below 0.05, so the chance of calling any "
+            "flip where the orders truly agree is at most 5%. `random` is left out. `search` plays too few games per Warband for a ranking of its own (see the "
             "ladder above).\n\n" + sens_markdown(comps, best, "Warbands") + "\n")
 
     # --- headline: the strongest policy's answer ---
@@ -219,7 +227,7 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
     by_w = sorted(bw, key=lambda w: -bw[w].estimate)
     rnd = next((r for r in rungs if r.kind == "random"), None)
     headline = (
-        f"Played by the strongest practical policy, **`{best}`** ({kinds.get(best, '')}), a Warband conquers the "
+        f"Played by the strongest practical policy, {named(best, kinds.get(best, ''))}, a Warband conquers the "
         f"Lonequest in **{_iv(pooled_win[best])}** of games (all {len(warbands)} Warbands pooled, 95% interval, "
         f"{games_per_cell:,} games). Best Warband: **{by_w[0]}** {_iv(bw[by_w[0]])}; worst: **{by_w[-1]}** "
         f"{_iv(bw[by_w[-1]])}."
@@ -227,8 +235,10 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
            f"{-rnd.gap:+.3f} [{-rnd.gap_high:+.3f}, {-rnd.gap_low:+.3f}] (paired, `{rungs[0].policy}` − random)."
            if rnd else "")
         + (f" `search` wins {_rung(search_ladder['rungs'], 'search')} on a smaller sample "
-           f"({_gap(search_ladder['rungs'], 'search', best)})."
+           f"({search_ladder['games']:,} games × {search_ladder['warbands']} Warbands; "
+           f"{_gap(search_ladder['rungs'], 'search', best)})."
            if search_ladder and any(r.policy == 'search' for r in search_ladder["rungs"]) else "")
+        + " " + ranking_sentence(comps, table, best, "Warband")
     )
 
     # --- text ---
@@ -275,19 +285,40 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
         + render(_outcome_rows(cell_counts, ["warband", "policy"], order), "md") + "\n"
         "## Locations cleared\n\n"
         f"![Locations cleared]({png_loc.name})\n\n"
-        "Share of games ending with 0–6 Locations cleared, all Warbands pooled (`rows`: Warband games; "
-        "`games`: the independent games behind them). The plot's bands "
-        "are 95% Wilson intervals on the effective number of games."
+        "Share of games ending with 0–6 Locations cleared (rows), per policy (columns), all Warbands pooled, with "
+        "95% intervals: the Warbands of one game share its dice, so each is Wilson's on the effective number of "
+        "games (the last row: `n`, the independent games, and in brackets the Warband games behind them); the "
+        "plot's bands are the same intervals."
         f"{_cleared_note(all_cleared_lost, sum(loc_n.values()))}\n\n"
         + render(loc_rows, "md") + "\n"
         "## Means per game\n\n"
         "Per policy, all Warbands pooled, with 95% normal intervals over games (each game's mean over its "
         "Warbands is one observation); final Krone is what is left when the game "
-        "ends. `won / made` is all Test Fates won over all Test Fates made.\n\n"
+        "ends. `won / made` is all Test Fates won over all Test Fates made (`Test Fates (all)`), with its 95% "
+        "interval the game as the unit (the Test Fates of one game share its dice: Wilson's on the effective number "
+        "of Test Fates, the cluster-robust design effect over games).\n\n"
         + render(mean_rows, "md") + "\n"
         + manifest_section(man)
     )
     return [write_markdown(out_dir / "report.md", text), png_ladder, png_win, png_loc]
+
+
+def named(policy: str, kind: str) -> str:
+    """A policy in the headline: its name, and its kind where that says more than the name (not "`learned`
+    (learned)")."""
+    return f"**`{policy}`**" + (f" ({kind})" if kind and kind != policy else "")
+
+
+def supported(rungs) -> str:
+    """What a ladder's selection-corrected verdict supports about its top: the policies not told apart from the
+    best (not 'below best'), or that every other policy is below it."""
+    top, tied = rungs[0], [r.policy for r in rungs[1:] if not r.below_best]
+    if tied:
+        return (f"`{top.policy}` places first, but the ladder does not tell it apart from "
+                f"{', '.join(f'`{p}`' for p in tied)} (not 'below best', family-wise 5%): any of them may be the "
+                "strongest.")
+    return (f"`{top.policy}` places first and every other policy is below it ('below best' for each, allowing "
+            "for the best having been picked from the same games, family-wise 5%).")
 
 
 def _rung(rungs, name: str) -> str:
@@ -302,8 +333,9 @@ def _gap(rungs, name: str, other: str) -> str:
     if b is None:
         return "no paired comparison"
     if a is rungs[0]:
+        verdict = ("below best" if b.below_best else "not told apart from it") + f", p adj. {b.p_adj:.2g}"
         return (f"`{other}` {b.value:.3f} on the same games: {a.policy} − {other} = {-b.gap:+.3f} "
-                f"[{-b.gap_high:+.3f}, {-b.gap_low:+.3f}], p = {b.p:.2g}")
+                f"[{-b.gap_high:+.3f}, {-b.gap_low:+.3f}], p = {b.p:.2g}; `{other}` {verdict}")
     if b is rungs[0]:
         return (f"`{other}` {b.value:.3f} on the same games: {a.policy} − {other} = {a.gap:+.3f} "
                 f"[{a.gap_low:+.3f}, {a.gap_high:+.3f}], p = {a.p:.2g}")
@@ -336,7 +368,9 @@ def bundled_lonequest(out_dir: str | Path, quick: bool = False, jobs=None) -> li
     play = [p for p, _, _ in sim.policy_specs]
     n = 4 if quick else SEARCH_GAMES
     cores = jobs or os.cpu_count() or 1
-    rungs = ladder(path, [*play, "search"], games=n, seed=2027, jobs=cores, block_size=max(1, -(-n // cores)))
+    # blocks of half the games (20 of 40): a setting, never derived from the number of workers (the committed
+    # report was made on 2 cores, where the old `n / cores` gave the same blocks)
+    rungs = ladder(path, [*play, "search"], games=n, seed=2027, jobs=cores, block_size=max(1, n // 2))
     spec = loader.build(path, {**read_toml(path)[0], "play": ["search"]}).policy_specs[0][2]
     what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
     return lonequest_report(run, base, {"rungs": rungs, "games": n, "warbands": len(sim.warband_names),

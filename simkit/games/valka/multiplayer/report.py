@@ -126,15 +126,19 @@ def _difference_p(y1, m1, y0, m0) -> float:
 
 
 FLAG_FAMILY = 0.05  # family-wise level (Holm over the cards of a table) for flagging a card's effect
+MIN_SEATS = 100  # seats with the card (and without it) a card needs for its effect to be tested
 
 
-def card_table(seats: pl.DataFrame, cards, prefix: str, policy: str | None = None) -> tuple[list[dict], int]:
+def card_table(seats: pl.DataFrame, cards, prefix: str, policy: str | None = None,
+               kinds: tuple[str, ...] | None = None) -> tuple[list[dict], int]:
     """Per card (identical Buffs and Events pooled), over the seats played by ``policy`` (all seats if None): the
     seat's win rate when the card was in its opening hand (``open``) or played by it (``played``) against when it
     was not, and the difference (the effect). ``flag`` marks the effects that differ from zero by the clustered
     t-test of :func:`_difference_p`, Holm-corrected over the cards of the table (family-wise ``FLAG_FAMILY``):
     ``above zero`` or ``below zero``. A card the policy never played (or always played) has no effect: its row
-    says so. Returns (rows, the number of cards flagged)."""
+    says so; nor has one with fewer than ``MIN_SEATS`` seats with it (or without it), too few for the test: "too
+    few plays (n)", left out of the Holm family. ``kinds`` (Fighter, Buff, Event) keeps only those cards (their
+    own family). Returns (rows, the number of cards flagged)."""
     if policy is not None:
         seats = seats.filter(pl.col("policy") == policy)
     who = f"`{policy}`" if policy else "any seat"
@@ -149,10 +153,15 @@ def card_table(seats: pl.DataFrame, cards, prefix: str, policy: str | None = Non
     rows, missing = [], []
     for name, cs in groups.items():
         kind = "Fighter" if cs[0] < BUFF0 else ("Buff" if cs[0] < EVENT0 else "Event")
+        if kinds is not None and kind not in kinds:
+            continue
         mask = bits[:, cs].any(axis=1)
         e = _effect(won, mask, ids)
-        if e is None:
-            what = f"never {verb} by {who}" if not mask.any() else f"{verb} in every seat of {who}: no comparison"
+        if e is None or min(int(mask.sum()), int((~mask).sum())) < MIN_SEATS:
+            what = (f"never {verb} by {who}" if not mask.any() else
+                    f"{verb} in every seat of {who}: no comparison" if mask.all() else
+                    f"too few plays ({int(mask.sum())})" if mask.sum() < MIN_SEATS else
+                    f"too few seats without it ({int((~mask).sum())})")
             missing.append({"card": name, "type": kind, "copies": len(cs), "win with": "–", "win without": "–",
                             "effect": what, "seats with": int(mask.sum()), "flag": ""})
             continue
@@ -168,17 +177,17 @@ def card_table(seats: pl.DataFrame, cards, prefix: str, policy: str | None = Non
         out.append({"card": r["card"], "type": r["type"], "copies": r["copies"],
                     "win with": _iv(r["with"]), "win without": _iv(r["without"]),
                     "effect": _iv(e), "seats with": r["seats"], "flag": flag})
-    return out + missing, sum(1 for r in out if r["flag"])
+    return out + sorted(missing, key=lambda r: -r["seats with"]), sum(1 for r in out if r["flag"])
 
 
 def card_policy(man: dict, rungs, mixed: bool) -> str | None:
-    """The policy whose seats the card tables measure: the strongest heuristic of the skill ladder at mixed
-    tables; at tables of equals (no ladder) the first heuristic of the scenario's ``play`` list."""
+    """The policy whose seats the card tables measure: the strongest heuristic of the skill ladder (at mixed
+    tables the run's own, at tables of equals the ladder against a field, ``rungs``, when there is one) that
+    plays in the run; else the first heuristic of the scenario's ``play`` list."""
     kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
-    if mixed:
-        for r in rungs:
-            if r.kind == "heuristic":
-                return r.policy
+    for r in rungs or []:
+        if r.kind == "heuristic" and r.policy in kinds:
+            return r.policy
     for p, k in kinds.items():
         if k == "heuristic":
             return p
@@ -273,10 +282,11 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
                 + "\n")
     seat_pol_rows = seat_policy_rows(seats)
 
-    # --- game length ---
+    # --- game length: the practical policies' tables (a random hero's table ends when its seats fall) ---
     length_rows = []
+    practical_games = frame.filter(~pl.col("policy").is_in(randoms)) if randoms else frame
     for np_ in sizes:
-        sub = frame.filter(pl.col("players") == np_)
+        sub = practical_games.filter(pl.col("players") == np_)
         t = sub["turns"].to_numpy().astype(float)
         ids = deal_ids(sub)
         e = clustered_mean(_sums(ids, t), _sums(ids, np.ones(len(t))))
@@ -303,9 +313,11 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
                         "effect": _iv(e[2]), "seats with": e[3]})
 
     # --- cards: the seats of one practical policy (never the random policy's) ---
-    cpol = card_policy(man, rungs, mixed)
+    card_rungs = rungs if mixed else (field_ladder or {}).get("rungs", [])
+    cpol = card_policy(man, card_rungs, mixed)
     opened, n_open = card_table(seats, cards, "open", cpol)
     played, n_played = card_table(seats, cards, "played", cpol)
+    events, n_events = card_table(seats, cards, "played", cpol, kinds=("Event",))
     measured = [r for r in played if r["effect"][:1] in "+-0123456789"]
     top = measured[:12] + measured[-12:] if len(measured) > 24 else measured
     eff_vals = [float(r["effect"].split(" ")[0]) for r in top]
@@ -313,15 +325,14 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
                      title=f"Win-rate effect of playing a card, `{cpol}`'s seats (largest and smallest)",
                      ylabel="effect on P(win)")
     files.append(png_cards)
-    events = [r for r in played if r["type"] == "Event"]
 
     opts = man.get("rule_options", {})
     opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
     pols = man.get("policies", {})
     answer = headline(practical, frame, sizes, rungs or (field_ladder or {}).get("rungs", []), wb_rows,
-                      field=None if mixed or not field_ladder else field_ladder["field"])
+                      field=None if mixed or not field_ladder else field_ladder["field"], search=search_ladder)
     text = (
-        f"# VÁLKA {variant.replace('-', ' ').title()}: seats, policies, game length and cards\n\n"
+        f"# {page_title(variant, sizes, mixed)}\n\n"
         f"{STAND_IN_NOTICE}\n\n"
         f"{answer}\n\n"
         "## What was simulated\n\n"
@@ -348,19 +359,21 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         + ladder_text
         + (_search_section(search_ladder) if search_ladder else "")
         + "The hero's win rate by table size, one row per game:\n\n" + render(hero_rows, "md") + "\n"
-        + (("Every seat by the policy it played (mixed tables):\n\n" + render(seat_pol_rows, "md") + "\n"
-            "A policy's win rate here pools all its seats (as the hero and as an opponent, in every cell, so against "
-            "different fields: it is not a ladder); one game gives it several seats that share the deal and dice "
-            "(and compete with each other), so the game is the unit: the 95% interval is Wilson's on the effective "
-            "number of seats, the seats over the design effect of the games (the cluster-robust variance of the "
-            "pooled rate, at its upper 90% bound; `games` = clusters). Wilson on the seats alone is too narrow when "
-            "a deal favours a policy in every cell.\n\n") if mixed else "")
+        + (("**Not a measure of skill:** who wins these tables, every seat by the policy it played. A policy's share "
+            "here pools all its seats, as the hero and as an opponent in every cell, so each policy meets a "
+            "different field (an opponent policy also sits at the random hero's tables, which it nearly always "
+            "wins): read skill from the ladder above, where every hero meets the same field. One game gives a "
+            "policy several seats that share the deal and dice, so the game is the unit: the 95% interval is "
+            "Wilson's on the effective number of seats (the cluster-robust design effect of the pooled rate, at its "
+            "upper 90% bound; `games` = clusters).\n\n" + render(seat_pol_rows, "md") + "\n") if mixed else "")
         + 
         "## How long games last\n\n"
         "Turns are player turns begun (a round is one turn each), the turn in which the game ends included: counted "
         "the same way in every mode, whether the game ends inside a turn (Annihilation and Duel: the last "
         "player standing) or between turns (Bounty Hunter's endgame round). A game still running at the turn cap "
-        "is stalled.\n\n"
+        "is stalled. Over the practical policies' tables" + (
+            f" (the tables of the {', '.join(f'`{p}`' for p in randoms)} hero are left out: they end as its seats "
+            "fall, not as practical players play)" if randoms else "") + ".\n\n"
         + render(length_rows, "md") + "\n"
         "## Warbands\n\n"
         "Win rate of seats whose opening hand held 2 or more Fighters of a Warband (a Deadly Dyad in waiting), "
@@ -369,15 +382,20 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         + (render(wb_rows, "md") if wb_rows else "(none)\n") + "\n"
         "## Cards\n\n"
         f"![Card effects]({png_cards.name})\n\n"
-        f"For each card (identical Buffs and Events pooled), over the seats played by **`{cpol}`** (the "
-        + ("strongest heuristic of the ladder" if mixed else "first heuristic of the scenario")
+        f"For each card (identical Buffs and Events pooled), over the seats played by **`{cpol}`** ("
+        + card_policy_reason(cpol, card_rungs, mixed, field_ladder, search_ladder)
         + "; the random policy's seats are left out, as they play cards no practical player would): the win rate "
         "of a seat that played it against a seat that did not, and the difference (*effect*). A card that policy "
-        "never played says so instead of an effect. `flag` marks effects that differ from zero by a clustered "
-        "t-test (the deal as the unit), **Holm-corrected** over the cards of each table (family-wise "
+        f"never played says so instead of an effect, and one with fewer than {MIN_SEATS} seats that played it "
+        "(or did not) says \"too few plays (n)\": too few for the test. `flag` marks effects that differ from zero "
+        "by a clustered t-test (the deal as the unit), **Holm-corrected** over the cards of each table (family-wise "
         f"{FLAG_FAMILY}): {n_played} flagged when played, {n_open} in the opening hand. Playing a card is also a "
         "sign of the game going well or long; read effects as associations, not causes.\n\n"
-        "### Events that swing games (played)\n\n" + render(events, "md") + "\n"
+        "### Events that swing games (played)\n\n"
+        f"The Events played by `{cpol}` in at least {MIN_SEATS} seats, each tested against zero, Holm-corrected over "
+        f"these Events alone (family-wise {FLAG_FAMILY}): {n_events} swing games "
+        + ("(`flag`)" if n_events else "beyond the noise") + "; the others played too rarely for a test say "
+        "\"too few plays (n)\".\n\n" + render(events, "md") + "\n"
         "### Every card, played\n\n" + render(played, "md") + "\n"
         "### Every card, in the opening hand\n\n" + render(opened, "md") + "\n"
         + manifest_section(man)
@@ -386,8 +404,41 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     return files
 
 
+def page_title(variant: str, sizes: list[int], mixed: bool) -> str:
+    """The page's title (and its index card's): the mode, the tables and the questions the page answers; a mode
+    with mixed tables and one with tables of equals get different titles."""
+    at = f"{sizes[0]}–{sizes[-1]}" if len(sizes) > 1 else f"{sizes[0]}"
+    tables = f"mixed tables at {at} players" if mixed else f"tables of equals at {at} players"
+    skill = "which policy is strongest" if mixed else "skill against a field"
+    return (f"VÁLKA {variant.replace('-', ' ').title()}, {tables}: is the first player favoured, {skill}, which "
+            "Warbands and cards win")
+
+
+def card_policy_reason(cpol: str | None, rungs, mixed: bool, field_ladder: dict | None,
+                       search_ladder: dict | None) -> str:
+    """Why the card tables are played by ``cpol``: the strongest practical policy of the page's ladder, or why
+    not (the ladder's top is not a heuristic of the run; `search` plays too few games)."""
+    top = rungs[0] if rungs else None
+    where = "the ladder" if mixed else (f"the ladder against a field of `{field_ladder['field']}`, here at its own "
+                                         "tables of equals (every seat plays it)" if field_ladder else "")
+    if top is None:
+        text = "the first heuristic of the scenario: no ladder ranks the policies here"
+    elif top.policy == cpol:
+        text = f"the strongest policy of {where}"
+        tied = [r.policy for r in rungs[1:] if not r.below_best and r.kind == "heuristic"]
+        if tied:
+            text += f", though not told apart from {', '.join(f'`{p}`' for p in tied)}"
+    else:
+        text = (f"the strongest heuristic of {where}; `{top.policy}` ranks above it but is a {top.kind} policy "
+                "without card rows here")
+    if search_ladder:
+        text += ("; `search`, stronger on its small ladder, plays too few games "
+                 f"({search_ladder.get('games', '?')}) for a card table")
+    return text
+
+
 def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, wb_rows: list[dict],
-             field: str | None = None) -> str:
+             field: str | None = None, search: dict | None = None) -> str:
     """The report's answer, first: the first player's win rate against the fair share at each table size, the
     skill spread (strongest and weakest hero, with the paired gap) where policies meet, and the best and worst
     Warband in the opening hand; 95% intervals, the deal as the unit. ``seats``: the practical policies' seat rows
@@ -400,18 +451,40 @@ def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, 
     text = "**The answer.** At the practical policies' tables the first player wins " + "; ".join(parts) + "."
     if rungs:
         best, worst = rungs[0], rungs[-1]
+        tied = [r.policy for r in rungs[1:] if not r.below_best]
         text += (f" Skill{f' (against a field of `{field}`)' if field else ''}: the strongest hero policy "
-                 f"`{best.policy}` wins {best.value:.3f} "
-                 f"[{best.low:.3f}, {best.high:.3f}], the weakest `{worst.policy}` {worst.value:.3f} "
+                 f"`{best.policy}` wins {best.value:.3f} [{best.low:.3f}, {best.high:.3f}]"
+                 + (f" (not told apart from {', '.join(f'`{p}`' for p in tied)})" if tied else "")
+                 + f", the weakest `{worst.policy}` {worst.value:.3f} "
                  f"[{worst.low:.3f}, {worst.high:.3f}]; spread {-worst.gap:.3f} "
-                 f"[{-worst.gap_high:.3f}, {-worst.gap_low:.3f}] (paired).")
+                 f"[{-worst.gap_high:.3f}, {-worst.gap_low:.3f}] (paired, {best.games:,} games).")
     else:
         text += " Tables of equals: no skill ladder (every seat plays the same policy)."
+    if search:
+        text += " " + search_sentence(search)
     if wb_rows:
         ranked = sorted(wb_rows, key=lambda r: float(r["effect"].split(" ")[0]))
         text += (f" Warbands (2+ in the opening hand): best {ranked[-1]['Warband']} {ranked[-1]['effect']}, "
                  f"worst {ranked[0]['Warband']} {ranked[0]['effect']} on P(win).")
     return text
+
+
+def search_sentence(sl: dict) -> str:
+    """The small `search` ladder in the answer: `search`'s win rate and its paired gap to the strongest other
+    policy, with the interval, n and the ladder's selection-corrected verdict."""
+    rungs = sl["rungs"]
+    s = next((r for r in rungs if r.policy == "search"), None)
+    if s is None:
+        return ""
+    head = f"With `search` as the hero ({sl['games']:,} games, {sl['search']}): {s.value:.3f} [{s.low:.3f}, {s.high:.3f}]"
+    if s is rungs[0]:
+        b = rungs[1]
+        verdict = "below it" if b.below_best else "not told apart from it"
+        return (head + f"; search − `{b.policy}` = {-b.gap:+.3f} [{-b.gap_high:+.3f}, {-b.gap_low:+.3f}] (paired, "
+                f"n = {b.games:,}; `{b.policy}` {verdict}, p adj. {b.p_adj:.2g}).")
+    top = rungs[0]
+    return (head + f"; search − `{top.policy}` = {s.gap:+.3f} [{s.gap_low:+.3f}, {s.gap_high:+.3f}] (paired, "
+            f"n = {s.games:,}; {'below best' if s.below_best else 'not told apart'}, p adj. {s.p_adj:.2g}).")
 
 
 def _search_section(sl: dict) -> str:
