@@ -253,7 +253,7 @@ def test_card_flags_test_owner_against_facing_seat_with_holm():
     rows, summary = card_table(f, ["A", "B", "C"])
     by = {r["card"]: r for r in rows}
     assert {k: r["flag"] for k, r in by.items()} == {"A": "", "B": "", "C": "high"}
-    assert by["B"]["facing it wins"].startswith("0.200 ") and by["B"]["draws"] == "0.600"
+    assert by["B"]["facing it wins"].startswith("0.200 ") and by["B"]["draws"].startswith("0.600 [")
     assert by["B"]["owner wins"].startswith("0.200 ")
     assert summary["flagged"] == 1 and summary["tested"] == 3
     assert summary["owner_wins"] + summary["draws"] + summary["facing_wins"] == pytest.approx(1.0)
@@ -303,7 +303,7 @@ def test_report_opens_with_the_answer_from_the_games_rows(report):
     alpha = float(f["alpha_win"].mean())
     draws = float(f["draw"].mean())
     got = re.search(r"`focused` in both seats, Alpha \(the Start Player\) wins (\d\.\d+) \[.*?\(draws (\d\.\d+) "
-                    r"\[\d\.\d+, \d\.\d+\]\)", answer)
+                    r"\[\d\.\d+, \d\.\d+\]; [\d,]+ games on [\d,]+ deals, the deal the unit\)", answer)
     assert got and float(got.group(1)) == pytest.approx(alpha, abs=5e-4)
     assert float(got.group(2)) == pytest.approx(draws, abs=5e-4)
     share = {}
@@ -351,4 +351,97 @@ def test_pooled_emblem_rates_and_means_take_the_deal_as_the_unit(report):
     m = clustered_mean(*_deal_sums(f, pl.col("margin").abs()))
     assert f"{m.estimate:.2f} [{m.low:.2f}, {m.high:.2f}]" in text.split("## Score margin", 1)[1]
     alpha = text.split("## Alpha or Omega", 1)[1].split("##", 1)[0]
-    assert re.search(r"\| 0\.\d{4} \[0\.\d{4}, 0\.\d{4}\] \|\n", alpha), alpha
+    assert re.search(r"\| 0\.\d{4} \[0\.\d{4}, 0\.\d{4}\] \| +\d+ \| +\d+ \|\n", alpha), alpha  # P(draw), games, deals
+
+
+def test_alpha_or_omega_counts_games_and_deals_with_the_deal_as_the_unit(report):
+    """Each cell replays the same deals: the Alpha/Omega table reports the games (rows: 3 match-ups × 60) and
+    the deals (60), and its intervals are the deal-clustered ones computed from the rows (issue 19: it said 60
+    games and 'the game is the unit')."""
+    from simkit.core.stats import clustered_rate
+
+    _, files, res = report
+    text = (files[0].parent / "report.md").read_text()
+    block = text.split("## Alpha or Omega", 1)[1].split("\n## ", 1)[0]
+    assert "the deal as the unit" in block and "the game is the unit" not in block
+    head = [c.strip() for c in block.split("\n| ruleset", 1)[1].split("\n", 1)[0].strip("|").split("|")]
+    row = next(ln for ln in block.splitlines() if "focused v focused" in ln)
+    got = dict(zip(["ruleset"] + head[1:], (c.strip() for c in row.strip("|").split("|"))))
+    assert got["games"] == "180" and got["deals"] == "60"
+    f = res.frame.filter(pl.col("policy") == "focused")
+    a = clustered_rate(*_deal_sums(f, pl.col("alpha_win")))
+    d = clustered_rate(*_deal_sums(f, pl.col("draw")))
+    assert got["P(Alpha wins)"] == f"{a.estimate:.3f} [{a.low:.3f}, {a.high:.3f}]"
+    assert got["P(draw)"] == f"{d.estimate:.4f} [{d.low:.4f}, {d.high:.4f}]"
+    assert "180 games on 60 deals, the deal the unit" in text.split("\n\n")[2]
+
+
+def test_card_table_takes_the_deal_as_the_unit():
+    """15 deals, each replayed in 20 cells with the same outcome: the owner of card A wins 10 deals and loses 5.
+    Counted as 300 independent games (200 wins v 100 losses) the sign test flags it (p ~ 1e-8); with the deal as
+    the unit it is 10 v 5 (exact sign-flip p = 0.30): no flag, and the intervals are as wide as 15 deals allow.
+    Card B, won in 14 of 15 deals, stays flagged. Draws have an interval too."""
+    from simkit.games.valkyrie_incident.report import card_table
+
+    cols = {k: [] for k in ("block", "game", "winner", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo",
+                            "omega_cards_hi")}
+    deals = [(0, "alpha")] * 10 + [(0, "omega")] * 5 + [(1, "alpha")] * 14 + [(1, "omega")] + [(1, "draw")]
+    for g, (card, winner) in enumerate(deals):
+        for _cell in range(20):
+            for k, v in (("block", 0), ("game", g), ("winner", winner), ("alpha_cards_lo", 1 << card),
+                         ("alpha_cards_hi", 0), ("omega_cards_lo", 0), ("omega_cards_hi", 0)):
+                cols[k].append(v)
+    rows, summary = card_table(pl.DataFrame(cols), ["A", "B"])
+    by = {r["card"]: r for r in rows}
+    assert by["A"]["flag"] == "" and by["B"]["flag"] == "high"
+    assert by["A"]["owned in (games)"] == 300 and by["A"]["deals"] == 15 and summary["deals"] == 31
+    lo, hi = (float(x) for x in re.match(r"0\.667 \[(\d\.\d+), (\d\.\d+)\]", by["A"]["owner wins"]).groups())
+    w15 = wilson(10, 15)
+    assert lo == pytest.approx(w15.low, abs=0.02) and hi == pytest.approx(w15.high, abs=0.02)  # 15 deals, not 300
+    assert re.match(r"0\.062 \[0\.\d{3}, 0\.\d{3}\]", by["B"]["draws"])
+    assert by["A"]["p (Holm)"] != "–" and float(by["A"]["p (Holm)"]) > 0.05
+
+
+def test_strength_tie_is_said_and_how_it_was_broken():
+    """Two heuristics whose per-deal shares against the field differ by noise only are called a tie, with the
+    paired gap and the rule that picked the one that plays the tables; a clear best is named alone."""
+    import numpy as np
+
+    from simkit.games.valkyrie_incident.report import strength_text
+
+    rng = np.random.default_rng(1)
+    base = rng.random(200)
+    noise = rng.normal(0, 0.05, (2, 200))  # the two differ game by game by noise alone (equal means)
+    noise -= noise.mean(axis=1, keepdims=True)
+    tie = [{"policy": "balanced", "per_game": base + noise[0] + 0.002}, {"policy": "focused_tuned",
+                                                                         "per_game": base + noise[1]},
+           {"policy": "focused", "per_game": base - 0.2}]
+    text = strength_text("blitz", tie)
+    assert "**a tie.** `balanced` and `focused_tuned` are not told apart" in text
+    assert "The report plays the higher estimate, `balanced`" in text and "`focused`," not in text
+    clear = strength_text("standard", [{"policy": "focused_tuned", "per_game": base + 0.1},
+                                       {"policy": "balanced", "per_game": base}])
+    assert clear.startswith("Standard: `focused_tuned` wins more against the field than every other heuristic")
+
+
+def test_ladder_is_a_round_robin_with_the_tuned_presets():
+    """ladder.toml: every policy meets every other one (never itself: a mirror is 1/2 by construction), in both
+    seats and every listed match-up; its tuned presets are standard.toml's (issue 25)."""
+    from simkit.core import loader
+    from simkit.core.scenario import read_toml
+
+    scen = CARDS.parent
+    sim = loader.load(scen / "ladder.toml").simulation
+    lad, _ = read_toml(scen / "ladder.toml")
+    std, _ = read_toml(scen / "standard.toml")
+    play = lad["play"]
+    assert {"balanced_tuned", "focused_tuned"} <= set(play)
+    for name in ("balanced_tuned", "focused_tuned"):
+        assert lad["policies"][name] == std["policies"][name]
+    cells = sim._cells
+    for name in play:
+        mine = [c for c in cells if c[2] == name]
+        assert len(mine) == (len(play) - 1) * 2 * len(lad["emblems"])
+        opponents = {c[4][1] if c[3] == "alpha" else c[4][0] for c in mine}
+        assert opponents == set(play) - {name}
+        assert {c[3] for c in mine} == {"alpha", "omega"}

@@ -64,14 +64,16 @@ def field_games(scenario: str | Path, tested: dict[str, dict[str, float]], games
 
 def strength(scenario: str | Path, policies: list[str], games: int, seed: int, jobs: int = 1) -> list[dict]:
     """The scenario's heuristics ranked by their win rate against the field (strongest first): name, estimate,
-    low, high (95%, normal over the per-game shares; the game is the unit, its cells share its deal), games."""
+    low, high (95%, normal over the per-game shares; the game is the unit, its cells share its deal), games, and
+    ``per_game`` (the shares, game by game: the same deals for every policy, for paired comparisons)."""
     from simkit.core.stats import mean_interval
 
     rates = field_games(scenario, {p: policy_values(scenario, p) for p in policies}, games, seed, jobs=jobs)
     rows = []
     for name, v in rates.items():
         e = mean_interval(len(v), float(v.sum()), float((v * v).sum()))
-        rows.append({"policy": name, "estimate": e.estimate, "low": e.low, "high": e.high, "games": len(v)})
+        rows.append({"policy": name, "estimate": e.estimate, "low": e.low, "high": e.high, "games": len(v),
+                     "per_game": v})
     return sorted(rows, key=lambda r: -r["estimate"])
 
 

@@ -170,17 +170,33 @@ def emblem_outcomes(cells: dict, draws: dict) -> dict[str, tuple[int, int, int, 
     return {e: tuple(v) for e, v in out.items()}
 
 
+ALPHA_NOTE = ("P(Alpha wins) and P(draw) over all match-ups per policy pair, 95% intervals with the deal as the "
+              "unit: every cell replays the same deals, so one deal's games in the match-ups are not independent "
+              "(Wilson's interval on the effective number of games, the games over the design effect of the deals; "
+              "`games` = rows, `deals` = clusters):")
+
+
+def alpha_rates(run_dir: Path) -> dict[str, dict]:
+    """Per policy pair (``"A v B"``, Alpha's policy first) of the run: P(Alpha wins) and P(draw) over all
+    match-ups, each :func:`clustered_rate` with the deal as the unit (every cell replays the same deals, so the
+    20 match-ups of one deal are not 20 independent games); ``games`` = rows, ``deals`` = clusters."""
+    frame = results.scan(run_dir)
+    keys = _deal(frame)
+    per = (frame.group_by("alpha_policy", "omega_policy", *keys)
+           .agg(a=pl.col("alpha_win").cast(pl.Float64).sum(), d=pl.col("draw").cast(pl.Float64).sum(), m=pl.len())
+           .sort("alpha_policy", "omega_policy", *keys).collect())
+    out = {}
+    for (ap, op), g in per.group_by(["alpha_policy", "omega_policy"], maintain_order=True):
+        m = g["m"].to_numpy().astype(float)
+        out[f"{ap} v {op}"] = {"alpha": clustered_rate(g["a"].to_numpy(), m),
+                               "draw": clustered_rate(g["d"].to_numpy(), m),
+                               "games": int(m.sum()), "deals": len(g), "alpha_policy": ap, "omega_policy": op}
+    return out
+
+
 def _alpha_rows(run_dir: Path, label: str) -> list[dict]:
-    rows, draws = {}, {}
-    for r in results.summary(run_dir):
-        g = r["group"]
-        key = f"{g.get('alpha_policy')} v {g.get('omega_policy')}"
-        if r["metric"] == "alpha_win_by_policy":
-            rows[key] = {"ruleset": label, "policies": key,
-                         "P(Alpha wins)": f"{r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]", "games": r["n"]}
-        elif r["metric"] == "draw_rate":
-            draws[key] = f"{r['estimate']:.4f} [{r['low']:.4f}, {r['high']:.4f}]"
-    return [{**row, "P(draw)": draws.get(k, "–")} for k, row in rows.items()]
+    return [{"ruleset": label, "policies": key, "P(Alpha wins)": _iv(r["alpha"]), "P(draw)": _iv(r["draw"], 4),
+             "games": r["games"], "deals": r["deals"]} for key, r in alpha_rates(run_dir).items()]
 
 
 def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | dict | None = None
@@ -238,41 +254,61 @@ def distribution_section(runs: dict[str, Path], out_dir: Path, policy: str | dic
 def card_rows(run_dir: Path, names: list[str], policy: str | None = None) -> tuple[list[dict], dict]:
     """Per card (over ``policy``'s games, default all the run's games): the games in which a seat owned it at
     the end (drafted), and how they ended for the owner: won, drawn, or won by the seat facing it (a draw is
-    neither seat's win). ``flag`` marks the cards whose owners win
-    more (``high``) or less (``low``) often than the seat facing them: a two-sided exact binomial (sign) test of
-    owner wins against facing-seat wins over the games that had a winner, p0 = 1/2, Holm-corrected over the cards
-    (family-wise 0.05)."""
+    neither seat's win), each with the deal as the unit (:func:`card_table`)."""
     frame = results.scan(run_dir)
     if policy is not None:
         frame = frame.filter(pl.col("policy") == policy)
-    f = frame.select("winner", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo", "omega_cards_hi").collect()
+    f = frame.select(*_deal(frame), "winner", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo",
+                     "omega_cards_hi").collect()
     return card_table(f, names)
 
 
 def card_table(f: pl.DataFrame, names: list[str]) -> tuple[list[dict], dict]:
-    """:func:`card_rows` of the per-game rows ``f`` (``winner`` and the four card bit words)."""
+    """:func:`card_rows` of the per-game rows ``f`` (``winner``, the four card bit words and the deal columns
+    ``block``, ``game``; without them every row is its own deal).
+
+    Every cell replays the same deals, so one deal's games are not independent: each share (owner wins, draws,
+    facing seat wins) is :func:`clustered_rate` over the deals (``n`` = deals in which a seat owned the card).
+    ``flag`` marks the cards whose owners win more (``high``) or less (``low``) often than the seat facing them:
+    the exact sign-flip test (:func:`signflip_test`) of each deal's owner wins minus owner losses, the deal as the
+    unit (with one game a deal it is the exact sign test), Holm-corrected over the cards (family-wise 0.05)."""
+    from simkit.core.stats import signflip_test
+
     w = f["winner"].to_numpy()
     won = {"alpha": w == "alpha", "omega": w == "omega"}
     drew = w == "draw"
+    keys = _deal(f)
+    if keys:
+        ids = np.unique(np.stack([f[k].to_numpy().astype(np.int64) for k in keys], axis=1), axis=0,
+                        return_inverse=True)[1].reshape(-1)
+    else:
+        ids = np.arange(len(f))
+    deals = int(ids.max()) + 1 if len(ids) else 0
     masks = {s: (f[f"{s}_cards_lo"].to_numpy().astype(np.int64), f[f"{s}_cards_hi"].to_numpy().astype(np.int64))
              for s in ("alpha", "omega")}
-    stats = []
+    stats, per_deal = [], []
     for c in range(len(names)):
         word, bit = (0, c) if c < 45 else (1, c - 45)
         own = {s: ((masks[s][word] >> bit) & 1).astype(bool) for s in ("alpha", "omega")}
-        n = int(own["alpha"].sum() + own["omega"].sum())
-        k_win = int((own["alpha"] & won["alpha"]).sum() + (own["omega"] & won["omega"]).sum())
-        k_draw = int((own["alpha"] & drew).sum() + (own["omega"] & drew).sum())
-        stats.append((n, k_win, k_draw, n - k_win - k_draw))
+        m = np.bincount(ids, weights=own["alpha"].astype(float) + own["omega"], minlength=deals)
+        kw = np.bincount(ids, weights=(own["alpha"] & won["alpha"]).astype(float)
+                         + (own["omega"] & won["omega"]), minlength=deals)
+        kd = np.bincount(ids, weights=(own["alpha"] & drew).astype(float) + (own["omega"] & drew), minlength=deals)
+        kl = m - kw - kd
+        per_deal.append((m, kw, kd, kl))
+        stats.append(tuple(int(round(x.sum())) for x in (m, kw, kd, kl)))
     tested = [c for c, (n, kw, _d, kl) in enumerate(stats) if kw + kl > 0]
-    holm_p = dict(zip(tested, _holm([_binom_p(stats[c][1], stats[c][1] + stats[c][3]) for c in tested])))
+    raw = {c: signflip_test(np.rint(per_deal[c][1] - per_deal[c][3]).astype(np.int64)) for c in tested}
+    holm_p = dict(zip(tested, _holm([raw[c] for c in tested])))
     rows = []
     for c, (n, kw, kd, kl) in enumerate(stats):
         q = holm_p.get(c, 1.0)
-        rows.append({"card": names[c], "owned in (games)": n,
-                     "owner wins": _iv(wilson(kw, n)) if n else "–",
-                     "draws": f"{kd / n:.3f}" if n else "–",
-                     "facing it wins": _iv(wilson(kl, n)) if n else "–",
+        m, yw, yd, yl = per_deal[c]
+        rows.append({"card": names[c], "owned in (games)": n, "deals": int((m > 0).sum()),
+                     "owner wins": _iv(clustered_rate(yw, m)) if n else "–",
+                     "draws": _iv(clustered_rate(yd, m)) if n else "–",
+                     "facing it wins": _iv(clustered_rate(yl, m)) if n else "–",
+                     "p (Holm)": _p_holm(q) if c in holm_p else "–",
                      "flag": ("high" if kw > kl else "low") if q < CARD_FAMILY else "", "_est": kw / n if n else 0.5})
     rows.sort(key=lambda r: -r["_est"])
     for r in rows:
@@ -281,29 +317,26 @@ def card_table(f: pl.DataFrame, names: list[str]) -> tuple[list[dict], dict]:
     summary = {"owned": tot[0], "owner_wins": tot[1] / tot[0] if tot[0] else float("nan"),
                "draws": tot[2] / tot[0] if tot[0] else float("nan"),
                "facing_wins": tot[3] / tot[0] if tot[0] else float("nan"),
-               "flagged": sum(1 for r in rows if r["flag"]), "tested": len(tested)}
+               "flagged": sum(1 for r in rows if r["flag"]), "tested": len(tested), "deals": deals}
     return rows, summary
+
+
+def _p_holm(q: float) -> str:
+    return "< 0.0001" if q < 1e-4 else f"{q:.4f}"
 
 
 CARD_FAMILY = 0.05  # family-wise level (Holm over the cards) for flagging a card
 
 
-def _alpha_rate(run_dir: Path, policy: str) -> tuple[dict | None, dict | None]:
-    """The run's summary rows P(Alpha wins) and P(draw) over all match-ups for ``policy`` in both seats (the
-    game is the unit of their intervals)."""
-    alpha = draw = None
-    for r in results.summary(run_dir):
-        g = r["group"]
-        if g.get("alpha_policy") == policy and g.get("omega_policy") == policy:
-            if r["metric"] == "alpha_win_by_policy":
-                alpha = r
-            elif r["metric"] == "draw_rate":
-                draw = r
-    return alpha, draw
+def _alpha_rate(run_dir: Path, policy: str):
+    """P(Alpha wins) and P(draw) over all match-ups for ``policy`` in both seats (:func:`alpha_rates`: the deal
+    is the unit), or (None, None)."""
+    r = alpha_rates(run_dir).get(f"{policy} v {policy}")
+    return (r["alpha"], r["draw"]) if r else (None, None)
 
 
-def _row_iv(r: dict | None) -> str:
-    return f"{r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]" if r else "–"
+def _row_iv(r) -> str:
+    return _iv(r) if r is not None else "–"
 
 
 def best_worst(info: dict) -> tuple[tuple[str, object], tuple[str, object]]:
@@ -328,7 +361,9 @@ def headline(policy: str, parts: list[tuple[str, Path, dict]]) -> str:
     for (label, run, info), pol in zip(parts, pols):
         a, d = _alpha_rate(run, pol)
         who = "" if one else f"`{pol}` in both seats, "
-        alpha.append(f"{_row_iv(a)} of {label} games ({who}draws {_row_iv(d)})" if d else
+        r = alpha_rates(run).get(f"{pol} v {pol}")
+        nn = f"; {r['games']:,} games on {r['deals']:,} deals, the deal the unit" if r else ""
+        alpha.append(f"{_row_iv(a)} of {label} games ({who}draws {_row_iv(d)}{nn})" if d is not None else
                      f"{_row_iv(a)} of {label} games" + (f" (`{pol}` in both seats)" if not one else ""))
         (b, be), (w, we) = best_worst(info)
         emb.append(f"{label}: best {b} wins {_iv(be)} of its games, worst {w} {_iv(we)}"
@@ -447,6 +482,37 @@ def _change_text(label: str, c: dict) -> str:
             f"correlation of the {c['emblems']} Emblems' shares of games won is {c['rho']:+.2f}.")
 
 
+def strength_verdict(ranked: list[dict]):
+    """The field ranking as a ladder (:func:`simkit.core.ladder.rungs_from` on the per-game shares: every policy
+    on the same deals, so paired): which policies its selection-corrected verdict cannot tell apart from the
+    best (step-down max statistic, family-wise 5%), and the paired gap of each to the first."""
+    from simkit.core.ladder import rungs_from
+
+    return rungs_from({r["policy"]: np.asarray(r["per_game"], dtype=float) for r in ranked}, {})
+
+
+def strength_text(label: str, ranked: list[dict]) -> str:
+    """In words: the policy that plays the ruleset's tables, and whether the field told it apart from the rest
+    (a tie is said, with how the report broke it: the higher estimate)."""
+    rungs = strength_verdict(ranked)
+    top = rungs[0]
+    tied = [r for r in rungs[1:] if not r.below_best]
+    if not tied:
+        second = rungs[1] if len(rungs) > 1 else None
+        return (f"{label.capitalize()}: `{top.policy}` wins more against the field than every other heuristic"
+                + (f" (paired on the same deals, the next `{second.policy}` {second.gap:+.4f} [{second.gap_low:+.4f}, "
+                   f"{second.gap_high:+.4f}]; 'below best' for all, selection-corrected, family-wise 5%)"
+                   if second else "") + ", so it plays the tables.")
+    gaps = "; ".join(f"`{r.policy}` {r.gap:+.4f} [{r.gap_low:+.4f}, {r.gap_high:+.4f}], p (adj.) {r.p_adj:.2g}"
+                     for r in tied)
+    return (f"{label.capitalize()}: **a tie.** `{top.policy}` and {', '.join(f'`{r.policy}`' for r in tied)} are not "
+            f"told apart against the field (paired on the same {top.games:,} deals: {gaps}; not 'below best', "
+            f"selection-corrected, family-wise 5%). The report plays the higher estimate, `{top.policy}` "
+            f"({top.value:.4f} against {tied[0].value:.4f}), a choice the games do not support over the other; the "
+            f"match-up run plays every heuristic of the scenario, and the Policy line of the Blitz section compares "
+            f"their cells.")
+
+
 def strength_rows(label: str, ranked: list[dict]) -> list[dict]:
     """Table rows of :func:`field.strength` (strongest first)."""
     return [{"ruleset": label, "policy": f"`{r['policy']}`",
@@ -466,7 +532,7 @@ def run_report(run_dir: str | Path, out_dir: str | Path) -> list[Path]:
     policy = minfo["policy"]
     text = (f"# The Valkyrie Incident ({label})\n\n{STAND_IN_NOTICE}\n\n{headline(policy, [(label, run_dir, minfo)])}"
             f"\n\n{_what(man)}\n\n## Emblem match-ups\n\n"
-            + mtext + "## Alpha or Omega\n\n" + render(_alpha_rows(run_dir, label), "md") + "\n"
+            + mtext + "## Alpha or Omega\n\n" + ALPHA_NOTE + "\n\n" + render(_alpha_rows(run_dir, label), "md") + "\n"
             + "## Score margin and game length\n\n" + dtext
             + f"## Cards\n\n{_card_note(base)}\n\n" + render(crows, "md") + "\n" + manifest_section(man))
     return [write_markdown(out_dir / "report.md", text), *pngs, *dpngs]
@@ -485,14 +551,16 @@ def _card_names(man: dict) -> list[str]:
 
 def _card_note(s: dict) -> str:
     return (f"Per Incident card (V Valkyrie, A Action, C Cogdrive, S Assault; its Clan): in how many games a seat "
-            f"owned it at the end (Deck, Pile or hand: drafted at set-up or from the Barracks), and how those games "
-            f"ended for the owner: won, drawn, or won by the seat facing it (95% Wilson intervals; a draw is "
-            f"neither seat's win, so the three add up to 1). Over all cards an owning seat wins {s['owner_wins']:.3f}, "
-            f"draws {s['draws']:.3f} and loses {s['facing_wins']:.3f}. `flag` marks the cards whose owners win more "
-            f"(`high`) or less (`low`) often than the seat facing them: a two-sided exact binomial (sign) test of "
-            f"owner wins against facing-seat wins over the games with a winner (even odds: no effect), "
-            f"**Holm-corrected** over the {s['tested']} cards owned in some decided game (family-wise "
-            f"{CARD_FAMILY}); {s['flagged']} flagged. Owning a card is not random (strong hands draft more), so a "
+            f"owned it at the end (Deck, Pile or hand: drafted at set-up or from the Barracks) and in how many of "
+            f"the {s['deals']:,} deals, and how those games ended for the owner: won, drawn, or won by the seat "
+            f"facing it (a draw is neither seat's win, so the three add up to 1). Every cell replays the same "
+            f"deals, so the deal is the unit: each share has Wilson's interval on the effective number of games "
+            f"(the games over the design effect of the deals, 95%). Over all cards an owning seat wins "
+            f"{s['owner_wins']:.3f}, draws {s['draws']:.3f} and loses {s['facing_wins']:.3f}. `flag` marks the "
+            f"cards whose owners win more (`high`) or less (`low`) often than the seat facing them: a two-sided "
+            f"exact sign-flip test of each deal's owner wins minus owner losses (the deal as the unit; no effect: "
+            f"as likely + as −), **Holm-corrected** over the {s['tested']} cards owned in some decided game "
+            f"(family-wise {CARD_FAMILY}; `p (Holm)`); {s['flagged']} flagged. Owning a card is not random (strong hands draft more), so a "
             f"flag is a lead to look into, not a verdict on the card. A used Assault card is shuffled back into the "
             f"Incident Deck, so Assault cards are seldom owned at the end.")
 
@@ -505,6 +573,7 @@ def _what(man: dict) -> str:
             f"{man.get('root_seed')}. Every cell replays the same deals (common random numbers).")
 
 
+LADDER_GAMES = 100  # deals of the round-robin ladder (each policy: 5 opponents × 2 seats × 5 match-ups a deal)
 FIELD_GAMES = 200  # games (× 120 cells) per heuristic in the report's ranking against the field
 UNTUNED = ("balanced", "focused")  # the presets the report played before issue 25
 
@@ -517,8 +586,10 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
 
     base = Path(out_dir) / "valkyrie-incident"
     base.mkdir(parents=True, exist_ok=True)
-    rungs = ladder(scenarios_dir() / "valkyrie_incident" / "ladder.toml", games=4 if quick else 20, seed=2026,
+    ladder_games = 10 if quick else LADDER_GAMES
+    rungs = ladder(scenarios_dir() / "valkyrie_incident" / "ladder.toml", games=ladder_games, seed=2026,
                    jobs=jobs or 1)
+    ladder_cells = (len(rungs) - 1) * 2 * 5
     games = 100 if quick else 1_000
     field_n = 20 if quick else FIELD_GAMES
     runs, best, old, ranked = {}, {}, {}, {}
@@ -563,18 +634,24 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         f"itself in all 20 ordered match-ups of different Emblems, {games:,} games each, under the standard rules "
         f"and the Blitz rules, root seed 2026, and plays the matrices, the answer, the margins and the card table. "
         f"Rule options: the defaults (docs/rules.md).\n\n"
-        "Against the field (a game's share of wins over its 120 cells; 95% normal interval, the game is the "
-        "unit):\n\n" + strength_table + "\n"
+        "Against the field (a game's share of wins over its 120 cells; 95% normal interval, the game, a deal "
+        "that all 120 cells replay, is the unit):\n\n" + strength_table + "\n"
+        + "\n\n".join(strength_text(label, ranked[label]) for label in runs) + "\n\n"
         "## Emblem match-ups\n\n" + "".join(sections)
         + f"Does Blitz keep the balance? Highest minus lowest match-up: standard {spreads['standard']:.3f}, "
           f"Blitz {spreads['blitz']:.3f}.\n\n"
         + "### Blitz match-ups near 0 or 1: data, policy or rules?\n\n" + blitz
-        + "## Alpha or Omega\n\n"
-        "P(Alpha wins) over all match-ups (the game is the unit of the interval) per policy pair:\n\n"
+        + "## Alpha or Omega\n\n" + ALPHA_NOTE + "\n\n"
         + render(alpha, "md") + "\n"
         "## Skill ladder\n\n"
-        "Every policy against `balanced` on the same games (both seats, 5 match-ups; `simkit ladder`). "
-        + VERDICT_NOTE + "\n\n"
+        f"A round robin of the bundled policies, standard rules (`scenarios/valkyrie_incident/ladder.toml`, "
+        f"`opponent = \"others\"`; `simkit ladder`): every policy meets every other one of the ladder, never "
+        f"itself, in both seats, in 5 match-ups in which each Emblem plays once as Alpha and once as Omega, "
+        f"{ladder_games:,} deals (root seed 2026). A rung is the policy's share of wins (a draw is no win) over "
+        f"its {ladder_cells} cells ({len(rungs) - 1} opponents × 2 seats × 5 match-ups), so it measures how the "
+        f"policy fares against the rest of the ladder; `n` counts deals, the unit of every interval "
+        f"({ladder_games * ladder_cells:,} games a rung). `search` is left out: at about 1 CPU-second a game a "
+        f"round robin would play it in a third of the cells. " + VERDICT_NOTE + "\n\n"
         + render(ladder_rows, "md") + "\n"
         "## Score margin and game length\n\n" + dtext
         + f"## Cards (standard rules)\n\n{_card_note(cbase)}\n\n" + render(crows, "md") + "\n"

@@ -67,9 +67,11 @@ def read_incident(fields, ruleset: str) -> dict:
             values["base_kind"], values["base_params"] = b[0], dict(b[1])
     names = [p[0] for p in policies]
     raw_opp = fields.get("opponent", (str, list), "self")
-    allowed = "'self', " + ", ".join(repr(x) for x in sorted(set(pre) | set(names)))
-    if raw_opp == "self":
-        opponent = "self"
+    allowed = "'self', 'others', " + ", ".join(repr(x) for x in sorted(set(pre) | set(names)))
+    if raw_opp in ("self", "others"):  # a mirror match, or a round robin: every other policy of `play`
+        opponent = raw_opp
+        if raw_opp == "others" and len(names) < 2:
+            raise fields.error("opponent", f"'others' needs at least two policies in play (got {names!r})")
     else:  # one policy, or a field of policies: each tested policy meets every one of them
         field = [raw_opp] if isinstance(raw_opp, str) else raw_opp
         if not field:

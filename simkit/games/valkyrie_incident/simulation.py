@@ -2,7 +2,8 @@
 
 A cell is an (Alpha Emblem, Omega Emblem) match-up × a policy under test × the seat it takes; the other seat
 plays the scenario's ``opponent`` (``"self"``: the same policy, a mirror match; a list of policies, a field: one
-cell per opponent, so a metric grouped by the tested policy pools the field). Every cell replays the same game
+cell per opponent, so a metric grouped by the tested policy pools the field; ``"others"``: a round robin, every
+other policy of ``play``). Every cell replays the same game
 streams (game g of a block: chance from stream (g, 0), the policies' coin flips from (g, 1)), so match-ups and
 policies are compared on common random numbers.
 
@@ -165,7 +166,8 @@ class IncidentSim(Simulation):
         self.tested = list(tested or specs)
         for a, o in self.matchups:
             for name in self.tested:
-                for other in field:
+                # "others": a round robin, every other tested policy (never itself: a mirror is 1/2 by construction)
+                for other in ([t for t in self.tested if t != name] if opponent == "others" else field):
                     for seat in seats:
                         other_name = name if other is None else other
                         pair = (name, other_name) if seat == "alpha" else (other_name, name)
