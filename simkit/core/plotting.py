@@ -44,13 +44,16 @@ STYLES = ("-", "--", "-.", ":")
 
 def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: str, ylabel: str,
           bands: dict[str, tuple[np.ndarray, np.ndarray]] | None = None, markers: bool = True,
-          xticklabels=None, reference: dict[str, float] | None = None, reference_label: str = "fair share") -> Path:
+          xticklabels=None, reference: dict[str, float] | None = None, reference_label: str = "fair share",
+          legend_gap: float = 0.16, figsize: tuple[float, float] = (7, 4)) -> Path:
     """One line per series, with an optional shaded interval band per series (``xticklabels`` for categories).
 
     Each series has its own marker shape and line style (hollow markers after the first), so lines that lie on
     top of each other (several at 0) stay distinguishable. ``reference`` maps a series to a level drawn as a
-    thin dotted line in its colour (a fair share 1/n), named in the legend."""
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    thin dotted line in its colour (a fair share 1/n), named in the legend. ``legend_gap``: how far below the
+    axes (a share of their height) a legend of long labels starts; a legend of many long labels needs a taller
+    ``figsize`` (inches), or the axes shrink under it and the legend covers the x-axis label."""
+    fig, ax = plt.subplots(figsize=figsize, dpi=110)
     for i, (name, y) in enumerate(series.items()):
         line, = ax.plot(x, y, marker=MARKERS[i % len(MARKERS)] if markers else None, ms=5 if i == 0 else 6,
                         ls=STYLES[(i // len(MARKERS)) % len(STYLES)] if len(series) > len(MARKERS) else
@@ -77,7 +80,7 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
         # never over the lines: beside the plot, or under it when the labels are long (so that the plot keeps
         # its width)
         if max(map(len, labels)) > 30:
-            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), borderaxespad=0.0,
+            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -legend_gap), borderaxespad=0.0,
                       frameon=False, ncols=2 if len(labels) > 4 and max(map(len, labels)) <= 45 else 1)
         else:
             ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)

@@ -88,3 +88,67 @@ def test_bundled_report(tmp_path):
     answer = text.split("\n\n")[2]
     assert answer.startswith("**The answer.** From an empty card the monster attacks after 1.50 monster phases")
     assert "(dragon base card 1, sword)" in answer and "first cards: troll 2.51, dragon 1.50, serpent 2.51" in answer
+
+
+def test_bundled_page_calls_the_per_turn_odds_a_renewal_rate(tmp_path):
+    """P(attack on turn t) counts every attack, not the first (the card fills again after one): a card's turns add
+    up to more than 1 (the dragon's one-sword card attacks on 2/3 of its turns), and the page must say so."""
+    from simkit.games.valhalla.reports import bundled_reports
+
+    text = bundled_reports(tmp_path, quick=True, jobs=1)[0].read_text()
+    sword = [float(p) for p in re.findall(r"\| dragon +\| base +\|      1 \|.*?\|.*?\|.*?\|(.*)\|$", text, re.M)[0]
+             .split("|")]
+    assert sum(sword) > 1  # five turns of one card: no distribution of a first attack
+    caption = text.split("![P(attack on turn t)]", 1)[0].rsplit("\n\n", 2)[-2]
+    assert "**renewal rate**" in caption and "add up to its expected number of attacks in 20 turns, not to 1" \
+        in caption
+
+
+def test_monster_monte_carlo_intervals_hold_their_coverage():
+    """The coverage question behind the page's count of misses: over 20 seeds the exact per-turn values lie
+    outside their Wilson 95% intervals at the nominal 5% (the seed as the unit of the interval on that rate),
+    and each seed's count of misses is a recount of its own intervals."""
+    from simkit.games.valhalla import cards as cards_mod
+    from simkit.games.valhalla.odds_cli import SIDES, mc_cells, monster_rows, run_mc, select_cards
+    from simkit.games.valhalla.reports import coverage_check, coverage_note, misses
+
+    die, monsters = cards_mod.load_cards(cards_mod.default_cards_path())
+    firsts = {s: [c for c in select_cards(monsters, None, s, None) if c[2] == 1] for s in SIDES}
+    cells = [c for s in SIDES for c in mc_cells(firsts[s], s)]
+    cov = coverage_check(cells, firsts, die, 20, False, 20_000, 500, 1, 20)
+    assert cov["intervals"] == [120] * 20
+    e = cov["rate"]
+    assert e.low <= 0.05 <= e.high and 0.02 < e.estimate < 0.08
+    est, _ = run_mc(cells, die, 20, False, 20_000, 503, 1)
+    detail = [r for s in SIDES for r in monster_rows(firsts[s], die, s, 20, False, est)]
+    assert cov["misses"][2] == misses(detail)
+    most = max(cov["misses"])
+    note = coverage_note(cov, 120 - most, 120)  # a page whose seed missed as often as the worst replicate
+    as_many = sum(1 for m in cov["misses"] if m >= most)
+    assert f"in {sum(cov['misses']):,} of 2,400 intervals" in note
+    assert f"{as_many} of the 20 seeds missed {most} or more" in note
+    assert "neither the Monte Carlo n nor the Wilson interval is wrong" in note
+
+
+def test_monster_plot_legend_clears_the_x_axis_label(tmp_path, monkeypatch):
+    """The legend under the plot never covers the x-axis label (issue 19: it did with all 24 cards' curves)."""
+    import simkit.core.plotting as plotting
+    from simkit.games.valhalla import cards as cards_mod
+    from simkit.games.valhalla.odds_cli import SIDES, monster_plot, monster_rows, select_cards
+
+    seen = {}
+    real = plotting._save
+
+    def keep(fig, path):
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        seen["label"] = ax.xaxis.label.get_window_extent()
+        seen["ticks"] = ax.xaxis.get_tightbbox()
+        seen["legend"] = ax.get_legend().get_window_extent()
+        return real(fig, path)
+
+    monkeypatch.setattr(plotting, "_save", keep)
+    die, monsters = cards_mod.load_cards(cards_mod.default_cards_path())
+    rows = [r for s in SIDES for r in monster_rows(select_cards(monsters, None, s, None), die, s, 20)]
+    monster_plot(tmp_path / "m.png", rows)
+    assert seen["legend"].y1 < seen["label"].y0 and seen["legend"].y1 < seen["ticks"].y0

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import matplotlib.image as mpimg
+import numpy as np
 import polars as pl
 import pytest
 
@@ -315,3 +316,25 @@ def test_all_jarls_levels_list_alike_jarls_once_and_lead_with_the_drop(tmp_path)
     head = _headline_numbers(text)["text"]
     assert head.index("Level I − III = **") < head.index("at Level I")
     assert "(hodr ≡ esbjorn)" in head and "(hodr)" not in head and "(esbjorn)" not in head
+
+
+def test_search_ladder_introduction_claims_only_what_the_verdict_supports(report, tmp_path):
+    """A search ladder whose top two policies are not told apart (issue 19): the introduction names both as the
+    best, not the top rung alone, and puts the clearly weaker policy below them; a clear winner is named alone."""
+    from simkit.core.ladder import rungs_from
+    from simkit.games.valhalla.solo.report import search_verdict
+
+    rng = np.random.default_rng(5)
+    n = 30
+    tied = rungs_from({"search": (rng.random(n) < 0.95).astype(float),
+                       "builder_tuned": (rng.random(n) < 0.9).astype(float),
+                       "random": np.zeros(n)}, {"search": "search"})
+    assert [r.policy for r in tied][:2] == ["search", "builder_tuned"] and not tied[1].below_best
+    run_dir, _, _ = report
+    text = solo_report(run_dir, tmp_path / "r", search_ladder={"rungs": tied, "games": n, "cells": 1,
+                                                                "seed": 1, "where": "one cell"})[0].read_text()
+    intro = text.split("### With `search` (a smaller sample)", 1)[1].split("Every policy played", 1)[0]
+    assert "Strongest here" not in intro
+    assert "**`search`, `builder_tuned`**, not told apart" in intro and "below them: `random`" in intro
+    clear = rungs_from({"search": np.ones(200), "random": np.zeros(200)}, {})
+    assert search_verdict(clear).startswith("Strongest here: **`search`**, every other policy below it")

@@ -240,6 +240,9 @@ def _curve_names(rs, all_sides) -> list[str]:
     return out
 
 
+LEGEND_GAP = 0.2  # the legend under the plot starts below the x-axis label, never over it (with the taller figure)
+
+
 def monster_plot(path, rows, wild_matches: bool = False, title: str | None = None):
     """P(attack on turn t) per card. Cards with identical exact odds (same weapon pattern) share one
     curve, labelled with every card that has it; MC intervals are shaded when present."""
@@ -271,4 +274,5 @@ def monster_plot(path, rows, wild_matches: bool = False, title: str | None = Non
     colors = matplotlib.colormaps["tab10" if len(series) <= 10 else "tab20"].colors
     with matplotlib.rc_context({"axes.prop_cycle": cycler(color=colors), "legend.framealpha": 0.6}):
         return lines(path, turns, series, bands=bands or None, title=title, xlabel="monster phase (turn t)",
-                     ylabel="P(attack on turn t)")
+                     ylabel="P(attack on turn t), a renewal rate", legend_gap=LEGEND_GAP,
+                     figsize=(7, 4 + 0.2 * len(series)))

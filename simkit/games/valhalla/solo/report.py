@@ -405,6 +405,21 @@ def _e3(e: Estimate) -> tuple[float, float, float]:
 # ---------------------------------------------------------------- the report
 
 
+def search_verdict(rungs) -> str:
+    """What a ladder supports about its best policy: the top rung and the policies its selection-corrected
+    verdict cannot tell apart from it (not 'below best', ``ladder.below_best_p``), or that every other is below."""
+    top = rungs[0].policy
+    tied = [r.policy for r in rungs[1:] if not r.below_best]
+    below = [r.policy for r in rungs[1:] if r.below_best]
+    names = lambda ps: ", ".join(f"`{p}`" for p in ps)  # noqa: E731
+    if not tied:
+        return (f"Strongest here: **`{top}`**, every other policy below it (the selection-corrected verdict, "
+                f"family-wise 5%).")
+    return (f"Best here, by the selection-corrected verdict (family-wise 5%): **{names([top] + tied)}**, not told "
+            f"apart on these games (`{top}` ranks first by its rate alone)"
+            + (f"; below them: {names(below)}." if below else "."))
+
+
 def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path | None = None,
                 search_ladder: dict | None = None, jarls_run: str | Path | None = None) -> list[Path]:
     """Write ``out_dir/report.md`` with ``win-by-level.png``, ``jarls.png`` and ``skill-ladder.png``; return the
@@ -613,8 +628,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
             f"`search` ({search_ladder.get('search', 'determinized rollouts of a heuristic')}) costs seconds a "
             f"game, so it plays a smaller sample: every policy again on the same {search_ladder['games']:,} games "
             f"in {search_ladder['cells']} cell{'s' if search_ladder['cells'] != 1 else ''} "
-            f"({search_ladder.get('where', '')}; root seed {search_ladder.get('seed', '?')}). Strongest here: "
-            f"**`{sr[0].policy}`**. `search` is too slow for the level comparison's hundreds of thousands of "
+            f"({search_ladder.get('where', '')}; root seed {search_ladder.get('seed', '?')}). "
+            f"{search_verdict(sr)} `search` is too slow for the level comparison's hundreds of thousands of "
             "games, so the level question is answered under the strongest heuristic.\n\n"
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)")
             + "\n")
@@ -774,8 +789,9 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     cores = jobs or os.cpu_count() or 1
     where = [f"{k}={json.dumps(v)}" for k, v in SEARCH_CELL.items()]
     play = list(man.get("policies", {}))
-    srungs = ladder(path, [*play, "search"], games=n, seed=2028, jobs=cores, overrides=where,
-                    block_size=max(1, -(-n // cores)))
+    # one block of all n games, whatever the workers: a block size derived from the cores gave other games on
+    # another machine (the committed page is this single block's)
+    srungs = ladder(path, [*play, "search"], games=n, seed=2028, jobs=cores, overrides=where, block_size=n)
     spec = loader.build(path, {**read_toml(path)[0], "play": ["search"]}).policy_specs[0][2]
     what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
     cell = ", ".join(f"{k[:-1] if k.endswith('s') else k} {', '.join(map(str, v))}" for k, v in SEARCH_CELL.items())
