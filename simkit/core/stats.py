@@ -279,6 +279,28 @@ def clustered_difference(y1, m1, y0, m0, confidence: float = CONFIDENCE) -> Esti
     return Estimate(d, max(-1.0, d - half), min(1.0, d + half), n1)
 
 
+def clustered_difference_p(y1, m1, y0, m0) -> float:
+    """Two-sided p-value of "p1 = p0" for :func:`clustered_difference`'s data: its statistic, the difference over
+    the square root of the cluster-robust (linearised) variance, against Student's t with n − 1 degrees of freedom
+    (n the clusters with a row of either kind). 1 with fewer than 2 clusters or a kind with no rows."""
+    import numpy as np
+
+    y1, m1, y0, m0 = (np.asarray(a, dtype=float) for a in (y1, m1, y0, m0))
+    if not (y1.shape == m1.shape == y0.shape == m0.shape):
+        raise ValueError("y1, m1, y0 and m0 must have the same length")
+    keep = (m1 + m0) > 0
+    y1, m1, y0, m0 = y1[keep], m1[keep], y0[keep], m0[keep]
+    n, r1, r0 = int(y1.size), float(m1.sum()), float(m0.sum())
+    if n < 2 or r1 == 0 or r0 == 0:
+        return 1.0
+    p1, p0 = float(y1.sum()) / r1, float(y0.sum()) / r0
+    u = (y1 - p1 * m1) / r1 - (y0 - p0 * m0) / r0
+    se = math.sqrt(n / (n - 1) * float((u * u).sum()))
+    if se == 0.0:
+        return 1.0 if p1 == p0 else 0.0
+    return float(2 * _st.t.sf(abs(p1 - p0) / se, n - 1))
+
+
 def newcombe_paired(n11: float, n10: float, n01: float, n00: float,
                     confidence: float = CONFIDENCE) -> tuple[float, float, float]:
     """Newcombe's hybrid score interval (1998, method 10) for p_B − p_A from a paired 2×2 table.

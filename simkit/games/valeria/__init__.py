@@ -45,8 +45,9 @@ def _odds_commands():
 
 def _bundled(out_dir, quick=False, jobs=None):
     from simkit.games.valeria.odds_cli import bundled_reports
+    from simkit.games.valeria.report import bundled_report
 
-    return bundled_reports(out_dir, quick=quick, jobs=jobs)
+    return [*bundled_reports(out_dir, quick=quick, jobs=jobs), *bundled_report(out_dir, quick=quick, jobs=jobs)]
 
 
 def _roll_check():
@@ -73,6 +74,8 @@ GAME = Game(
     rule_options={
         "rules.herald": "'herald' (2E Herald Starter; default) or 'consolation' (1E: any 1 Resource when no Citizen "
                         "activates)",
+        "rules.magic_gold": "'never' (default: Gold alone pays to Recruit and Build, as issue 22 states the rules) or "
+                            "'augment' (Magic tops up Gold, at least 1 Gold paid)",
         "rules.doubles": "a Citizen matching both dice of a double activates 'twice' (default: each die activates) "
                          "or 'once'",
         "rules.turn_cap": "a game still running after this many rounds ends, scored, as capped (a simulator guard; "

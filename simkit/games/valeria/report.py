@@ -1,0 +1,485 @@
+"""The Valeria: Card Kingdoms report: the seat advantage at 2 to 5 players, the 2E Herald against the 1E
+consolation, a Citizen and Domain value table and the skill ladder (issue 22).
+
+``bundled_report(out_dir)`` plays, from root seed 2026: the skill ladder (``scenarios/valeria/ladder.toml``: a hero
+in every seat against a field, for each heuristic field; then `search` on a small sample against the strongest
+field), which names the strongest practical policy (the heuristic with the best mean win rate over the fields);
+that policy in every seat at 2, 3, 4 and 5 players (``scenarios/valeria/players.toml``) under the 2E Herald and
+under the 1E consolation, on the same deals; and the 4-player games again with what each seat owned at the end
+(``ownership.py``). It writes ``out_dir/valeria/report.md`` and its plots. Seats are numbered in turn order from 1
+(the first player; seat 0 in the rows). The deal (``block``, ``game``) is the unit of every interval.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from simkit.core import results
+from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, write_markdown
+from simkit.core.stats import (
+    Estimate, clustered_difference, clustered_difference_p, clustered_mean, clustered_rate, holm, paired_difference,
+)
+from simkit.core.tables import render
+
+SEED = 2026
+SEARCH_SEED = 2027
+GAMES = 4_000  # deals per player count and rule set
+LADDER_GAMES = 2_000  # games per cell (4 seats) of each heuristic ladder
+SEARCH_GAMES = 40  # games per cell of the ladder with `search`
+FIELDS = ("economy", "hunter")  # the heuristic fields of the ladder
+HEURISTICS = ("economy", "hunter", "random")
+FAMILY = 0.05  # family-wise level of every Holm verdict
+CARD_PLAYERS = 4
+MIN_DEALS = 30  # a card is tested when at least this many deals have an owning seat and as many a seat without
+CPU_NOTE = ("about 95 CPU-seconds, the numba kernels' compilation included, and 6 minutes of wall time at a load "
+            "average of 18 on the 2 shared cores (measured on this page's games)")
+
+
+def _iv(e, digits: int = 3) -> str:
+    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
+
+
+def _pd(d, digits: int = 3) -> str:
+    return f"{d.estimate:+.{digits}f} [{d.low:+.{digits}f}, {d.high:+.{digits}f}]"
+
+
+def _binom_p(k: int, n: int, p0: float) -> float:
+    from scipy.stats import binomtest
+
+    return float(binomtest(k, n, p0).pvalue) if n else 1.0
+
+
+# ------------------------------------------------------------------------------------------- rows to numbers
+
+def game_rows(frame) -> pl.DataFrame:
+    """The per-seat rows of a mirror run (``opponent = "self"``: every seat of every game is a row), collected."""
+    f = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+    return f.with_columns(pl.col("won").cast(pl.Int64), pl.col("tie").cast(pl.Int64))
+
+
+def seat_shares(rows: pl.DataFrame) -> list[dict]:
+    """Per player count and seat: the seat's share of the **decided** games (a sole winner; a game whose win is
+    shared after the tie-break counts for no seat and is left out, so the shares of a count add up to 1 and the
+    fair share is 1/n), its 95% interval with the deal as the unit (:func:`clustered_rate`: one row per seat per
+    deal), an exact binomial test against 1/n, and Holm's adjustment over every seat of every count."""
+    out = []
+    decided = rows.filter(pl.col("tie") == 0)
+    for (n_p, seat), g in sorted(decided.group_by(["players", "seat"]), key=lambda x: x[0]):
+        g = g.sort("block", "game")
+        y = g["won"].to_numpy()
+        e = clustered_rate(y, np.ones(len(y)))
+        k, n = int(y.sum()), len(y)
+        out.append({"players": int(n_p), "seat": int(seat), "k": k, "n": n, "share": e, "fair": 1 / int(n_p),
+                    "p": _binom_p(k, n, 1 / int(n_p)),
+                    "deals": int(rows.filter(pl.col("players") == n_p, pl.col("seat") == seat).height)})
+    for r, q in zip(out, holm([r["p"] for r in out])):
+        r["p_holm"] = q
+        r["verdict"] = ("favoured" if r["share"].estimate > r["fair"] else "disfavoured") if q < FAMILY else "fair"
+    return out
+
+
+def per_game(rows: pl.DataFrame) -> pl.DataFrame:
+    """One row per deal and player count: rounds, the luck gap (the income per round of the seat that harvested
+    the most Resources per round less that of the seat that harvested the fewest) and the unluckiest harvester's
+    win (the seat with the fewest Resources harvested per round won outright; seats tied for fewest share it)."""
+    low = pl.col("income_per_round") == pl.col("income_per_round").min()
+    return (rows.group_by("players", "block", "game")
+            .agg(rounds=pl.col("rounds").first(),
+                 gap=pl.col("income_per_round").max() - pl.col("income_per_round").min(),
+                 unlucky=(pl.col("won").cast(pl.Float64) * low.cast(pl.Float64)).sum() / low.cast(pl.Float64).sum(),
+                 decided=1 - pl.col("tie").first())
+            .sort("players", "block", "game"))
+
+
+def _mean(x: np.ndarray) -> Estimate:
+    return clustered_mean(np.asarray(x, float), np.ones(len(x)))
+
+
+def herald_rows(herald: pl.DataFrame, consolation: pl.DataFrame) -> tuple[list[dict], list[dict], dict]:
+    """The 2E Herald against the 1E consolation on the same deals: per player count and seat (win share of the
+    decided games, income per round, "any 1 Resource" gifts per roll) and per player count (rounds, the luck gap,
+    the unluckiest harvester's win), each with the paired difference Herald − consolation over the deals."""
+    by_seat = []
+    sh, sc = ({(r["players"], r["seat"]): r for r in seat_shares(f)} for f in (herald, consolation))
+    for key in sorted(sh):
+        n_p, seat = key
+        row = {"players": n_p, "seat": seat + 1}
+        for label, f, shares in (("2E", herald, sh), ("1E", consolation, sc)):
+            g = f.filter(pl.col("players") == n_p, pl.col("seat") == seat)
+            row[f"win share {label}"] = _iv(shares[key]["share"])
+            row[f"income/round {label}"] = _iv(_mean(g["income_per_round"].to_numpy()), 2)
+            row[f"gifts/roll {label}"] = _iv(_mean(g["herald_per_roll"].to_numpy()))
+        row["deals"] = int(herald.filter(pl.col("players") == n_p, pl.col("seat") == seat).height)
+        by_seat.append(row)
+    gh, gc = per_game(herald), per_game(consolation)
+    both = gh.join(gc, on=["players", "block", "game"], suffix="_1e")
+    by_count, info = [], {}
+    for (n_p,), g in sorted(both.group_by(["players"]), key=lambda x: x[0]):
+        n_p = int(n_p)
+        cell = {}
+        for col, name in (("rounds", "rounds"), ("gap", "luck gap"), ("unlucky", "unluckiest wins")):
+            a, b = g[col].to_numpy().astype(float), g[f"{col}_1e"].to_numpy().astype(float)
+            d = a - b
+            cell[col] = (_mean(a), _mean(b), paired_difference(len(d), float(d.sum()), float((d * d).sum())))
+        info[n_p] = cell
+        by_count.append({
+            "players": n_p,
+            "rounds 2E": _iv(cell["rounds"][0], 2), "rounds 1E": _iv(cell["rounds"][1], 2),
+            "rounds 2E − 1E": _pd(cell["rounds"][2], 2),
+            "luck gap 2E": _iv(cell["gap"][0], 2), "luck gap 1E": _iv(cell["gap"][1], 2),
+            "luck gap 2E − 1E": _pd(cell["gap"][2], 2),
+            "unluckiest wins 2E": _iv(cell["unlucky"][0]), "unluckiest wins 1E": _iv(cell["unlucky"][1]),
+            "unluckiest 2E − 1E": _pd(cell["unlucky"][2]),
+            "deals": len(g)})
+    return by_seat, by_count, info
+
+
+# ------------------------------------------------------------------------------------------- the value table
+
+def value_table(owned: dict, cards, policy: str, players: int = CARD_PLAYERS) -> tuple[list[dict], int]:
+    """Per Citizen (owned at least once at the end) and per Domain (built): the owning seats' win rate (sole wins)
+    against the other seats', and the difference, the deal as the unit (:func:`clustered_difference`); the flag is
+    its t-test (:func:`clustered_difference_p`), Holm-corrected over every Citizen and Domain with owners
+    (family-wise ``FAMILY``). A card no seat owned says "never bought by POLICY" (a Domain: "never built"); one
+    with owners (or seats without it) in fewer than ``MIN_DEALS`` deals is shown, not tested (the cluster-robust
+    variance needs many clusters of each kind)."""
+    keep = owned["players"] == players
+    n_rows = int(keep.sum())
+    mask = owned["winners"][keep]
+    seats = np.arange(players)
+    winners = (mask[:, None] >> seats[None, :]) & 1
+    sole = winners.sum(axis=1) == 1
+    won = (winners * sole[:, None]).astype(float)  # rows x seats
+    items = []
+    for k, c in enumerate(cards.kinds[:10]):
+        has = owned["own"][keep][:, :players, k] > 0
+        nums = "/".join(str(x) for x in c["numbers"])
+        items.append(("Citizen", c["name"], f"{nums}; {c['cost']} Gold", has, owned["own"][keep][:, :players, k]))
+    for d, x in enumerate(cards.domains):
+        has = owned["domains"][keep][:, :players, d] > 0
+        items.append(("Domain", x["name"], f"{x['cost']} Gold; {x['vp']} VP", has, None))
+    rows, tested = [], []
+    for kind, name, what, has, copies in items:
+        m1 = has.sum(axis=1).astype(float)
+        m0 = players - m1
+        y1 = (won * has).sum(axis=1)
+        y0 = (won * ~has).sum(axis=1)
+        row = {"card": name, "type": kind, "numbers; cost": what,
+               "seats owning": f"{m1.sum() / (players * n_rows):.3f}"}
+        row["copies (owners)"] = f"{copies[has].mean():.2f}" if copies is not None and has.any() else "–"
+        if not has.any() or has.all():
+            verb = "bought" if kind == "Citizen" else "built"
+            row.update({"win with": "–", "win without": "–",
+                        "effect": f"never {verb} by `{policy}`" if not has.any() else "owned by every seat",
+                        "p (Holm)": "–", "flag": ""})
+            rows.append(row)
+            continue
+        row.update({"win with": _iv(clustered_rate(y1, m1)), "win without": _iv(clustered_rate(y0, m0))})
+        deals1, deals0 = int((m1 > 0).sum()), int((m0 > 0).sum())
+        if min(deals1, deals0) < MIN_DEALS:
+            row.update({"effect": f"owners in {deals1} deals, others in {deals0}: too few to test",
+                        "p (Holm)": "–", "flag": ""})
+            rows.append(row)
+            continue
+        e = clustered_difference(y1, m1, y0, m0)
+        row.update({"effect": _iv(e), "_p": clustered_difference_p(y1, m1, y0, m0), "_e": e.estimate})
+        tested.append(row)
+        rows.append(row)
+    for r, q in zip(tested, holm([r["_p"] for r in tested])):
+        r["p (Holm)"] = f"{q:.2g}" if q >= 0.001 else "< 0.001"
+        r["flag"] = ("above zero" if r["_e"] > 0 else "below zero") if q < FAMILY else ""
+    flagged = sum(1 for r in tested if r["flag"])
+    for r in rows:
+        r.pop("_p", None)
+        r.pop("_e", None)
+    return rows, flagged
+
+
+# ------------------------------------------------------------------------------------------- the ladder
+
+def field_ladders(games: int, seed: int, jobs: int = 1) -> dict[str, tuple[list, dict]]:
+    """The heuristic ladder against each field of ``FIELDS`` (``ladder.toml`` with ``opponent`` set)."""
+    from simkit.core.ladder import described_ladder
+    from simkit.core.registry import scenarios_dir
+
+    path = scenarios_dir() / "valeria" / "ladder.toml"
+    return {f: described_ladder(path, list(HEURISTICS), games=games, seed=seed, jobs=jobs,
+                                overrides=[f'opponent="{f}"'], block_size=500) for f in FIELDS}
+
+
+def strongest(ladders: dict) -> tuple[str, dict[str, float]]:
+    """The heuristic (not random) with the highest mean win rate over the fields."""
+    means: dict[str, list[float]] = {}
+    for rungs, _ in ladders.values():
+        for r in rungs:
+            if r.kind == "heuristic":
+                means.setdefault(r.policy, []).append(r.value)
+    avg = {p: float(np.mean(v)) for p, v in means.items()}
+    return max(sorted(avg), key=lambda p: avg[p]), avg
+
+
+# ------------------------------------------------------------------------------------------- plots
+
+def seat_plot(path: Path, shares: list[dict]) -> Path:
+    """Win share of the decided games by seat, one panel line per player count, with 95% intervals and 1/n."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simkit.core.plotting import _save
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    counts = sorted({r["players"] for r in shares})
+    for i, n_p in enumerate(counts):
+        rs = [r for r in shares if r["players"] == n_p]
+        x = np.array([r["seat"] + 1 for r in rs]) + (i - 1.5) * 0.06
+        y = np.array([r["share"].estimate for r in rs])
+        err = np.array([[r["share"].estimate - r["share"].low for r in rs],
+                        [r["share"].high - r["share"].estimate for r in rs]])
+        line = ax.errorbar(x, y, yerr=err, marker="o", ms=4, capsize=3, lw=1.4, label=f"{n_p} players")
+        ax.axhline(1 / n_p, color=line[0].get_color(), ls=":", lw=1)
+    ax.set_xticks(range(1, max(counts) + 1))
+    ax.set_xlabel("seat (1 = first player)")
+    ax.set_ylabel("share of decided games won")
+    ax.set_title("Seat advantage (dotted: the fair 1/n)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    return _save(fig, Path(path))
+
+
+def herald_plot(path: Path, info: dict) -> Path:
+    """The luck gap and the unluckiest harvester's win rate by player count, 2E Herald and 1E consolation."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simkit.core.plotting import _save
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), dpi=110)
+    counts = sorted(info)
+    for ax, col, label in ((axes[0], "gap", "luck gap (Resources per round)"),
+                           (axes[1], "unlucky", "unluckiest harvester's win rate")):
+        for j, (rule, name) in enumerate(((0, "2E Herald"), (1, "1E consolation"))):
+            es = [info[n][col][rule] for n in counts]
+            y = np.array([e.estimate for e in es])
+            err = np.array([[e.estimate - e.low for e in es], [e.high - e.estimate for e in es]])
+            ax.errorbar(np.array(counts) + (j - 0.5) * 0.08, y, yerr=err, marker="os"[j], capsize=3, label=name)
+        if col == "unlucky":
+            ax.plot(counts, [1 / n for n in counts], ls=":", color="grey", label="1/n")
+        ax.set_xticks(counts)
+        ax.set_xlabel("players")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("The 2E Herald against the 1E consolation")
+    fig.tight_layout()
+    return _save(fig, Path(path))
+
+
+# ------------------------------------------------------------------------------------------- the page
+
+def _ord(seat: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}[seat]
+
+
+def headline(policy: str, shares: list[dict], info: dict, games: int, cards_line: str = "",
+             ladder_line: str = "") -> str:
+    """The answer, numbers first: the first seat's share and the extreme seat at each count, the Holm verdicts,
+    and the Herald's effect on the luck gap, game length and the unluckiest harvester at each count."""
+    parts = []
+    for n_p in sorted({r["players"] for r in shares}):
+        rs = [r for r in shares if r["players"] == n_p]
+        first = rs[0]
+        best = max(rs, key=lambda r: r["share"].estimate)
+        bit = f"{n_p} players: the first seat {_iv(first['share'])}"
+        if best is not first:
+            bit += f", the {_ord(best['seat'] + 1)} {_iv(best['share'])}"
+        parts.append(bit + f" (fair {1 / n_p:.3f}, n = {first['n']:,})")
+    off = [r for r in shares if r["verdict"] != "fair"]
+    fair = [r for r in shares if r["verdict"] == "fair"]
+    if 2 * len(off) > len(shares):
+        off_text = "all but " + (", ".join(f"{r['players']}p seat {r['seat'] + 1}" for r in fair) or "none")
+    else:
+        off_text = ", ".join(f"{r['players']}p seat {r['seat'] + 1} {r['verdict']}" for r in off) or "none"
+    h = []
+    for n_p in sorted(info):
+        c = info[n_p]
+        h.append(f"{n_p} players {_iv(c['gap'][0], 2)} against {_iv(c['gap'][1], 2)}")
+    rounds = "; ".join(f"{n_p}p {_pd(info[n_p]['rounds'][2], 2)}" for n_p in sorted(info))
+    unlucky = "; ".join(f"{n_p}p {_iv(info[n_p]['unlucky'][0])} against {_iv(info[n_p]['unlucky'][1])}"
+                        for n_p in sorted(info))
+    n_deals = min(info[n]["gap"][0].n for n in info)
+    return (f"**Seat advantage** (share of decided games won, `{policy}` in every seat, 2E Herald, {games:,} deals "
+            f"per count, 95% intervals with the deal as the unit): " + "; ".join(parts)
+            + f". Holm over the {len(shares)} seats (family-wise {FAMILY}): {len(off)} off the fair 1/n ({off_text})."
+            f" **2E Herald against the 1E consolation** (the same deals, n = {n_deals:,} per count): the luck gap "
+            f"(best less worst harvester's Resources per round in a game) is " + "; ".join(h)
+            + f"; game length changes by {rounds} rounds (paired); the unluckiest harvester wins {unlucky}. "
+            + herald_verdict(info) + (" " + cards_line if cards_line else "") + (" " + ladder_line if ladder_line
+                                                                                  else "")
+            + " The Monster Event variant is not in the engine yet: not measured here.")
+
+
+def cards_sentence(rows: list[dict], policy: str) -> str:
+    """The value table in one sentence: the flagged cards, highest effect first."""
+    up = [r for r in rows if r.get("flag") == "above zero"]
+    down = [r for r in rows if r.get("flag") == "below zero"]
+    never = [r["card"] for r in rows if str(r["effect"]).startswith("never")]
+    key = lambda r: -float(r["effect"].split(" ")[0])  # noqa: E731
+    text = (f"**Citizens and Domains** (4 players, `{policy}`; the owners' win rate less the other seats', Holm): "
+            + (", ".join(f"{r['card']} {r['effect']}" for r in sorted(up, key=key)) or "none") + " above zero; "
+            + (", ".join(f"{r['card']} {r['effect']}" for r in sorted(down, key=key)) or "none") + " below")
+    return text + (f"; never bought: {', '.join(never)}." if never else ".")
+
+
+def ladder_sentence(ladders: dict, s_rungs, best: str) -> str:
+    """The ladder in one sentence: each hero's win share against each field, and `search`'s."""
+    bits = []
+    for f, (rungs, _) in ladders.items():
+        bits.append(f"against three `{f}` " + ", ".join(f"`{r.policy}` {r.value:.3f} [{r.low:.3f}, {r.high:.3f}]"
+                                                    for r in rungs) + f" (n = {rungs[0].games:,})")
+    sr = next(r for r in s_rungs if r.policy == "search")
+    return (f"**Skill ladder** (one seat of 4 against three of a field, every seat in turn; fair 0.25): "
+            + "; ".join(bits) + f"; `search` wins {sr.value:.3f} [{sr.low:.3f}, {sr.high:.3f}] against three "
+            f"`{best}` (n = {sr.games}).")
+
+
+def herald_verdict(info: dict) -> str:
+    """In words: at which player counts the paired 95% interval of Herald − consolation excludes 0, per measure."""
+    bits = []
+    for col, up, down, none in (
+            ("rounds", "lengthens the game", "shortens the game", "changes the game's length"),
+            ("gap", "widens the luck gap", "narrows the luck gap", "moves the luck gap"),
+            ("unlucky", "raises the unluckiest harvester's wins", "lowers the unluckiest harvester's wins",
+             "moves the unluckiest harvester's wins")):
+        ups = [n for n in sorted(info) if info[n][col][2].low > 0]
+        downs = [n for n in sorted(info) if info[n][col][2].high < 0]
+        said = [f"{up} at {_counts(ups)}"] if ups else []
+        said += [f"{down} at {_counts(downs)}"] if downs else []
+        bits.append(" and ".join(said) if said else f"{none} at no player count")
+    return "Read: the Herald " + "; ".join(bits) + " (paired 95% intervals that exclude 0)."
+
+
+def _counts(ns: list[int]) -> str:
+    return ", ".join(str(n) for n in ns) + " players"
+
+
+def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
+    """Play the report's games (seed 2026; `search` 2027) and write ``out_dir/valeria/report.md`` with its plots."""
+    from simkit.core import loader
+    from simkit.core.ladder import VERDICT_NOTE, described_ladder, plot, table_rows
+    from simkit.core.registry import scenarios_dir
+    from simkit.games.valeria.cards import load_cards
+    from simkit.games.valeria.ownership import owned_games
+
+    base = Path(out_dir) / "valeria"
+    base.mkdir(parents=True, exist_ok=True)
+    games = 200 if quick else GAMES
+    ladder_games = 100 if quick else LADDER_GAMES
+    search_games = 4 if quick else SEARCH_GAMES
+    j = jobs or 1
+    ladders = field_ladders(ladder_games, SEED, j)
+    best, avg = strongest(ladders)
+    path = scenarios_dir() / "valeria" / "ladder.toml"
+    s_rungs, s_desc = described_ladder(path, [*HEURISTICS, "search"], games=search_games, seed=SEARCH_SEED, jobs=j,
+                                       overrides=[f'opponent="{best}"'], block_size=10)
+    play = f'play=["{best}"]'
+    run_h = run_bundled("valeria/players.toml", base / "run" / "herald", games, seed=SEED, jobs=jobs,
+                        overrides=[play])
+    run_c = run_bundled("valeria/players.toml", base / "run" / "consolation", games, seed=SEED, jobs=jobs,
+                        overrides=[play, 'rules.herald="consolation"'])
+    herald, consolation = game_rows(results.scan(run_h)), game_rows(results.scan(run_c))
+    shares = seat_shares(herald)
+    by_seat, by_count, info = herald_rows(herald, consolation)
+    sim = loader.load(scenarios_dir() / "valeria" / "players.toml", [play, f"players=[{CARD_PLAYERS}]"]).simulation
+    owned = owned_games(sim, games, SEED, block_size=500)
+    cards = load_cards(scenarios_dir() / "valeria" / "cards.toml")
+    vrows, flagged = value_table(owned, cards, best)
+    png_seat = seat_plot(base / "seat-advantage.png", shares)
+    png_herald = herald_plot(base / "herald.png", info)
+    png_ladder = plot(base / "skill-ladder.png", s_rungs, title=f"Skill ladder: one seat against three `{best}`")
+    seat_table = [{"players": r["players"], "seat": r["seat"] + 1, "win share (decided games)": _iv(r["share"]),
+                   "fair": f"{r['fair']:.3f}", "wins": r["k"], "decided games": r["n"], "deals": r["deals"],
+                   "p (Holm)": f"{r['p_holm']:.2g}" if r["p_holm"] >= 0.001 else "< 0.001",
+                   "verdict": r["verdict"]} for r in shares]
+    tie = herald.group_by("players").agg(t=pl.col("tie").mean()).sort("players")
+    tie_text = ", ".join(f"{int(a)}p {b:.3f}" for a, b in tie.iter_rows())
+    lad_rows = []
+    for f, (rungs, _) in ladders.items():
+        lad_rows += [{"field": f"three `{f}`", **r} for r in table_rows(rungs)]
+    search_cfg = {k: v for k, v in s_desc.get("search", {}).items() if k != "kind"}
+    cards_line = cards_sentence(vrows, best)
+    ladder_line = ladder_sentence(ladders, s_rungs, best)
+    text = (
+        "# Valeria: Card Kingdoms: seat advantage, the 2E Herald, Citizens and Domains, the skill ladder\n\n"
+        f"{STAND_IN_NOTICE}\n\n"
+        + headline(best, shares, info, games, cards_line, ladder_line) + "\n\n"
+        "The **Monster Event** variant (2E) is not in the engine yet, so this page does not measure it (its "
+        "activation odds are exact in `simkit odds valeria`).\n\n"
+        "## What was simulated\n\n"
+        f"Stand-in card data (`scenarios/valeria/cards.toml`), rule options at their defaults (docs/rules.md) but "
+        f"`rules.herald`. The skill ladder names the strongest practical policy: **`{best}`** (mean win rate over the "
+        f"heuristic fields " + ", ".join(f"`{p}` {v:.3f}" for p, v in sorted(avg.items())) + "). "
+        f"`{best}` then plays every seat at 2, 3, 4 and 5 players (`scenarios/valeria/players.toml --set "
+        f"'{play}'`), {games:,} deals per count, root seed {SEED}, once with the 2E Herald and once with the 1E "
+        f"consolation (`--set 'rules.herald=\"consolation\"'`): the same seeds, so the same set-up and the same "
+        f"streams of dice (the games part where a different Resource changes a decision). The value table replays "
+        f"the {CARD_PLAYERS}-player Herald games and reads what each seat owned at the end. Regenerating the "
+        f"page takes {CPU_NOTE} (`simkit report --bundled --only valeria --out reports --html`).\n\n"
+        "## Seat advantage\n\n"
+        f"![Seat advantage]({png_seat.name})\n\n"
+        "Seats in turn order (1 = the first player). A seat's share of the decided games: the games with a sole "
+        "winner after the tie-break (a win still shared is nobody's; the shared-win rate is " + tie_text + "), so "
+        "the shares of a count add up to 1 and the fair share is 1/n. The seats share a game, so the deal is the "
+        "unit (`clustered_rate` over deals; one row per seat per deal); `p (Holm)` is the exact binomial test of "
+        f"the share against 1/n, Holm-adjusted over all {len(shares)} seats; `verdict` at family-wise {FAMILY}.\n\n"
+        + render(seat_table, "md") + "\n"
+        "## The 2E Herald against the 1E consolation\n\n"
+        f"![Herald]({png_herald.name})\n\n"
+        "Definitions. *Income per round*: the Resources a seat took in Harvest Phases (its Citizens' powers, the "
+        "Thief's loot, and the Herald's or consolation's Resource), over the game's rounds (a round is one turn of "
+        "every player). *Gifts per roll*: the seat's Herald activations (2E: when the roll activates none of its "
+        "Citizens, and again on doubles) or consolations (1E: when none activates), per roll of the game. *Luck "
+        "gap*: in each game, the income per round of the seat that harvested the most Resources per round less "
+        "that of the seat that harvested the fewest (the luckiest and the unluckiest roller: the same policy "
+        "plays every seat, so the gap is the dice, the deal and the seat); a mean over games. *Unluckiest wins*: "
+        "the share of games the seat with the fewest Resources per round won outright (seats tied for fewest "
+        "share the game). *Rounds*: the game's length. Means are Student's t over deals; differences 2E − 1E are "
+        "paired deal by deal (the normal interval of the mean difference).\n\n"
+        "By seat:\n\n" + render(by_seat, "md") + "\n"
+        "By player count:\n\n" + render(by_count, "md") + "\n"
+        "## Citizens and Domains\n\n"
+        f"Under `{best}` in every seat, {CARD_PLAYERS} players, 2E Herald, the same {games:,} deals. For each "
+        "Citizen, the seats that owned at least one at the end (`seats owning`: the share of all seats; "
+        "`copies (owners)`: the mean copies an owner had), and for each Domain the seats that built it: the "
+        "owners' win rate (sole wins), the other seats' (`win without`), and the difference (`effect`), the deal "
+        "as the unit (the cluster-robust difference of two rates, Student's t over deals). `p (Holm)`: the t-test "
+        f"of the difference (tested when at least {MIN_DEALS} deals have an owning seat and {MIN_DEALS} a seat "
+        f"without the card), Holm-corrected over the {sum(1 for r in vrows if r['p (Holm)'] != '–')} cards with "
+        f"owners; `flag` at family-wise {FAMILY} ({flagged} flagged). Owning is not random (a seat that is ahead "
+        "buys and builds more), so an effect is the card's association with winning under this policy, a lead to "
+        "look into, not its causal worth. The Starters (Peasant, Knight; every seat has them) have no row.\n\n"
+        + render(vrows, "md") + "\n"
+        "## Skill ladder\n\n"
+        f"![Skill ladder]({png_ladder.name})\n\n"
+        "Policies meet each other only as a **hero against a field**: the hero takes one seat of a 4-player game, "
+        "the field the other three, and the hero is rotated through every seat (4 cells, the same deals in every "
+        "cell; a game's value is the hero's win share over its 4 seats; `scenarios/valeria/ladder.toml`, "
+        "`simkit ladder`). The fair share against an equal field is 0.25 (less the shared wins). "
+        f"Heuristics and random against each heuristic field, {ladder_games:,} games per cell, seed {SEED}. "
+        + VERDICT_NOTE + "\n\n" + render(lad_rows, "md") + "\n"
+        f"With `search` ({', '.join(f'{k} = {v}' for k, v in search_cfg.items())}), against three `{best}`, "
+        f"{search_games} games per cell (a small sample: a `search` game costs about 0.2 CPU-seconds, a heuristic "
+        f"one a few hundred microseconds), seed "
+        f"{SEARCH_SEED}:\n\n" + render(table_rows(s_rungs), "md") + "\n"
+        "## Runs\n\n"
+        + manifest_section(results.manifest(run_h)).replace("## Run\n", "### 2E Herald run\n", 1) + "\n"
+        + manifest_section(results.manifest(run_c)).replace("## Run\n", "### 1E consolation run\n", 1)
+    )
+    return [write_markdown(base / "report.md", text), png_seat, png_herald, png_ladder]

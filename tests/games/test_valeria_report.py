@@ -1,0 +1,142 @@
+"""The Valeria report (``simkit.games.valeria.report``): its headline recomputed from a run's own rows, the seat
+shares, luck gap and value table on hand-built rows, the ownership replay against the runner's games, and the
+choice of the strongest policy."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from simkit.core import loader, results
+from simkit.core.ladder import Rung
+from simkit.core.registry import scenarios_dir
+from simkit.core.runner import run_simulation
+from simkit.core.stats import Estimate
+from simkit.games.valeria import report as V
+from simkit.games.valeria.cards import load_cards
+
+PLAYERS = scenarios_dir() / "valeria" / "players.toml"
+
+
+def _frame(games):
+    """Rows of a mirror run from ``games``: (players, [won per seat], tie, rounds, [income per seat])."""
+    rows = []
+    for g, (n_p, won, tie, rounds, income) in enumerate(games):
+        for seat in range(n_p):
+            rows.append({"block": 0, "game": g, "players": n_p, "seat": seat, "won": won[seat], "tie": tie,
+                         "rounds": rounds, "income_per_round": income[seat], "herald_per_roll": 0.25})
+    return V.game_rows(pl.DataFrame(rows))
+
+
+def test_seat_shares_leave_out_shared_wins_by_hand():
+    rows = _frame([(2, [1, 0], 0, 9, [8.0, 7.0]), (2, [0, 1], 0, 9, [8.0, 7.0]), (2, [1, 0], 0, 9, [8.0, 7.0]),
+                   (2, [0, 0], 1, 9, [8.0, 8.0])])
+    shares = V.seat_shares(rows)
+    assert [(r["seat"], r["k"], r["n"], r["deals"]) for r in shares] == [(0, 2, 3, 4), (1, 1, 3, 4)]
+    assert shares[0]["share"].estimate == pytest.approx(2 / 3)
+    assert sum(r["share"].estimate for r in shares) == pytest.approx(1.0)
+    assert [r["verdict"] for r in shares] == ["fair", "fair"]
+
+
+def test_luck_gap_and_unluckiest_by_hand():
+    # game 0: incomes 9, 6, 7: gap 3, the seat with 6 won. game 1: 5, 5, 8: gap 3, the two on 5 share; seat 2 won
+    rows = _frame([(3, [0, 1, 0], 0, 7, [9.0, 6.0, 7.0]), (3, [0, 0, 1], 0, 8, [5.0, 5.0, 8.0])])
+    g = V.per_game(rows)
+    assert g["gap"].to_list() == [3.0, 3.0]
+    assert g["unlucky"].to_list() == [1.0, 0.0]
+    # a tie for fewest, one of them the winner: half the game
+    g = V.per_game(_frame([(2, [1, 0], 0, 7, [5.0, 5.0])]))
+    assert g["unlucky"].to_list() == [0.5]
+
+
+def test_value_table_by_hand():
+    cards = load_cards()
+    n, players = 80, 2
+    own = np.zeros((n, 5, 10), np.int64)
+    domains = np.zeros((n, 5, 18), np.int8)
+    own[:, 0, 0] = 1  # seat 0 always owns the first Citizen ...
+    own[::2, 1, 0] = 2  # ... seat 1 in every other game (2 copies)
+    winners = np.where(np.arange(n) % 4 == 0, 2, 1)  # seat 1 wins games 0, 4, 8, ...: all games it owns it
+    domains[:5, 1, 3] = 1
+    owned = {"players": np.full(n, players), "winners": winners, "own": own, "domains": domains}
+    rows, flagged = V.value_table(owned, cards, "economy", players=players)
+    first = rows[0]
+    # owners: 120 seat rows (80 + 40), won 60 (seat 0) + 20 (seat 1) = 80; non-owners: 40 rows of seat 1, 0 wins
+    assert first["win with"].startswith("0.667") and first["win without"].startswith("0.000")
+    assert first["effect"].startswith("0.667")
+    assert first["seats owning"] == f"{120 / 160:.3f}" and first["copies (owners)"] == f"{(80 + 80) / 120:.2f}"
+    assert rows[1]["effect"] == "never bought by `economy`"
+    dom = next(r for r in rows if r["card"] == cards.domains[3]["name"])
+    assert "too few to test" in dom["effect"] and dom["p (Holm)"] == "–"
+    assert first["flag"] == "above zero" and flagged == 1
+
+
+def test_strongest_and_verdict():
+    def rung(p, v, kind="heuristic"):
+        return Rung(p, kind, v, v - 0.01, v + 0.01, 100)
+    ladders = {"economy": ([rung("hunter", 0.37), rung("economy", 0.25), rung("random", 0.05, "random")], {}),
+               "hunter": ([rung("economy", 0.42), rung("hunter", 0.25), rung("random", 0.04, "random")], {})}
+    best, avg = V.strongest(ladders)
+    assert best == "economy" and avg == pytest.approx({"economy": 0.335, "hunter": 0.31})
+
+    def cell(lo, hi):
+        return (Estimate(0, 0, 0, 10), Estimate(0, 0, 0, 10), Estimate(0, lo, hi, 10))
+    info = {2: {"rounds": cell(-0.5, -0.1), "gap": cell(-0.2, 0.1), "unlucky": cell(0.01, 0.1)},
+            3: {"rounds": cell(-0.1, 0.2), "gap": cell(-0.2, 0.1), "unlucky": cell(-0.1, 0.1)}}
+    text = V.herald_verdict(info)
+    assert "shortens the game at 2 players" in text and "moves the luck gap at no player count" in text
+    assert "raises the unluckiest harvester's wins at 2 players" in text
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("valeria") / "run"
+    sc = loader.load(PLAYERS, ['play=["economy"]', "players=[2, 4]"])
+    run_simulation(sc.simulation, 120, seed=5, jobs=1, block_size=50, out=out)
+    return out
+
+
+def test_headline_recomputed_from_the_rows(small_run):
+    """The headline's seat shares are the runs' own rows counted by hand: a seat's sole wins over the games with
+    a sole winner; the shares of a count add up to 1; the luck gap is the mean of max − min income per game."""
+    frame = results.scan(small_run).collect()
+    rows = V.game_rows(frame)
+    shares = V.seat_shares(rows)
+    _, _, info = V.herald_rows(rows, rows)
+    text = V.headline("economy", shares, info, 120)
+    won = frame["won"].to_numpy().astype(int)
+    tie = frame["tie"].to_numpy().astype(int)
+    seat, players = frame["seat"].to_numpy(), frame["players"].to_numpy()
+    for n_p in (2, 4):
+        total = 0.0
+        for s in range(n_p):
+            sel = (players == n_p) & (seat == s) & (tie == 0)
+            share = won[sel].sum() / sel.sum()
+            total += share
+            if s == 0:
+                assert f"{n_p} players: the first seat {share:.3f} [" in text
+                assert f"n = {sel.sum():,})" in text
+        assert total == pytest.approx(1.0)
+        inc = frame.filter(pl.col("players") == n_p).group_by("block", "game").agg(
+            gap=pl.col("income_per_round").max() - pl.col("income_per_round").min())
+        assert f"{n_p} players {inc['gap'].mean():.2f} [" in text
+    # the same rules on both sides: every paired difference is exactly 0
+    assert all(c[k][2].estimate == 0 for c in info.values() for k in c)
+
+
+def test_ownership_replays_the_runs_games(small_run):
+    """owned_games plays the runner's games at the same seed and block size: its winners are the rows' winners;
+    a Citizen kind has at most its 5 cards over all seats, and a Domain at most one builder."""
+    from simkit.games.valeria.ownership import owned_games
+
+    frame = results.scan(small_run).collect().filter(pl.col("players") == 4).sort("block", "game", "seat")
+    sc = loader.load(PLAYERS, ['play=["economy"]', "players=[4]"])
+    owned = owned_games(sc.simulation, 120, 5, block_size=50)
+    mask = owned["winners"]
+    sole = np.array([bin(int(m)).count("1") == 1 for m in mask])
+    mine = np.stack([((mask >> s) & 1) * sole for s in range(4)], axis=1).reshape(-1)
+    assert np.array_equal(mine, frame["won"].to_numpy().astype(int))
+    assert owned["own"].sum(axis=1).max() <= 5
+    assert owned["domains"].sum(axis=1).max() <= 1
+    assert owned["own"][:, 4:, :].sum() == 0  # no fifth seat at 4 players
