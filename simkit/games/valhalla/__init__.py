@@ -1,5 +1,6 @@
-"""Valhalla Solo Mode (rules: ../shared/rules/valhalla-solo.txt): the monster's weapon dice;
-the solo game simulator plugs in here as further modes.
+"""Valhalla: the Solo Mode (rules: ../shared/rules/valhalla-solo.txt) with the monster's weapon dice, and the
+multiplayer game with the Valkyries expansion (../shared/rules/valhalla-valkyries.txt and the base game's public
+rules, ``multi``).
 
 The bundled monster die and cards (``scenarios/valhalla/cards.toml``) are STAND-IN data.
 """
@@ -14,9 +15,11 @@ from simkit.core.registry import Game, LazyCommand, Mode, literal_from_source  #
 
 def _bundled(out_dir, quick=False, jobs=None):
     from simkit.games.valhalla.reports import bundled_reports
+    from simkit.games.valhalla.multi.report import bundled_multi
     from simkit.games.valhalla.solo.report import bundled_solo
 
-    return bundled_reports(out_dir, quick=quick, jobs=jobs) + bundled_solo(out_dir, quick=quick, jobs=jobs)
+    return (bundled_reports(out_dir, quick=quick, jobs=jobs) + bundled_solo(out_dir, quick=quick, jobs=jobs)
+            + bundled_multi(out_dir, quick=quick, jobs=jobs))
 
 
 def _odds_commands():
@@ -59,6 +62,12 @@ def _solo_engine(scenario=None):
     return decision_game(scenario)
 
 
+def _multi_report(run_dir, out_dir):
+    from simkit.games.valhalla.multi.report import multi_report
+
+    return multi_report(run_dir, out_dir)
+
+
 def _multi_params():
     from simkit.games.valhalla.multi.policies import PARAMS
 
@@ -91,7 +100,7 @@ def _build_solo(fields):
 
 GAME = Game(
     name="valhalla",
-    title="Valhalla Solo Mode",
+    title="Valhalla (Solo Mode and multiplayer)",
     rules_file="valhalla-solo.txt",
     rules_version=RULES_VERSION,
     modes=[Mode("solo", "Valhalla Solo Mode (Levels I–III, +40 deck, Valkyries)", _build_solo,
@@ -100,9 +109,13 @@ GAME = Game(
                 one_cell={"monsters": ["troll"], "variants": ["base"], "levels": [1], "jarls": ["sigurd"]},
                 features="simkit.games.valhalla.solo.features:FEATURES"),
            Mode("multi", "Valhalla multiplayer, 2–6 players (base deck or Valkyries)", _build_multi,
-                default_scenario="valhalla/multi.toml", bench_games=2000, engine=_multi_engine,
+                default_scenario="valhalla/multi.toml", report=_multi_report, bench_games=2000, engine=_multi_engine,
                 params=_multi_params, one_cell={"players": [4], "variants": ["valkyries"]},
-                features="simkit.games.valhalla.multi.features:FEATURES")],
+                # issue 23's speed bar: 4-player games with the Valkyries deck, every seat one heuristic
+                bench_cells={f"4 players, {h}": {"players": [4], "variants": ["valkyries"], "play": [h]}
+                             for h in ("builder", "raider")},
+                features="simkit.games.valhalla.multi.features:FEATURES",
+                rules_file="valhalla-valkyries.txt")],
     policies=_policies,
     odds_commands=_odds_commands(),
     bundled_reports=_bundled,

@@ -1,0 +1,556 @@
+"""Valhalla multiplayer report (issue 23): seat advantage at 2–6 players, Jarl balance, base deck against the
+Valkyries deck, what the rows cannot say (blessings, Missions, Tactics), and the skill ladder.
+
+Inputs: a run of the bundled scenario (``scenarios/valhalla/multi.toml``: every seat of a table plays the cell's
+policy, one row per game per cell) and the rows of ``lineups.play_heroes`` (one hero policy against a field,
+rotated through the seats). Every cell replays game ``(block, game)`` on the same streams, so rows of one
+``(block, game)`` are not independent: every pooled number takes that *deal* as the unit (cluster-robust
+intervals, ``stats.clustered_rate`` / ``clustered_mean``). A seat's *win share* is its reward: 1 for a sole win,
+1/k for each of k seats sharing the most Glory, 0 otherwise, so the seats of a game sum to exactly 1 and the fair
+share of a seat at n players is 1/n.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from scipy import stats as st
+
+from simkit.core import results
+from simkit.core.report import STAND_IN_NOTICE, manifest_section, shown_path, toml_value, write_markdown
+from simkit.core.stats import Estimate, clustered_mean, clustered_rate, holm
+from simkit.core.tables import render
+
+CAUSES = ("shields", "deck", "cap")
+DEAL = ["block", "game"]  # the unit: every cell replays the same (block, game) streams
+ALPHA = 0.05
+SEED = 2026  # the bundled run
+LINEUP_SEED = 2030  # the hero-against-a-field games
+SEARCH_SEED = 2031  # the small ladder with `search`
+GAMES = 1_000  # per cell of the bundled run (30 cells)
+LINEUP_GAMES = 1_200  # per table size and hero (600-game blocks: every seat equally often)
+SEARCH_GAMES = 80  # per hero, 4 players
+SEARCH_PLAYERS = 4
+FIELD = "builder"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _iv(e: Estimate, digits: int = 3, sign: bool = False) -> str:
+    f = f"{{:{'+' if sign else ''}.{digits}f}}"
+    if not (math.isfinite(e.low) and math.isfinite(e.high)):
+        return f"{f.format(e.estimate)} [no interval: one deal]"
+    return f"{f.format(e.estimate)} [{f.format(e.low)}, {f.format(e.high)}]"
+
+
+def _p(p: float) -> str:
+    if p != p:
+        return "–"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _t_p(t: np.ndarray, m: np.ndarray, null: float) -> float:
+    """Two-sided p of "the ratio Σt / Σm equals ``null``", clusters as the unit (the linearised variance of
+    ``clustered_mean``, Student's t with n − 1 degrees of freedom)."""
+    t, m = np.asarray(t, float), np.asarray(m, float)
+    keep = m > 0
+    t, m = t[keep], m[keep]
+    n, rows = t.size, m.sum()
+    if n < 2:
+        return 1.0  # one deal: no variance, no evidence against the null
+    mean = t.sum() / rows
+    r = t - mean * m
+    se = math.sqrt(n / (n - 1) * float((r * r).sum())) / rows
+    if se == 0:  # every deal alike (a handful of rows): no spread to test against
+        return 1.0
+    return float(2 * st.t.sf(abs(mean - null) / se, n - 1))
+
+
+def _verdict(e: Estimate, p_holm: float, null: float, up: str, down: str) -> str:
+    if p_holm < ALPHA:
+        return up if e.estimate > null else down
+    return "not told apart"
+
+
+def seat_rows(frame: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """One row per seat of every game: ``block, game, players, variant, policy, seat, share`` (the seat's win
+    share: ``win_k`` / the number of winners), ``win, glory, taken, jarl`` and the game's own columns."""
+    frame = frame.lazy() if isinstance(frame, pl.DataFrame) else frame
+    names = frame.collect_schema().names()
+    seats = sorted(int(c.split("_")[1]) for c in names if c.startswith("win_"))
+    winners = pl.sum_horizontal([pl.col(f"win_{k}").cast(pl.Int64).clip(0) for k in seats])
+    keep = [c for c in ("block", "game", "players", "variant", "policy", "cause", "turns", "shared") if c in names]
+    parts = []
+    for k in seats:
+        parts.append(frame.filter(pl.col("players") > k).select(
+            *keep, pl.lit(k, pl.Int8).alias("seat"), pl.col(f"win_{k}").cast(pl.Int64).alias("win"),
+            (pl.col(f"win_{k}").cast(pl.Float64) / winners).alias("share"),
+            pl.col(f"glory_{k}").cast(pl.Int64).alias("glory"), pl.col(f"taken_{k}").cast(pl.Int64).alias("taken"),
+            pl.col(f"jarl_{k}").cast(pl.Int64).alias("jarl")))
+    return pl.concat(parts).collect()
+
+
+def _by_deal(rows: pl.DataFrame, value: pl.Expr) -> tuple[np.ndarray, np.ndarray]:
+    """(Σ value, rows) per deal (block, game), in deal order."""
+    g = rows.group_by(DEAL).agg(value.cast(pl.Float64).sum().alias("t"), pl.len().alias("m")).sort(DEAL)
+    return g["t"].to_numpy(), g["m"].to_numpy().astype(float)
+
+
+def _rate(rows: pl.DataFrame, value: pl.Expr) -> Estimate:
+    t, m = _by_deal(rows, value)
+    return clustered_rate(t, m)
+
+
+def _mean(rows: pl.DataFrame, value: pl.Expr) -> Estimate:
+    t, m = _by_deal(rows, value)
+    return clustered_mean(t, m)
+
+
+# ---------------------------------------------------------------- seat advantage
+
+
+def seat_table(seats: pl.DataFrame) -> list[dict]:
+    """Win share by seat and table size against 1/n, the deal as the unit; Holm over every row."""
+    out = []
+    for np_ in sorted(seats["players"].unique().to_list()):
+        for k in range(np_):
+            sub = seats.filter((pl.col("players") == np_) & (pl.col("seat") == k))
+            t, m = _by_deal(sub, pl.col("share"))
+            out.append({"players": np_, "seat": k + 1, "e": clustered_rate(t, m), "fair": 1 / np_,
+                        "p": _t_p(t, m, 1 / np_), "rows": sub.height, "deals": len(t)})
+    for r, ph in zip(out, holm([r["p"] for r in out])):
+        r["p_holm"] = ph
+        r["verdict"] = _verdict(r["e"], ph, r["fair"], "favoured", "disfavoured")
+    return out
+
+
+def seat_display(rows: list[dict]) -> list[dict]:
+    return [{"players": r["players"], "seat (turn order)": r["seat"], "win share [95%]": _iv(r["e"]),
+             "fair share": f"{r['fair']:.3f}", "p": _p(r["p"]), "p (Holm)": _p(r["p_holm"]),
+             "verdict": r["verdict"], "seat rows": r["rows"], "deals": r["deals"]} for r in rows]
+
+
+# ---------------------------------------------------------------- the ladder (hero against a field)
+
+
+def ladder_rungs(lineups: pl.DataFrame, players: int | None = None):
+    """The skill ladder from hero-against-field rows: a game's value is the hero's win share over the fair
+    share (n × share: 1 = fair), averaged over the table sizes that replay the same (block, game)."""
+    from simkit.core import ladder
+
+    sub = lineups if players is None else lineups.filter(pl.col("players") == players)
+    per = (sub.with_columns(v=pl.col("hero_share") * pl.col("players").cast(pl.Float64))
+           .group_by("hero", *DEAL).agg(pl.col("v").mean()).sort("hero", *DEAL))
+    means = {h: per.filter(pl.col("hero") == h)["v"].to_numpy() for h in sorted(per["hero"].unique().to_list())}
+    kinds = {h: ("random" if h == "random" else "search" if h == "search" else "heuristic") for h in means}
+    rungs = ladder.rungs_from(means, kinds)
+    for r in rungs:  # a win share is never negative: the interval cut to [0, ∞) keeps its coverage
+        r.low = max(r.low, 0.0)
+    return rungs
+
+
+def ladder_display(rungs) -> list[dict]:
+    from simkit.core.ladder import _p_adj
+
+    return [{"rank": i + 1, "hero": r.policy, "kind": r.kind,
+             "win share ÷ fair [95%]": f"{r.value:.3f} [{r.low:.3f}, {r.high:.3f}]",
+             "vs best (paired)": "—" if i == 0 else f"{r.gap:+.3f} [{r.gap_low:+.3f}, {r.gap_high:+.3f}]",
+             "p (adj.)": "—" if i == 0 else _p_adj(r.p_adj),
+             "below best": "—" if i == 0 else ("yes" if r.below_best else "no"), "games": r.games}
+            for i, r in enumerate(rungs)]
+
+
+# ---------------------------------------------------------------- Jarls
+
+
+def jarl_table(seats: pl.DataFrame, names: list[str]) -> list[dict]:
+    """Per Jarl kept: win share, its mean fair share (1/n of the seats it sat in) and the edge share − 1/n, the
+    deal as the unit; Holm over the Jarls."""
+    seats = seats.with_columns(edge=pl.col("share") - 1.0 / pl.col("players").cast(pl.Float64))
+    out = []
+    for j in sorted(seats["jarl"].unique().to_list()):
+        if j < 0:
+            continue
+        sub = seats.filter(pl.col("jarl") == j)
+        t, m = _by_deal(sub, pl.col("edge"))
+        share = _rate(sub, pl.col("share"))
+        fair = float(sub["players"].cast(pl.Float64).pow(-1).mean())
+        # the fair share of these rows is fixed by their table sizes, so the edge's interval is the share's
+        # (Wilson's on the effective rows, honest near 0 and 1) moved by it
+        edge = Estimate(share.estimate - fair, share.low - fair, share.high - fair, share.n)
+        out.append({"jarl": names[j] if j < len(names) else str(j), "share": share, "fair": fair, "edge": edge,
+                    "p": _t_p(t, m, 0.0), "rows": sub.height, "deals": len(t)})
+    for r, ph in zip(out, holm([r["p"] for r in out])):
+        r["p_holm"] = ph
+        r["verdict"] = _verdict(r["edge"], ph, 0.0, "strong", "weak")
+    out.sort(key=lambda r: -r["edge"].estimate)
+    return out
+
+
+def jarl_display(rows: list[dict], abilities: dict[str, str]) -> list[dict]:
+    return [{"Jarl": r["jarl"], "ability (stand-in)": abilities.get(r["jarl"], ""), "win share [95%]": _iv(r["share"]),
+             "fair share": f"{r['fair']:.3f}", "edge = share − fair [95%]": _iv(r["edge"], sign=True),
+             "p (Holm)": _p(r["p_holm"]), "verdict": r["verdict"], "seats": r["rows"], "deals": r["deals"]}
+            for r in rows]
+
+
+# ---------------------------------------------------------------- base deck against Valkyries
+
+
+def game_measures(frame: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """One row per game with the report's per-game measures: ``turns``, ends (``end_shields``, ``end_deck``,
+    ``end_cap``), ``margin`` (the most Glory minus the next seat's; 0 for a shared win), ``shared``, and per
+    seat on average ``glory``, ``glory_shields`` (2 a shield taken), ``glory_jarl`` (a Jarl's starting Glory)
+    and ``glory_valhalla`` (the rest: Warriors in Valhalla, their blessings and Missions)."""
+    frame = frame.lazy() if isinstance(frame, pl.DataFrame) else frame
+    names = frame.collect_schema().names()
+    seats = sorted(int(c.split("_")[1]) for c in names if c.startswith("glory_"))
+    df = frame.collect()
+    glory = np.stack([df[f"glory_{k}"].to_numpy() for k in seats], axis=1).astype(float)
+    present = glory >= 0
+    srt = np.sort(np.where(present, glory, -np.inf), axis=1)
+    taken = np.stack([df[f"taken_{k}"].to_numpy() for k in seats], axis=1).astype(float)
+    n = present.sum(axis=1)
+    return df.select(*DEAL, "players", "variant", "policy", "turns", pl.col("shared").cast(pl.Int8)).with_columns(
+        end_shields=(df["cause"] == "shields").cast(pl.Int8), end_deck=(df["cause"] == "deck").cast(pl.Int8),
+        end_cap=(df["cause"] == "cap").cast(pl.Int8),
+        margin=pl.Series(srt[:, -1] - srt[:, -2]),
+        glory=pl.Series(np.where(present, glory, 0).sum(axis=1) / n),
+        glory_shields=pl.Series(2 * np.where(present, taken, 0).sum(axis=1) / n))
+
+
+def jarl_glory(frame: pl.DataFrame, start: dict[int, int]) -> pl.Series:
+    """Per game: the seats' mean starting Glory from their Jarls (``start``: Jarl index -> Glory)."""
+    seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("jarl_"))
+    j = np.stack([frame[f"jarl_{k}"].to_numpy() for k in seats], axis=1)
+    lut = np.zeros(max([int(j.max()), *start]) + 1)
+    for k, v in start.items():
+        lut[k] = v
+    g = np.where(j >= 0, lut[np.clip(j, 0, None)], 0.0)
+    return pl.Series(g.sum(axis=1) / (j >= 0).sum(axis=1))
+
+
+MEASURES = (
+    ("turns", "turns", "mean"), ("end_shields", "ended: shields", "rate"), ("end_deck", "ended: deck out", "rate"),
+    ("end_cap", "ended: turn cap", "rate"), ("margin", "winner's margin (Glory)", "mean"),
+    ("shared", "shared win", "rate"), ("glory", "Glory a seat", "mean"),
+    ("glory_shields", "… from shields", "mean"), ("glory_jarl", "… from the Jarl", "mean"),
+    ("glory_valhalla", "… Valhalla + Missions", "mean"),
+)
+
+
+def variant_table(games: pl.DataFrame, variants: list[str]) -> tuple[list[dict], list[dict]]:
+    """Per deck: every measure pooled over table sizes and policies (the deal as the unit), and the paired
+    difference Valkyries − base over the same (block, game, players, policy), Holm over the measures."""
+    levels, diffs = [], []
+    for v in variants:
+        sub = games.filter(pl.col("variant") == v)
+        row = {"deck": v}
+        for col, label, kind in MEASURES:
+            row[label] = (_rate if kind == "rate" else _mean)(sub, pl.col(col))
+        row["games"] = sub.height
+        row["deals"] = sub.select(DEAL).unique().height
+        levels.append(row)
+    if len(variants) == 2:
+        key = [*DEAL, "players", "policy"]
+        a = games.filter(pl.col("variant") == variants[0])
+        b = games.filter(pl.col("variant") == variants[1])
+        j = b.join(a, on=key, suffix="_a")
+        for col, label, _ in MEASURES:
+            d = (pl.col(col).cast(pl.Float64) - pl.col(f"{col}_a").cast(pl.Float64))
+            t, m = _by_deal(j, d)
+            diffs.append({"measure": label, "e": clustered_mean(t, m), "p": _t_p(t, m, 0.0), "pairs": j.height,
+                          "deals": len(t)})
+        for r, ph in zip(diffs, holm([r["p"] for r in diffs])):
+            r["p_holm"] = ph
+    return levels, diffs
+
+
+# ---------------------------------------------------------------- the report
+
+
+def _deck_info(man: dict):
+    """Jarl names, abilities and starting Glory from the run's deck file (empty when it cannot be read)."""
+    try:
+        from simkit.games.valhalla.deck import load_deck
+
+        files = man.get("files") or {}
+        deck = load_deck(files.get("deck"), files.get("cards"))
+        names = [j.name for j in deck.jarls]
+        abil = {j.name: j.ability + (f" {j.value}" if j.value else "") for j in deck.jarls}
+        start = {i: j.value for i, j in enumerate(deck.jarls) if j.ability == "glory_start"}
+        return names, abil, start
+    except Exception:  # noqa: BLE001  (the file may have moved since the run)
+        return [], {}, {}
+
+
+def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame | None = None,
+                 search_lineups: pl.DataFrame | None = None, lineup_info: dict | None = None) -> list[Path]:
+    """Write ``out_dir/report.md`` with ``seat-advantage.png``, ``jarls.png`` and ``skill-ladder.png``.
+
+    ``lineups``: rows of ``lineups.play_heroes`` (heroes against a field at each table size) for the ladder;
+    ``search_lineups``: the same with `search` among the heroes, on a small sample; ``lineup_info``: their
+    seeds and games, for the text. Without them the page says that no ladder was measured."""
+    from simkit.core import ladder
+    from simkit.core.plotting import bars, lines
+
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    man = results.manifest(run_dir)
+    frame = results.scan(run_dir).with_columns(pl.col(pl.Categorical).cast(pl.String))  # plain names
+    info = lineup_info or {}
+    names, abilities, start = _deck_info(man)
+    kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
+    practical = [p for p in kinds if kinds[p] not in ("random", "search")]
+    variants = [v for v in man.get("variants", []) if v]
+    players = list(man.get("players", []))
+    games_per_cell = int(man.get("games", 0))
+
+    # --- the ladder ---
+    rungs, by_size, srungs = None, {}, None
+    if lineups is not None and lineups.height:
+        rungs = ladder_rungs(lineups)
+        for n in sorted(lineups["players"].unique().to_list()):
+            by_size[n] = ladder_rungs(lineups, n)
+    if search_lineups is not None and search_lineups.height:
+        srungs = ladder_rungs(search_lineups)
+    first = (practical or list(kinds))[0]
+    best = next((r.policy for r in rungs if r.kind == "heuristic"), first) if rungs else first
+    # what the page may call ``best``: the ladder's top heuristic, or (no ladder) just the run's first policy
+    who = "the strongest practical policy, " if rungs else ""
+    why = "the top heuristic of the ladder below" if rungs else "the run's first policy: no ladder was played"
+    decks = "both decks" if len(variants) == 2 else "the " + ", ".join(f"`{v}`" for v in variants) + " deck"
+    png_ladder = ladder.plot(out_dir / "skill-ladder.png", rungs or [], label="win share ÷ fair share",
+                             title=f"Valhalla multiplayer: hero against a field of {info.get('field', FIELD)}") \
+        if rungs else None
+
+    seats_all = seat_rows(frame)
+    seat = seat_table(seats_all.filter(pl.col("policy") == best))
+    n_off = sum(r["p_holm"] < ALPHA for r in seat)
+    firsts = [r for r in seat if r["seat"] == 1]
+    def seat_line(k, what):  # seat k + 1's win share over the fair share (n × share) at each table size
+        return [next((getattr(r["e"], what) * n for r in seat if r["players"] == n and r["seat"] == k + 1),
+                     math.nan) for n in players]
+
+    png_seats = lines(
+        out_dir / "seat-advantage.png", players,
+        {f"seat {k + 1}": seat_line(k, "estimate") for k in range(max(players))},
+        title=f"Valhalla multiplayer: win share by seat ({best}, {decks.replace('`', '')}, 95%)",
+        xlabel="players", ylabel="win share ÷ fair share 1/n",
+        bands={f"seat {k + 1}": (seat_line(k, "low"), seat_line(k, "high")) for k in range(max(players))},
+        reference={"seat 1": 1.0}, reference_label="fair (1/n)")
+
+    # per policy and deck: the first seat (a compact view of whether the advantage holds for each)
+    per_cell = []
+    for p in kinds:
+        for v in variants:
+            for n in players:
+                sub = seats_all.filter((pl.col("policy") == p) & (pl.col("variant") == v) & (pl.col("players") == n)
+                                       & (pl.col("seat") == 0))
+                if sub.height:
+                    t, m = _by_deal(sub, pl.col("share"))
+                    per_cell.append({"policy": p, "deck": v, "players": n, "e": clustered_rate(t, m),
+                                     "p": _t_p(t, m, 1 / n), "n": sub.height})
+    for r, ph in zip(per_cell, holm([r["p"] for r in per_cell])):
+        r["p_holm"] = ph
+    cell_rows = [{"policy": r["policy"], "deck": r["deck"], "players": r["players"],
+                  "seat 1 win share [95%]": _iv(r["e"]), "fair share": f"{1 / r['players']:.3f}",
+                  "p (Holm)": _p(r["p_holm"]),
+                  "verdict": _verdict(r["e"], r["p_holm"], 1 / r["players"], "favoured", "disfavoured"),
+                  "games": r["n"]} for r in per_cell]
+
+    # --- Jarls under the strongest practical policy ---
+    jrows = jarl_table(seats_all.filter(pl.col("policy") == best), names)
+    j_off = [r for r in jrows if r["p_holm"] < ALPHA]
+    png_jarls = bars(out_dir / "jarls.png", [r["jarl"] for r in jrows], [r["edge"].estimate for r in jrows],
+                     title=f"Win share − fair share by Jarl kept ({best}, all tables, 95%)",
+                     ylabel="edge over 1/n", low=[r["edge"].low for r in jrows],
+                     high=[r["edge"].high for r in jrows])
+
+    # --- base deck against Valkyries ---
+    raw = frame.collect()
+    games = game_measures(raw).with_columns(glory_jarl=jarl_glory(raw, start))
+    games = games.with_columns(glory_valhalla=pl.col("glory") - pl.col("glory_shields") - pl.col("glory_jarl"))
+    levels, diffs = variant_table(games.filter(pl.col("policy") == best), variants)
+    vrows = []
+    for p in practical:
+        for r in (levels if p == best else variant_table(games.filter(pl.col("policy") == p), variants)[0]):
+            vrows.append({"policy": p, "deck": r["deck"],
+                          **{label: _iv(r[label], 3 if kind == "rate" else 2) for _, label, kind in MEASURES},
+                          "games": r["games"], "deals": r["deals"]})
+    drows = [{"measure": r["measure"], f"{variants[-1]} − {variants[0]} [95%]": _iv(r["e"], 3, sign=True),
+              "p (Holm)": _p(r["p_holm"]),
+              "verdict": ("higher" if r["e"].estimate > 0 else "lower") if r["p_holm"] < ALPHA else "not told apart",
+              "paired games": r["pairs"], "deals": r["deals"]} for r in diffs]
+    by_size_rows = []
+    for n in players:
+        for v in variants:
+            sub = games.filter((pl.col("policy") == best) & (pl.col("variant") == v) & (pl.col("players") == n))
+            if sub.height:
+                by_size_rows.append({"players": n, "deck": v, "turns": _iv(_mean(sub, pl.col("turns")), 2),
+                                     "ended: shields": _iv(_rate(sub, pl.col("end_shields"))),
+                                     "ended: deck out": _iv(_rate(sub, pl.col("end_deck"))),
+                                     "winner's margin": _iv(_mean(sub, pl.col("margin")), 2),
+                                     "games": sub.height})
+
+    # --- the answer ---
+    d = {r["measure"]: r for r in diffs}
+
+    def dtext(label, digits=2):
+        r = d.get(label)
+        return f"{_iv(r['e'], digits, sign=True)}" if r else "–"
+
+    lv = {r["deck"]: r for r in levels}
+    seat_text = "; ".join(f"{r['players']} players {_iv(r['e'])} (fair {r['fair']:.3f})" for r in firsts)
+    lead_text = ""
+    if by_size:
+        tops = {n: rs[0].policy for n, rs in by_size.items()}
+        same = len(set(tops.values())) == 1
+        lead_text = (f" Against a field of `{info.get('field', FIELD)}` the leading hero is "
+                     + (f"`{next(iter(tops.values()))}` at every table size" if same else
+                        "; ".join(f"`{t}` at {n}" for n, t in tops.items()) + " (it changes with the table size)")
+                     + f"; pooled, `{rungs[0].policy}` {rungs[0].value:.3f} [{rungs[0].low:.3f}, {rungs[0].high:.3f}]"
+                     f" of the fair share, `random` "
+                     + next((f"{r.value:.3f} [{r.low:.3f}, {r.high:.3f}]" for r in rungs if r.policy == "random"),
+                            "–")
+                     + f" ({rungs[0].games:,} deals per hero)"
+                     + (f"; on {srungs[0].games} games at {SEARCH_PLAYERS} players `{srungs[0].policy}` leads with "
+                        f"{srungs[0].value:.2f} [{srungs[0].low:.2f}, {srungs[0].high:.2f}] times the fair share" if srungs
+                        else "") + ".")
+    ranked = [r for r in jrows if r["deals"] >= 2] or jrows  # extremes among Jarls kept in more than one deal
+    jtext = (f" Jarls under `{best}`: {len(j_off)} of {len(jrows)} differ from their fair share (Holm 5%)"
+             + (f"; edge over 1/n from {ranked[0]['jarl']} {_iv(ranked[0]['edge'], sign=True)} to "
+                f"{ranked[-1]['jarl']} {_iv(ranked[-1]['edge'], sign=True)}" if ranked else "") + ".")
+    vtext = ""
+    if len(variants) == 2 and all(v in lv for v in variants):
+        b, k = lv[variants[0]], lv[variants[1]]
+        vtext = (f" The Valkyries deck against the base deck (`{best}`, all table sizes): "
+                 f"{k['turns'].estimate:.1f} against {b['turns'].estimate:.1f} turns (paired {dtext('turns')}), "
+                 f"ended by shields {k['ended: shields'].estimate:.3f} against {b['ended: shields'].estimate:.3f} "
+                 f"({dtext('ended: shields', 3)}), winner's margin {k[MEASURES[4][1]].estimate:.2f} against "
+                 f"{b[MEASURES[4][1]].estimate:.2f} Glory ({dtext(MEASURES[4][1])}).")
+    headline = (
+        f"**The answer.** Under {who}`{best}` at every seat, seat 1 (the first to play) "
+        "takes a win share of " + seat_text + f" ({decks}; the deal as the unit); "
+        f"{n_off} of {len(seat)} seat shares differ from 1/n (Holm 5%)." + lead_text + jtext + vtext
+        + " Blessings, Missions and Tactics are not measured: the rows do not record who held or played them.")
+
+    # --- the page ---
+    opts = man.get("rule_options") or {}
+    files = man.get("files") or {}
+    ladder_text = "No hero-against-a-field games were played for this page, so it has no skill ladder.\n"
+    if rungs:
+        ladder_text = (
+            f"Each hero policy plays against a field of `{info.get('field', FIELD)}` (every other seat), in seat "
+            f"`game % players`, on the Valkyries deck: {info.get('games', rungs[0].games):,} games per table size "
+            f"and hero, root seed {info.get('seed', LINEUP_SEED)}, the same deals and dice for every hero. A game's "
+            "value is the hero's win share divided by the fair share 1/n (1 = as good as the field), averaged "
+            "over the table sizes that replay the same deal. Tables of equals (the bundled run) cannot show skill: "
+            "every seat plays the same policy and wins about 1/n whatever it is.\n\n"
+            + ladder.markdown(rungs, games=rungs[0].games, label="win share ÷ fair").split("\n\n", 1)[0]
+            + "\n\n" + render(ladder_display(rungs), "md")
+            + f"\n![Skill ladder]({png_ladder.name})\n\n"
+            "### The leading hero at each table size\n\n"
+            + render([{"players": n, **{f"rank {i + 1}": f"{r.policy} {r.value:.3f} [{r.low:.3f}, {r.high:.3f}]"
+                                         + ("" if i == 0 else (" (below best)" if r.below_best else " (not below)"))
+                                         for i, r in enumerate(rs)}, "games": rs[0].games}
+                      for n, rs in by_size.items()], "md") + "\n")
+        if srungs:
+            ladder_text += (
+                f"### With `search` ({SEARCH_PLAYERS} players, a small sample)\n\n"
+                f"`search` ({info.get('search', '')}) is slow, so it meets the field on "
+                f"{srungs[0].games:,} games at {SEARCH_PLAYERS} players only (root seed "
+                f"{info.get('search_seed', SEARCH_SEED)}), the heuristics beside it on the same games"
+                + ". With so few games only large gaps show.\n\n" + render(ladder_display(srungs), "md") + "\n")
+    text = (
+        "# Valhalla multiplayer: seats, Jarls, the Valkyries deck and skill\n\n"
+        + STAND_IN_NOTICE + "\n\n" + headline + "\n\n"
+        "## What was simulated\n\n"
+        f"The bundled scenario `{man.get('scenario', 'scenarios/valhalla/multi.toml')}`: "
+        f"{', '.join(map(str, players))} players × decks {', '.join(f'`{v}`' for v in variants)} × policies "
+        f"{', '.join(f'`{p}`' for p in kinds)}, every seat of a table playing the cell's policy; "
+        f"{games_per_cell:,} games per cell, root seed {man.get('root_seed')}. Every cell replays the same deal "
+        "streams game by game (common random numbers). Rule options: "
+        + ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items())
+        + " (docs/rules.md, Valhalla multiplayer). Card data: "
+        + ", ".join(f"`{shown_path(p)}`" for p in files.values()) + ".\n\n"
+        "Intervals are 95%. A seat's **win share** is 1 for a sole win and 1/k for each of k seats sharing the "
+        "most Glory, so the seats of a game add up to exactly 1 and the fair share at n players is 1/n. Rows of "
+        "one deal (the same `(block, game)` in every cell, and the seats of one game) are not independent, so "
+        "every pooled number takes the deal as the unit: shares are Wilson's on the effective number of rows "
+        "(`stats.clustered_rate`), means and differences Student's t on the cluster-robust variance "
+        "(`stats.clustered_mean`); verdicts are Holm-corrected within each table (family-wise 5%).\n\n"
+        "## Is there a seat advantage?\n\n"
+        f"![Win share by seat]({png_seats.name})\n\n"
+        f"Win share by seat (1 = the first player) at each table size, every seat playing {who or 'the policy '}"
+        f"`{best}` ({why}), {decks}{' pooled' if len(variants) > 1 else ''}. Holm over the {len(seat)} "
+        "rows. The first seat under every policy and deck follows.\n\n"
+        + render(seat_display(seat), "md")
+        + "\n### Seat 1 per policy and deck\n\nHolm over the rows of this table.\n\n" + render(cell_rows, "md")
+        + "\n## Skill ladder: a hero against a field\n\n" + ladder_text
+        + f"\n## Are the Jarls balanced?\n\n![Jarls]({png_jarls.name})\n\n"
+        f"Under {who or 'the policy '}**`{best}`** ({why.replace(' below', '')}), every seat's Jarl "
+        f"against its fair share, over every table size and {decks} ({games_per_cell:,} games per cell). The "
+        "edge is the win share minus 1/n of the table the Jarl sat at; Holm over the Jarls. A Jarl is *kept* "
+        "from the 3 offered (the policy's choice), so a Jarl's edge mixes its power with the Jarls it was kept "
+        "over; which Jarls were offered is not in the rows. Abilities are the stand-in solo abilities of "
+        "`deck.toml`.\n\n"
+        + render(jarl_display(jrows, abilities), "md")
+        + "\n## Base deck against the Valkyries deck\n\n"
+        f"Per game, pooled over the table sizes, for each practical policy. `winner's margin`: the most Glory minus "
+        "the next seat's (0 for a shared win). Glory a seat splits into shields (2 a shield taken), the Jarl's "
+        "starting Glory (stand-in `glory_start` Jarls) and the rest: Warriors in Valhalla with their blessings "
+        "and completed Missions, which the rows do not split further.\n\n"
+        + render(vrows, "md")
+        + f"\n### The difference, game by game (`{best}`)\n\n{variants[-1] if variants else ''} − "
+        f"{variants[0] if variants else ''} over the same (block, game, players, policy) (the deal streams are "
+        "common; the decks differ, so the pairing is loose); Holm over the measures.\n\n"
+        + (render(drows, "md") if drows else "Only one deck was run.\n")
+        + f"\n### Per table size, `{best}`\n\n" + render(by_size_rows, "md")
+        + "\n## Blessings, Missions and Tactics: not measured\n\n"
+        "The engine plays every Valkyrie blessing (+1 / +2 / +3), Valkyrie Mission and Battle Tactic (Weapon "
+        "Delivery, Path to Valhalla, Silence, the strength Tactics), but its per-game rows record only the game "
+        "(`cause, shared, winner, turns, battles, attacker_wins, cards_left`) and per seat `win, glory, shields, "
+        "taken, jarl`: not which blessing, Mission or Tactic a seat held, played or scored. So the value of each "
+        "(its effect on its holder's win rate) cannot be read from these rows, and this page does not estimate "
+        "it; nor the split of Valhalla Glory into Warriors, blessings and Missions, nor whether the Valkyries "
+        "deck favours one Clan (the rows name no Clan). Measuring them needs per-seat columns such as the count "
+        "of each blessing scored, each Mission completed and each Tactic played.\n\n"
+        + manifest_section(man)
+    )
+    paths = [write_markdown(out_dir / "report.md", text), png_seats, png_jarls]
+    return paths + ([png_ladder] if png_ladder else [])
+
+
+def bundled_multi(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
+    """Run the bundled multiplayer scenario (seed 2026) into ``out_dir/valhalla-multi/run``, the heroes against
+    a field of `builder` (seed 2030) and a small ladder with `search` (seed 2031) into
+    ``out_dir/valhalla-multi/lineups-run``, and write the report."""
+    from simkit.core import loader, registry
+    from simkit.core.report import run_bundled
+    from simkit.games.valhalla.multi.lineups import play_heroes
+
+    base = Path(out_dir) / "valhalla-multi"
+    run = run_bundled("valhalla/multi.toml", base / "run", 100 if quick else GAMES, seed=SEED, jobs=jobs)
+    man = results.manifest(run)
+    heroes = list(man.get("policies") or {})
+    sim = loader.load(registry.scenarios_dir() / "valhalla" / "multi.toml",
+                      [f"play={[*heroes, 'search']}".replace("'", '"')]).simulation
+    n = 600 if quick else LINEUP_GAMES
+    lineups = play_heroes(sim, heroes, FIELD, list(man.get("players") or [2, 3, 4, 5, 6]), "valkyries", n,
+                          LINEUP_SEED)
+    ns = 6 if quick else SEARCH_GAMES
+    search = play_heroes(sim, [*heroes, "search"], FIELD, [SEARCH_PLAYERS], "valkyries", ns, SEARCH_SEED)
+    rows = base / "lineups-run"  # the rows behind the ladder, kept beside the run (not committed)
+    rows.mkdir(parents=True, exist_ok=True)
+    lineups.write_parquet(rows / "lineups.parquet")
+    search.write_parquet(rows / "search.parquet")
+    spec = next(v for name, kind, v in sim.policy_specs if name == "search")
+    info = {"field": FIELD, "games": n, "seed": LINEUP_SEED, "search_seed": SEARCH_SEED,
+            "search": f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, "
+                      f"{spec.get('budget', '')}"}
+    return multi_report(run, base, lineups, search, info)
