@@ -57,6 +57,22 @@ def test_valkyrie_incident_matchup(tmp_path):
     _check(r, 1)
 
 
+def test_valeria_first_seat(tmp_path):
+    r = B.balance(ROOT / "scenarios/valeria/standard.toml", ["citizens.monk.cost=1:3"], ["won[seat=0]=0.2:0.3"],
+                  sets=['play=["economy"]'], out=tmp_path / "run", **SMALL)
+    assert r.policy == "economy"
+    assert [x.target for x in r.rows] == ["won[seat=0]"]
+    _check(r, 1)
+
+
+def test_valhalla_multi_first_seat(tmp_path):
+    r = B.balance(ROOT / "scenarios/valhalla/multi.toml", ["warriors.raven_berserker.strength=1:6"],
+                  ["win_0=0.2:0.3"], out=tmp_path / "run",
+                  sets=["players=[4]", 'variants=["valkyries"]', 'play=["builder"]'], **SMALL)
+    assert r.policy == "builder"
+    _check(r, 1)
+
+
 @pytest.mark.parametrize("bad, needle", [("fighters.old_gob.helth=3:5", "did you mean"),
                                          ("fighters.old_gob.name=3:5", "not a number")])
 def test_lonequest_bad_vary(bad, needle):

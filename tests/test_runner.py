@@ -134,3 +134,43 @@ def test_pooled_cells_use_the_game_as_the_unit():
     assert a["n"] == 8000 and b["n"] == 4000
     # identical copies carry the information of 4000 games, not 8000: the interval is sqrt(2) wider
     assert (b["high"] - b["low"]) / (a["high"] - a["low"]) == pytest.approx(2 ** 0.5, rel=0.02)
+
+
+class SeatRowsSim(PooledSim):
+    """A game that writes one row per seat (as Valeria does): 2 cells of 3-seat games, 6 rows per game index."""
+
+    metrics = [Metric("won", "won", "rate", ())]
+
+    @property
+    def cells(self):
+        return 6
+
+    @property
+    def games_per_index(self):
+        return 2
+
+    def run_block(self, key, n):
+        won = np.zeros(6 * n, np.int8)
+        won[::3] = 1
+        return {"game": np.repeat(np.arange(n, dtype=np.int32), 6), "won": won}
+
+
+def test_the_run_line_counts_games_not_seat_rows(tmp_path, monkeypatch):
+    """`simkit run`'s closing line says how many games were played: cells of games, not one row per seat."""
+    from click.testing import CliRunner
+
+    from simkit import cli
+
+    class Loaded:
+        simulation, warnings, sha256, overrides, mode = SeatRowsSim(), [], "0", [], "pooled"
+
+        class run:
+            seed, games, block_size = 1, 10, 10
+
+    monkeypatch.setattr(loader, "load", lambda *a, **k: Loaded())
+    scenario = tmp_path / "s.toml"
+    scenario.write_text("")
+    got = CliRunner().invoke(cli.cli, ["run", str(scenario), "--out", str(tmp_path / "run"), "--jobs", "1",
+                                       "--quiet"])
+    assert got.exit_code == 0, got.output
+    assert "10 games per cell × 2 cells in" in got.output, got.output
