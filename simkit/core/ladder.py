@@ -324,18 +324,27 @@ def plot(path: Path, rungs: list[Rung], *, title: str = "Skill ladder", label: s
     return _save(fig, Path(path))
 
 
+def _names(policies: list[str]) -> str:
+    """``**a**``, ``**a** and **b**``, ``**a**, **b** and **c**``."""
+    bold = [f"**{p}**" for p in policies]
+    return bold[0] if len(bold) == 1 else ", ".join(bold[:-1]) + " and " + bold[-1]
+
+
 def markdown(rungs: list[Rung], *, games: int, cells: int = 1, metric: str = "won", label: str = "win rate") -> str:
     """The ladder as a report section: a sentence on the spread, then the table."""
     best, worst = rungs[0], rungs[-1]
     tied = [r.policy for r in rungs[1:] if not r.below_best]
     text = (f"Every policy played the same {games:,} games"
             + (f" in each of {cells} cells" if cells > 1 else "")
-            + f". The strongest is **{best.policy}** ({label} {best.value:.3f}, 95% interval "
-            f"[{best.low:.3f}, {best.high:.3f}])"
-            + (f", though not told apart from {', '.join(f'**{p}**' for p in tied)} (not 'below best')" if tied else "")
+            + (f". The strongest is **{best.policy}** ({label} {best.value:.3f}, 95% interval "
+               f"[{best.low:.3f}, {best.high:.3f}])" if not tied else
+               # a tie at the top is no ranking: name every policy not 'below best', the highest estimate first
+               f". No single strongest policy: {_names([best.policy, *tied])} are not told apart at the top "
+               f"(none is 'below best'; the highest estimate is **{best.policy}**'s, {label} {best.value:.3f}, "
+               f"95% interval [{best.low:.3f}, {best.high:.3f}])")
             + f"; the spread from the random baseline or weakest policy (**{worst.policy}**, {worst.value:.3f}) to "
-            f"the strongest is {-worst.gap:.3f} [{-worst.gap_high:.3f}, {-worst.gap_low:.3f}] (paired): how much "
-            f"skill matters here. {VERDICT_NOTE}\n\n")
+            f"the {'strongest' if not tied else 'highest'} is {-worst.gap:.3f} [{-worst.gap_high:.3f}, "
+            f"{-worst.gap_low:.3f}] (paired): how much skill matters here. {VERDICT_NOTE}\n\n")
     from simkit.core.tables import render
 
     return text + render(table_rows(rungs, metric), "md")

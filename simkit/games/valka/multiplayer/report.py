@@ -424,10 +424,9 @@ def card_policy_reason(cpol: str | None, rungs, mixed: bool, field_ladder: dict 
     if top is None:
         text = "the first heuristic of the scenario: no ladder ranks the policies here"
     elif top.policy == cpol:
-        text = f"the strongest policy of {where}"
         tied = [r.policy for r in rungs[1:] if not r.below_best and r.kind == "heuristic"]
-        if tied:
-            text += f", though not told apart from {', '.join(f'`{p}`' for p in tied)}"
+        text = (f"the strongest policy of {where}" if not tied else
+                f"the highest estimate of {where}, not told apart from {', '.join(f'`{p}`' for p in tied)}")
     else:
         text = (f"the strongest heuristic of {where}; `{top.policy}` ranks above it but is a {top.kind} policy "
                 "without card rows here")
