@@ -44,8 +44,7 @@ ALLOCATE = {
         "invariants": "count arrays"},
     "simkit.games.valka.multiplayer.engine": {
         "matching_captures": "counts", "finish": "the best scores", "roll_off": "the candidates and rolls",
-        "bolt": "the cards in a row", "attack": "the dice pool", "legal_actions": "the cards present",
-        "add_attacks": "the targets", "_shuffle_pool": "a sorted copy", "redistribute": "the card pool",
+        "bolt": "the cards in a row", "attack": "the dice pool", "_shuffle_pool": "a sorted copy", "redistribute": "the card pool",
         "resample": "the unseen pool", "invariants": "count arrays"},
 }
 

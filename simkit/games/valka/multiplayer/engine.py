@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.core.decision import reseed
+from simkit.core.decision import reseed, stack_empty
 from simkit.core.rng import randbelow, roll, shuffle
 from simkit.games.valka import boons, combat
 from simkit.games.valka.chance_strike import ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS
@@ -39,6 +39,8 @@ from simkit.games.valka.multiplayer.layout import (
 )
 
 HAND_SIZE, DRAW_PER_TURN, PUSH_MAX, ROW = 10, 3, 3, 4
+from simkit.games.valka.multiplayer.layout import MAX_SEATS as _SEATS_MAX  # noqa: E402 (add_attacks' scratch)
+_TARGETS_MAX = 4 * _SEATS_MAX
 
 
 # --- small helpers --------------------------------------------------------------------------------------------
@@ -1274,7 +1276,7 @@ def legal_actions(s, env, out):
     ph = s[H_PHASE]
     p = s[H_TOMOVE]
     n = 0
-    pres = np.zeros(N_HC, np.int64)
+    pres = stack_empty(N_HC, np.int64)  # filled by hand_presence before each use; no allocation per decision
     if ph == PH_DRAFT:
         for i in range(MARKET_SIZE):
             if s[MARKET + 1 + i] >= 0:
@@ -1396,10 +1398,15 @@ def add_attacks(s, env, p, out, n):
     chance_any = env[9][R_CHANCE_ANY] == 1
     # every target's Shield once (not once per attacker), and which seats may only be Chance-Struck
     np_ = s[H_NP]
-    there = np.zeros(4 * np_, np.bool_)
-    tsh = np.zeros(4 * np_, np.int64)
-    only = np.zeros(np_, np.bool_)
+    # scratch on the stack (int64: stack_empty takes no bool arrays): listing the actions allocates nothing
+    there = stack_empty(_TARGETS_MAX, np.int64)
+    tsh = stack_empty(_TARGETS_MAX, np.int64)
+    only = stack_empty(_SEATS_MAX, np.int64)
     for q in range(np_):
+        only[q] = 0
+        for j in range(ROW):
+            there[q * 4 + j] = 0
+            tsh[q * 4 + j] = 0
         if q == p or not alive(s, q):
             continue
         only[q] = chance_only(s, env, q)
