@@ -304,11 +304,9 @@ def _col_values(cols: dict, name: str) -> list[str]:
     return list(dict.fromkeys(str(v) for v in np.asarray(cols[name]).tolist()))
 
 
-def expand_targets(targets: list[Target], cols: dict, option: str = "--target") -> list[Target]:
-    """Check targets against one block's columns; a group column without a value becomes one target per value."""
-    numeric = sorted(k for k, v in cols.items() if k != "game" and np.asarray(v).dtype.kind in "iubf")
-    grouping = sorted(k for k in cols if k != "game")
-    out = []
+def check_targets(targets: list[Target], numeric: list[str], grouping: list[str], values, option: str = "--target"):
+    """Refuse a target whose metric is not a numeric column, whose group is not a column, or whose group value no
+    row can have (``values(column)``: the values it can take, or None when not known)."""
     for t in targets:
         for term in t.terms:
             if term.metric not in numeric:
@@ -318,9 +316,31 @@ def expand_targets(targets: list[Target], cols: dict, option: str = "--target") 
                 if k not in grouping:
                     raise InputError(f"{option} {t.text!r}: {k!r} is not a per-game column to group by; allowed "
                                      f"values: {', '.join(grouping)}")
-                if v is not None and v not in _col_values(cols, k):
+                known = values(k) if v is not None else None
+                if known is not None and v not in known:
                     raise InputError(f"{option} {t.text!r}: no rows with {k}={v}; allowed values: "
-                                     f"{', '.join(_col_values(cols, k))}")
+                                     f"{', '.join(known)}")
+
+
+def check_declared(targets: list[Target], sim, option: str = "--target") -> bool:
+    """Check targets against the columns the mode declares (:meth:`Simulation.declared_columns`) before any game
+    is played; False when the mode declares none (the first block of games is the check then)."""
+    declared = sim.declared_columns()
+    if declared is None:
+        return False
+    numeric = sorted(k for k, kind in declared.items() if k != "game" and kind == "number")
+    grouping = sorted(k for k in declared if k != "game")
+    check_targets(targets, numeric, grouping, sim.column_values().get, option)
+    return True
+
+
+def expand_targets(targets: list[Target], cols: dict, option: str = "--target") -> list[Target]:
+    """Check targets against one block's columns; a group column without a value becomes one target per value."""
+    numeric = sorted(k for k, v in cols.items() if k != "game" and np.asarray(v).dtype.kind in "iubf")
+    grouping = sorted(k for k in cols if k != "game")
+    check_targets(targets, numeric, grouping, lambda k: _col_values(cols, k), option)
+    out = []
+    for t in targets:
         # one target per combination of the open group columns (shared by both sides of a difference)
         open_cols = list(dict.fromkeys(k for term in t.terms for k, v in term.groups.items() if v is None))
         combos = [()]
@@ -726,6 +746,9 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
             # an edit the game refuses (a Health of 0): the candidate is impossible, not the user's input
             raise _Impossible(str(exc)) from None
 
+    # a mistyped target is refused now, before a kernel compiles (minutes on a cold cache), where the mode says
+    # its columns; the first block of games then fixes the values an open group expands to
+    check_declared(parsed_targets, base_sim)
     bs = int(getattr(base_sim, "default_block_size", 10_000)) or 10_000
     first = _block(base_sim, seed, (SEARCH, 0), min(bs, 8))
     expanded = expand_targets(parsed_targets, first)

@@ -72,6 +72,22 @@ class Simulation:
         """What the manifest records about the scenario: options, policies, parameters."""
         return {}
 
+    def declared_columns(self) -> dict[str, str] | None:
+        """The columns ``run_block`` returns, name -> ``"number"`` or ``"text"``, known without playing a game (so
+        ``simkit balance`` checks a ``--target`` before any kernel compiles); None: not declared, the first block
+        of games tells. A test keeps every declaration equal to what ``run_block`` returns."""
+        return None
+
+    def column_values(self) -> dict[str, list[str]]:
+        """The values (as text) a grouping column can take, for the columns the scenario alone fixes (the
+        Warbands, the policies, the table sizes); a column not named here is not checked before playing."""
+        return {}
+
+
+def distinct(values) -> list[str]:
+    """The distinct values of ``values`` as text, in first-seen order (for :meth:`Simulation.column_values`)."""
+    return list(dict.fromkeys(str(v) for v in np.asarray(values).tolist()))
+
 
 def _is_integer(dtype) -> bool:
     return dtype.is_integer() or dtype == pl.Boolean

@@ -12,7 +12,7 @@ from numba import njit
 from simkit.core import decision as D
 from simkit.core.policies import LEARNED_KINDS, SEARCH, compile_policy, read_policies, stack_params
 from simkit.core.rng import seed_stream
-from simkit.core.simulation import Metric, Simulation
+from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.toy import RULES_VERSION
 from simkit.games.toy import engine as E
 
@@ -102,6 +102,12 @@ class DrawSim(Simulation):
             "total": out[:, 1].astype(np.int16),
             "draws": out[:, 2].astype(np.int16),
         }
+
+    def declared_columns(self):
+        return {"game": "number", "policy": "text", "won": "number", "total": "number", "draws": "number"}
+
+    def column_values(self):
+        return {"policy": distinct([p[0] for p in self.policy_specs])}
 
     def describe(self):
         return {"cards": self.cards.tolist(), "win": self.rules.tolist(),

@@ -21,7 +21,7 @@ from numba import njit
 from simkit.core import decision as D
 from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
-from simkit.core.simulation import Metric, Simulation
+from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valeria import RULES_VERSION
 from simkit.games.valeria import engine as E
 from simkit.games.valeria import state as S
@@ -254,6 +254,15 @@ class ValeriaSim(Simulation):
             "herald_per_roll": o[np.arange(len(seat)), NHEAD + 3 * seat + 1] / turns,
             "income_per_round": o[np.arange(len(seat)), NHEAD + 3 * seat + 2] / rounds,
         }
+
+    def declared_columns(self):
+        return {"game": "number", "players": "number", "policy": "text", "seat": "number", "seat_policy": "text",
+                **dict.fromkeys(("won", "tie", "score", "margin", "rounds", "turns", "capped", "herald_per_roll",
+                                 "income_per_round"), "number")}
+
+    def column_values(self):
+        return {"players": distinct(self._players), "policy": distinct([c[1] for c in self._cells]),
+                "seat": distinct(self._row_seat), "seat_policy": distinct([c[2][s] for c in self._cells for s in c[3]])}
 
     def describe(self):
         return {"cards": self.cards_file, "cards_notice": self.cards.notice, "players": self.players,

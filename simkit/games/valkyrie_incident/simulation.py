@@ -25,7 +25,7 @@ from numba import njit
 from simkit.core import decision as D
 from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
-from simkit.core.simulation import Metric, Simulation
+from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valkyrie_incident import RULES_VERSION
 from simkit.games.valkyrie_incident import engine as E
 from simkit.games.valkyrie_incident.cards import CardSet, load_cards
@@ -239,6 +239,19 @@ class IncidentSim(Simulation):
         for name in ("alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo", "omega_cards_hi"):
             cols[name] = out[:, idx[name]]
         return cols
+
+    def declared_columns(self):
+        cols = {"game": "number", "ruleset": "text", **dict.fromkeys(self._col, "text")}
+        cols.update(dict.fromkeys(("won", "alpha_win", "draw"), "number"))
+        cols["winner"] = "text"
+        cols.update(dict.fromkeys(("alpha_score", "omega_score", "alpha_victory", "omega_victory", "alpha_locations",
+                                   "omega_locations", "turns", "decisions", "margin", "alpha_cards_lo",
+                                   "alpha_cards_hi", "omega_cards_lo", "omega_cards_hi"), "number"))
+        return cols
+
+    def column_values(self):
+        return {"ruleset": [self.ruleset], **{k: distinct(v) for k, v in self._col.items()},
+                "winner": ["alpha", "omega", "draw"]}
 
     def describe(self):
         return {"cards": self.cards_file, "cards_notice": self.cards.notice, "ruleset": self.ruleset,

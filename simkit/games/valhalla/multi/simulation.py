@@ -22,7 +22,7 @@ from numba import njit
 from simkit.core.decision import DecisionGame, Fns, specialize
 from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
-from simkit.core.simulation import Metric, Simulation
+from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valhalla import RULES_VERSION
 from simkit.games.valhalla.multi import engine as E
 from simkit.games.valhalla.multi import layout as L
@@ -219,6 +219,17 @@ class MultiSim(Simulation):
             cols["ended_by_shields"] = (out[:, 0] == L.CAUSE_SHIELDS).astype(np.int8)
             parts.append(cols)
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def declared_columns(self):
+        cols = {"game": "number", "players": "number", "variant": "text", "policy": "text"}
+        cols.update({c: "text" if c == "cause" else "number" for c in COLUMNS})
+        cols["ended_by_shields"] = "number"
+        return cols
+
+    def column_values(self):
+        cells = [c for g in self.groups for c in g["cells"]]
+        return {"players": distinct([np_ for np_, _ in cells]), "variant": distinct([g["variant"] for g in self.groups]),
+                "policy": distinct([p[0] for _, p in cells]), "cause": list(L.CAUSES)}
 
     def describe(self):
         return {"files": self.files, "rule_options": self.options, "players": self.players,

@@ -31,7 +31,7 @@ from numba import njit
 from simkit.core.decision import DecisionGame, Fns, specialize
 from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
-from simkit.core.simulation import Metric, Simulation
+from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valhalla import RULES_VERSION
 from simkit.games.valhalla.monster_dice import _compositions
 from simkit.games.valhalla.solo import engine as E
@@ -307,6 +307,20 @@ class SoloSim(Simulation):
             cols["lost_deck"] = (out[:, 1] == L.CAUSE_DECK).astype(np.int8)
             parts.append(cols)
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def declared_columns(self):
+        cols = {"game": "number", "monster": "text", "variant": "text", "level": "number", "jarl": "text",
+                "policy": "text"}
+        cols.update({c: "text" if c == "cause" else "number" for c in COLUMNS})
+        cols.update(dict.fromkeys(("lost_shields", "lost_deck"), "number"))
+        return cols
+
+    def column_values(self):
+        cells = [c for g in self.groups for c in g["cells"]]
+        return {"monster": distinct([g["monster"] for g in self.groups]),
+                "variant": distinct([g["variant"] for g in self.groups]),
+                "level": distinct([lv for lv, _, _ in cells]), "jarl": distinct([j for _, j, _ in cells]),
+                "policy": distinct([p[0] for _, _, p in cells]), "cause": list(L.CAUSES)}
 
     def describe(self):
         return {"files": self.files, "rule_options": self.options, "monsters": self.monster_keys,

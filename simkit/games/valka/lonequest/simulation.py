@@ -23,7 +23,7 @@ from numba import njit
 from simkit.core.decision import DecisionGame, Fns, specialize
 from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
-from simkit.core.simulation import Metric, Simulation
+from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valka import RULES_VERSION
 from simkit.games.valka.cards import WARBANDS, CardSet
 from simkit.games.valka.lonequest import engine as E
@@ -255,6 +255,16 @@ class LonequestSim(Simulation):
         cols["fail_stranded"] = (out[:, 1] == L.CAUSE_STRANDED).astype(np.int8)
         cols["fail_cap"] = (out[:, 1] == L.CAUSE_CAP).astype(np.int8)
         return cols
+
+    def declared_columns(self):
+        cols = {"game": "number", "warband": "text", "policy": "text"}
+        cols.update({c: "text" if c == "cause" else "number" for c in COLUMNS})
+        cols.update(dict.fromkeys(("fail_no_fighters", "fail_no_stamina", "fail_stranded", "fail_cap"), "number"))
+        return cols
+
+    def column_values(self):
+        return {"warband": distinct(self._cell_warband), "policy": distinct(self._cell_policy),
+                "cause": list(L.CAUSES)}
 
     def describe(self):
         return {"cards": self.cards_file, "cards_notice": self.cards.notice, "rule_options": self.rule_options,

@@ -30,7 +30,7 @@ from numba import njit
 from simkit.core import decision as D
 from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
-from simkit.core.simulation import Metric, Simulation
+from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valka import RULES_VERSION
 from simkit.games.valka.cards import WARBANDS, CardSet, load_cards
 from simkit.games.valka.chance_strike import ChanceStrikeRules
@@ -287,6 +287,21 @@ class MultiplayerSim(Simulation):
         else:
             play_cells(*args, g_out, s_out)
         return self.columns(g_out, s_out, n)
+
+    def declared_columns(self):
+        cols = {"game": "number", "variant": "text", "players": "number", "policy": "text"}
+        cols.update(dict.fromkeys(G_COLS, "number"))
+        cols.update({"win_share": "number", "winner_policy": "text"})
+        for p in range(5):
+            cols[f"seat{p}_policy"] = "text"
+            cols.update({f"seat{p}_{name}": "number" for name in S_COLS})
+        return cols
+
+    def column_values(self):
+        heroes = distinct([self.policy_names[k] for k in self.cell_policy])
+        seated = list(dict.fromkeys(heroes + [self.policy_names[k] for k in self.opponents])) + [""]
+        return {"variant": [self.variant], "players": distinct([p for p, _ in self._cells]), "policy": heroes,
+                "winner_policy": seated, **{f"seat{p}_policy": seated for p in range(5)}}
 
     def columns(self, g_out, s_out, n):
         nc = self.cells
