@@ -53,3 +53,13 @@ def test_bench_cells_time_the_speed_bar_of_issue_23():
         assert sim.cells == 1
         assert set(sim.describe()["policies"]) == {h}
         assert sim.describe()["players"] == [4]
+
+
+def test_bounty_hunter_bench_times_the_learned_hero_beside_its_base():
+    # issue 18's speed bar: `make train`'s Bounty Hunter weights as the hero against the scenario's opponents,
+    # timed beside balanced_tuned (its base) in the same seats; the scenario itself does not play `learned`
+    rows = {label: sim for _, label, sim, _, _ in bench._targets("bounty-hunter", 10)}
+    learned, base = rows["bounty-hunter (learned)"], rows["bounty-hunter (balanced_tuned)"]
+    assert {v["kind"] for v in learned.describe()["policies"].values()} >= {"learned"}
+    assert learned.cells == base.cells == 1 and learned.hero_names == ["learned"]
+    assert base.hero_names == ["balanced_tuned"] and learned.opponent_names == base.opponent_names != []

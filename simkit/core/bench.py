@@ -38,11 +38,13 @@ def _split(path, one_cell: dict | None = None):
 
 
 def _cell(path, values: dict):
-    """The default scenario's simulation with the scenario ``values`` (a mode's ``bench_cells`` row)."""
+    """The default scenario's simulation with the scenario ``values`` (a mode's ``bench_cells`` row); a
+    ``policies`` table in ``values`` adds to the scenario's policies (a `learned` policy it does not play)."""
     from simkit.core.scenario import read_toml
 
     data, _ = read_toml(path)
-    return loader.build(path, {**data, **values})
+    policies = {**data.get("policies", {}), **values.get("policies", {})}
+    return loader.build(path, {**data, **values, **({"policies": policies} if policies else {})})
 
 
 def _targets(name: str | None, games: int | None):

@@ -140,7 +140,12 @@ GAME = Game(
         Mode("bounty-hunter", "VÁLKA Bounty Hunter (3-5 players)", _build_multiplayer("bounty-hunter"),
              default_scenario="valka/bounty_hunter.toml", report=_multiplayer_report, bench_games=8_000,
              engine=_multiplayer_engine("bounty-hunter", 4), params=_multiplayer_params,
-             features=MULTIPLAYER_FEATURES),
+             features=MULTIPLAYER_FEATURES,
+             # the speed bar of a learned policy (issue 18): `make train`'s Bounty Hunter weights as the hero,
+             # beside its base heuristic, against the scenario's opponents
+             bench_cells={h: {"play": [h], **({"policies": {"learned": {
+                 "kind": "learned", "weights": "bounty_hunter.learned.npz"}}} if h == "learned" else {})}
+                 for h in ("balanced_tuned", "learned")}),
         Mode("annihilation", "VÁLKA Annihilation (3-5 players)", _build_multiplayer("annihilation"),
              default_scenario="valka/annihilation.toml", report=_multiplayer_report, bench_games=4_000,
              engine=_multiplayer_engine("annihilation", 3), params=_multiplayer_params, one_cell={"players": [4]},
