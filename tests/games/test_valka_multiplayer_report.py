@@ -189,8 +189,14 @@ def test_tables_of_equals_get_their_ladder_against_a_field(tables_of_equals, tmp
     assert "Skill against a field of **`balanced`**" in text
     head = text.split("## What was simulated")[0]
     best, worst = want[0], want[-1]
-    assert f"Skill (against a field of `balanced`): the strongest hero policy `{best.policy}` wins " \
+    at_top = [r.policy for r in want[1:] if not r.below_best]
+    # a tie at the top crowns nobody in the headline either
+    crown = "the strongest hero policy" if not at_top else \
+        f"no single strongest hero policy ({', '.join(f'`{p}`' for p in [best.policy, *at_top])} are not told " \
+        "apart); the highest estimate,"
+    assert f"Skill (against a field of `balanced`): {crown} `{best.policy}` wins " \
            f"{best.value:.3f}" in head and f"the weakest `{worst.policy}` {worst.value:.3f}" in head
+    assert ("strongest hero policy `" in head) == (not at_top)
     # the cards are played under the strongest heuristic of that ladder, not the scenario's first heuristic
     top = next(r.policy for r in want if r.kind == "heuristic")
     tied = [r.policy for r in want[1:] if not r.below_best and r.kind == "heuristic"]
@@ -228,7 +234,8 @@ def test_headline_numbers_come_from_the_games_rows(tmp_path):
     e = deal_rate(first["won"].to_numpy() > 0, deal_ids(first))
     assert f"wins {e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}] at 4 players (fair share 0.250)" in answer
     means = {p: float(g["won"].mean()) for (p,), g in frame.group_by("policy")}  # one cell per hero policy
-    got = re.search(r"strongest hero policy `(\w+)` wins ([\d.]+) \[.*?the weakest `(\w+)` ([\d.]+) \[.*?"
+    got = re.search(r"(?:strongest hero policy|the highest estimate,) `(\w+)` wins ([\d.]+) \[.*?the weakest `(\w+)` "
+                    r"([\d.]+) \[.*?"
                     r"spread ([\d.-]+) \[", answer)
     assert got, answer
     best, v_best, worst, v_worst, spread = got.groups()

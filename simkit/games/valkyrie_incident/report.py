@@ -621,7 +621,10 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     ladder_rows = table_rows(rungs)
     strength_table = render(strength_rows("standard", ranked["standard"]) + strength_rows("blitz", ranked["blitz"]),
                             "md")
-    chosen = " and ".join(f"**`{best[label]}`** ({label})" for label in runs)
+    # a ruleset whose field ranking is a tie at the top plays its higher estimate, and says so
+    tie = {label: any(not r.below_best for r in strength_verdict(ranked[label])[1:]) for label in runs}
+    chosen = " and ".join(f"**`{best[label]}`** ({label}{'; the higher estimate of a tie' if tie[label] else ''})"
+                          for label in runs)
     text = (
         "# The Valkyrie Incident: Emblem match-ups, Alpha or Omega, and Blitz\n\n"
         f"{STAND_IN_NOTICE}\n\n"

@@ -451,9 +451,12 @@ def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, 
     if rungs:
         best, worst = rungs[0], rungs[-1]
         tied = [r.policy for r in rungs[1:] if not r.below_best]
-        text += (f" Skill{f' (against a field of `{field}`)' if field else ''}: the strongest hero policy "
+        # a tie at the top crowns nobody: the highest estimate is named as such
+        top = ("the strongest hero policy" if not tied else
+               f"no single strongest hero policy ({', '.join(f'`{p}`' for p in [best.policy, *tied])} are not told "
+               "apart); the highest estimate,")
+        text += (f" Skill{f' (against a field of `{field}`)' if field else ''}: {top} "
                  f"`{best.policy}` wins {best.value:.3f} [{best.low:.3f}, {best.high:.3f}]"
-                 + (f" (not told apart from {', '.join(f'`{p}`' for p in tied)})" if tied else "")
                  + f", the weakest `{worst.policy}` {worst.value:.3f} "
                  f"[{worst.low:.3f}, {worst.high:.3f}]; spread {-worst.gap:.3f} "
                  f"[{-worst.gap_high:.3f}, {-worst.gap_low:.3f}] (paired, {best.games:,} games).")
