@@ -420,8 +420,16 @@ def search_verdict(rungs) -> str:
             + (f"; below them: {names(below)}." if below else "."))
 
 
+def yard_section(y) -> str:
+    """The battle yardstick's section (``yardstick.section``)."""
+    from simkit.games.valhalla.solo.yardstick import section
+
+    return section(y)[1]
+
+
 def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path | None = None,
-                search_ladder: dict | None = None, jarls_run: str | Path | None = None) -> list[Path]:
+                search_ladder: dict | None = None, jarls_run: str | Path | None = None,
+                yardstick=None) -> list[Path]:
     """Write ``out_dir/report.md`` with ``win-by-level.png``, ``jarls.png`` and ``skill-ladder.png``; return the
     files.
 
@@ -430,7 +438,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
     else from the main run's rows of that policy. ``levels_run`` (optional): a run of the strongest policy with
     one Jarl and many games (``levels_section``), a supporting section reconciled with the all-Jarls answer.
     ``search_ladder`` (optional): ``{"rungs", "games", "cells", "seed", "search", "where"}``, a ladder on fewer
-    games that includes the slow `search` policy."""
+    games that includes the slow `search` policy. ``yardstick`` (optional): a ``yardstick.Yardstick``, the
+    policies' battle play against the exact optimum on battles of real games."""
     from simkit.core import ladder
 
     run_dir, out_dir = Path(run_dir), Path(out_dir)
@@ -684,6 +693,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         + jarls_text
         + level_text
         + ladder_text
+        + (yard_section(yardstick) if yardstick is not None else "")
         + "## What was simulated\n\n"
         f"{len(monsters)} monsters ({', '.join(monsters)}) × {len(variants)} deck variants ({', '.join(variants)}) "
         f"× {len(levels)} levels ({', '.join(_lv(lv) for lv in levels)}) × {len(jarl_list)} Jarls × "
@@ -795,8 +805,11 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     spec = loader.build(path, {**read_toml(path)[0], "play": ["search"]}).policy_specs[0][2]
     what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
     cell = ", ".join(f"{k[:-1] if k.endswith('s') else k} {', '.join(map(str, v))}" for k, v in SEARCH_CELL.items())
+    from simkit.games.valhalla.solo import yardstick
+
+    yard = yardstick.bundled(n=5 if quick else yardstick.BATTLES)
     return solo_report(run, base, levels, {"rungs": srungs, "games": n, "cells": 1, "seed": 2028, "search": what,
-                                            "where": cell}, jarls_run=jarls_run)
+                                            "where": cell}, jarls_run=jarls_run, yardstick=yard)
 
 
 # ---------------------------------------------------------------- why levels barely matter (the level run)
