@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from simkit.core.simulation import distinct
 from simkit.errors import InputError
 
 SEARCH = 1 << 21  # spawn key of the search's common games
@@ -301,7 +302,7 @@ def parse_target(text: str, option: str = "--target") -> Target:
 
 
 def _col_values(cols: dict, name: str) -> list[str]:
-    return list(dict.fromkeys(str(v) for v in np.asarray(cols[name]).tolist()))
+    return distinct(cols[name])
 
 
 def check_targets(targets: list[Target], numeric: list[str], grouping: list[str], values, option: str = "--target"):
@@ -322,16 +323,15 @@ def check_targets(targets: list[Target], numeric: list[str], grouping: list[str]
                                      f"{', '.join(known)}")
 
 
-def check_declared(targets: list[Target], sim, option: str = "--target") -> bool:
+def check_declared(targets: list[Target], sim, option: str = "--target") -> None:
     """Check targets against the columns the mode declares (:meth:`Simulation.declared_columns`) before any game
-    is played; False when the mode declares none (the first block of games is the check then)."""
+    is played; a mode that declares none is checked by its first block of games instead."""
     declared = sim.declared_columns()
     if declared is None:
-        return False
+        return
     numeric = sorted(k for k, kind in declared.items() if k != "game" and kind == "number")
     grouping = sorted(k for k in declared if k != "game")
     check_targets(targets, numeric, grouping, sim.column_values().get, option)
-    return True
 
 
 def expand_targets(targets: list[Target], cols: dict, option: str = "--target") -> list[Target]:
