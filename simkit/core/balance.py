@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from simkit.core.simulation import distinct
 from simkit.errors import InputError
 
 SEARCH = 1 << 21  # spawn key of the search's common games
@@ -302,6 +301,8 @@ def parse_target(text: str, option: str = "--target") -> Target:
 
 
 def _col_values(cols: dict, name: str) -> list[str]:
+    from simkit.core.simulation import distinct  # here, not at the top: `simkit balance`'s input errors stay fast
+
     return distinct(cols[name])
 
 
