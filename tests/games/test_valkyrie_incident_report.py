@@ -424,6 +424,30 @@ def test_strength_tie_is_said_and_how_it_was_broken():
     assert clear.startswith("Standard: `focused_tuned` wins more against the field than every other heuristic")
 
 
+def test_strength_verdicts_are_one_family_over_both_rulesets():
+    """The two rulesets' field verdicts together hold family-wise 5% (Bonferroni: 2.5% in each), so a gap with
+    p = 0.035 is 'below best' when one ruleset is read alone and a tie when both are (issue 19)."""
+    import numpy as np
+    import scipy.stats as st
+
+    from simkit.games.valkyrie_incident.report import strength_text, strength_verdict
+
+    n, sigma = 200, 0.05
+    rng = np.random.default_rng(3)
+    base = rng.random(n)
+    d = rng.normal(0, 1, n)
+    d = (d - d.mean()) / d.std(ddof=1) * sigma  # mean 0, sd exactly sigma
+    gap = st.t.isf(0.035 / 2, n - 1) * sigma / np.sqrt(n)  # the paired t test's two-sided p is 0.035
+    ranked = [{"policy": "focused_tuned", "per_game": base + 0.1},
+              {"policy": "balanced", "per_game": base + 0.1 - gap + d}]
+    alone, both = strength_verdict(ranked, rulesets=1), strength_verdict(ranked, rulesets=2)
+    assert alone[1].p_adj == pytest.approx(0.035, abs=1e-9) and both[1].p_adj == alone[1].p_adj
+    assert alone[1].below_best and not both[1].below_best
+    assert "family-wise 5%)" in strength_text("blitz", ranked, rulesets=1)
+    text = strength_text("blitz", ranked)
+    assert "**a tie.**" in text and "family-wise 5% over both rulesets: 2.5% in each" in text
+
+
 def test_ladder_is_a_round_robin_with_the_tuned_presets():
     """ladder.toml: every policy meets every other one (never itself: a mirror is 1/2 by construction), in both
     seats and every listed match-up; its tuned presets are standard.toml's (issue 25)."""

@@ -482,32 +482,45 @@ def _change_text(label: str, c: dict) -> str:
             f"correlation of the {c['emblems']} Emblems' shares of games won is {c['rho']:+.2f}.")
 
 
-def strength_verdict(ranked: list[dict]):
+RULESETS = 2  # the field verdicts of both rulesets are one family: Bonferroni, FIELD_FAMILY / 2 in each
+
+
+FIELD_FAMILY = 0.05  # family-wise level of the field verdicts over both rulesets
+
+
+def strength_verdict(ranked: list[dict], rulesets: int = RULESETS):
     """The field ranking as a ladder (:func:`simkit.core.ladder.rungs_from` on the per-game shares: every policy
     on the same deals, so paired): which policies its selection-corrected verdict cannot tell apart from the
-    best (step-down max statistic, family-wise 5%), and the paired gap of each to the first."""
+    best (step-down max statistic at FIELD_FAMILY / ``rulesets``, so family-wise 5% over every ruleset's
+    verdicts together: Bonferroni over the rulesets), and the paired gap of each to the first."""
     from simkit.core.ladder import rungs_from
 
-    return rungs_from({r["policy"]: np.asarray(r["per_game"], dtype=float) for r in ranked}, {})
+    return rungs_from({r["policy"]: np.asarray(r["per_game"], dtype=float) for r in ranked}, {},
+                      alpha=FIELD_FAMILY / rulesets)
 
 
-def strength_text(label: str, ranked: list[dict]) -> str:
+def _family_words(rulesets: int) -> str:
+    return ("selection-corrected, family-wise 5%" if rulesets == 1 else
+            f"selection-corrected, family-wise 5% over both rulesets: {FIELD_FAMILY / rulesets:.1%} in each")
+
+
+def strength_text(label: str, ranked: list[dict], rulesets: int = RULESETS) -> str:
     """In words: the policy that plays the ruleset's tables, and whether the field told it apart from the rest
     (a tie is said, with how the report broke it: the higher estimate)."""
-    rungs = strength_verdict(ranked)
+    rungs = strength_verdict(ranked, rulesets)
     top = rungs[0]
     tied = [r for r in rungs[1:] if not r.below_best]
     if not tied:
         second = rungs[1] if len(rungs) > 1 else None
         return (f"{label.capitalize()}: `{top.policy}` wins more against the field than every other heuristic"
                 + (f" (paired on the same deals, the next `{second.policy}` {second.gap:+.4f} [{second.gap_low:+.4f}, "
-                   f"{second.gap_high:+.4f}]; 'below best' for all, selection-corrected, family-wise 5%)"
+                   f"{second.gap_high:+.4f}]; 'below best' for all, {_family_words(rulesets)})"
                    if second else "") + ", so it plays the tables.")
     gaps = "; ".join(f"`{r.policy}` {r.gap:+.4f} [{r.gap_low:+.4f}, {r.gap_high:+.4f}], p (adj.) {r.p_adj:.2g}"
                      for r in tied)
     return (f"{label.capitalize()}: **a tie.** `{top.policy}` and {', '.join(f'`{r.policy}`' for r in tied)} are not "
             f"told apart against the field (paired on the same {top.games:,} deals: {gaps}; not 'below best', "
-            f"selection-corrected, family-wise 5%). The report plays the higher estimate, `{top.policy}` "
+            f"{_family_words(rulesets)}). The report plays the higher estimate, `{top.policy}` "
             f"({top.value:.4f} against {tied[0].value:.4f}), a choice the games do not support over the other; the "
             f"match-up run plays every heuristic of the scenario, and the Policy line of the Blitz section compares "
             f"their cells.")
@@ -622,7 +635,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     strength_table = render(strength_rows("standard", ranked["standard"]) + strength_rows("blitz", ranked["blitz"]),
                             "md")
     # a ruleset whose field ranking is a tie at the top plays its higher estimate, and says so
-    tie = {label: any(not r.below_best for r in strength_verdict(ranked[label])[1:]) for label in runs}
+    tie = {label: any(not r.below_best for r in strength_verdict(ranked[label], len(runs))[1:]) for label in runs}
     chosen = " and ".join(f"**`{best[label]}`** ({label}{'; the higher estimate of a tie' if tie[label] else ''})"
                           for label in runs)
     text = (
@@ -639,7 +652,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         f"Rule options: the defaults (docs/rules.md).\n\n"
         "Against the field (a game's share of wins over its 120 cells; 95% normal interval, the game, a deal "
         "that all 120 cells replay, is the unit):\n\n" + strength_table + "\n"
-        + "\n\n".join(strength_text(label, ranked[label]) for label in runs) + "\n\n"
+        + "\n\n".join(strength_text(label, ranked[label], len(runs)) for label in runs) + "\n\n"
         "## Emblem match-ups\n\n" + "".join(sections)
         + f"Does Blitz keep the balance? Highest minus lowest match-up: standard {spreads['standard']:.3f}, "
           f"Blitz {spreads['blitz']:.3f}.\n\n"
