@@ -61,6 +61,26 @@ def clopper_pearson(k: int, n: int, confidence: float = CONFIDENCE) -> Estimate:
     return Estimate(k / n, low, high, n)
 
 
+def bounded_mean(values, confidence: float = CONFIDENCE) -> Estimate:
+    """The mean of independent values in [0, 1] (probabilities, such as a solved battle's P(win) or the P(win)
+    a policy loses in it) with a Clopper–Pearson interval on their sum as if it were a count of successes.
+
+    A value in [0, 1] varies at most as much as a 0/1 value of the same mean (Bernoulli is the extreme case),
+    so the interval holds its level however skewed the values are; a normal interval does not at small n
+    (30 battles, most losing nothing: coverage 0.86 measured). Coverage tested in tests/stats/test_coverage.py."""
+    x = [float(v) for v in values]
+    n = len(x)
+    if n == 0:
+        return Estimate(math.nan, 0.0, 1.0, 0)
+    if min(x) < 0.0 or max(x) > 1.0:
+        raise ValueError("bounded_mean: every value must lie in [0, 1]")
+    k = math.fsum(x)
+    alpha = 1.0 - confidence
+    low = 0.0 if k <= 0.0 else float(_st.beta.ppf(alpha / 2, k, n - k + 1))
+    high = 1.0 if k >= n else float(_st.beta.ppf(1 - alpha / 2, k + 1, n - k))
+    return Estimate(k / n, low, high, n)
+
+
 def mean_interval(n: int, total: float, total_sq: float, confidence: float = CONFIDENCE) -> Estimate:
     """Normal interval for a mean from its sufficient statistics (n, sum, sum of squares)."""
     if n <= 0:
