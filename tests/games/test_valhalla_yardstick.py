@@ -153,3 +153,19 @@ def test_report_page_carries_the_section(tmp_path, yard):
     headline, section, _ = Y.section(yard)
     assert section in text
     assert text.index("## Skill ladder") < text.index(headline) < text.index("## What was simulated")
+
+
+def test_policies_that_battle_alike_are_named_once():
+    """A heuristic with the same exact P(win) and first-choice verdict as the lead in every battle is said to
+    battle alike (the page would otherwise show two identical rows unexplained); one battle apart and it is not."""
+    rows = [{"optimal": F(3, 4), "a": F(1, 2), "a lost": F(1, 4), "a agrees": False,
+             "b": F(1, 2), "b lost": F(1, 4), "b agrees": False, "c": F(3, 4), "c lost": F(0), "c agrees": True},
+            {"optimal": F(1, 3), "a": F(1, 3), "a lost": F(0), "b": F(1, 3), "b lost": F(0),
+             "c": F(1, 3), "c lost": F(0)}]
+    y = Y.Yardstick("a", 1, 2, 0, 0, ["a", "b", "c"], rows=rows)
+    assert Y.battle_alike(y, "a") == ["b"]
+    _, text, sm = Y.section(y)
+    assert "`b` plays every one of these 2 battles as `a` does" in text and "`c` plays" not in text
+    assert sm["a"]["lost"].estimate == pytest.approx(0.125) and sm["a"]["lost"].high < 1
+    rows[1]["b"], rows[1]["b lost"] = F(1, 4), F(1, 12)
+    assert Y.battle_alike(y, "a") == [] and "battles as" not in Y.section(y)[1]

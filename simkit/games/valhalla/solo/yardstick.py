@@ -219,8 +219,26 @@ def section(y: Yardstick) -> tuple[str, str, dict]:
            " No drawn battle exceeded the solver's budget.")
         + (f" {y.no_battle} game{'s' if y.no_battle != 1 else ''} had no battle with a decision." if y.no_battle
            else "") + "\n\n"
-        + render(rows, "md") + "\n")
+        + render(rows, "md") + "\n" + _alike_text(y, lead))
     return headline, text, sm
+
+
+def battle_alike(y: Yardstick, lead: str) -> list[str]:
+    """The policies that play every battle of the yardstick as ``lead`` does: the same exact P(win) in each, and
+    the same verdict on its first roll choice."""
+    keys = lambda p: [(r[p], r.get(f"{p} agrees")) for r in y.rows]  # noqa: E731
+    return [p for p in y.policies if p != lead and y.rows and keys(p) == keys(lead)]
+
+
+def _alike_text(y: Yardstick, lead: str) -> str:
+    alike = battle_alike(y, lead)
+    if not alike:
+        return ""
+    names = " and ".join(f"`{p}`" for p in alike)
+    return (f"\n{names} play{'s' if len(alike) == 1 else ''} every one of these {len(y.rows)} battles as `{lead}` "
+            f"does (the same exact P(win) battle by battle, and the same first roll choice), so "
+            f"{'its row repeats' if len(alike) == 1 else 'their rows repeat'} `{lead}`'s: these heuristics battle "
+            f"alike and differ in when they attack and which cards they keep.\n")
 
 
 def bundled(names=None, n: int = BATTLES, seed: int = SEED, scenario: str | Path | None = None) -> Yardstick:
