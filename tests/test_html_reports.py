@@ -494,3 +494,44 @@ def test_index_card_cuts_a_long_headline_at_a_clause_never_inside_a_number(tmp_p
     text = write_index(tmp_path, [page]).read_text(encoding="utf-8")
     shown = re.search(r'<p class="headline">(.*?)</p>', text, re.S).group(1)
     assert "worst thorn 0.428 [0.418, 0.439]" in shown and not shown.rstrip(" …").endswith(("[", ","))
+
+
+def _cards(index_html: str) -> dict[str, str]:
+    """{page href: the answer text of its card} of an index page (every p.headline of the card, " …" dropped)."""
+    import html as _html
+
+    out = {}
+    for art in re.findall(r'<article class="card">(.*?)</article>', index_html, re.S):
+        href = re.search(r'<h3><a href="([^"]+)">', art).group(1)
+        parts = [_html.unescape(p) for p in re.findall(r'<p class="headline">(.*?)</p>', art, re.S)]
+        out[href] = " ".join(p[:-2] if p.endswith(" …") else p for p in parts)
+    return out
+
+
+def test_a_long_answer_keeps_every_word_on_its_card(tmp_path):
+    """A card shows the first 480 characters of a long answer and keeps the rest behind "the rest of the
+    answer" (the committed cards lost the Incident's worst Emblem and Valeria's every table size); a short
+    answer is shown whole, with no fold."""
+    from simkit.core.html import _page, card_answer
+
+    para = "Seat advantage 0.412 [0.396, 0.427]; " * 30 + "worst Emblem thorn 0.428 [0.418, 0.439]."
+    card = card_answer(para)
+    assert '<details class="more"><summary>the rest of the answer</summary>' in card
+    assert len(re.search(r'<p class="headline">(.*?)</p>', card).group(1)) <= 482
+    short = card_answer("Short answer 0.5 [0.4, 0.6].")
+    assert short == '<p class="headline">Short answer 0.5 [0.4, 0.6].</p>'
+    page = tmp_path / "r.html"
+    page.write_text(_page("t", f"<main><h1>t</h1><p>{para}</p></main>"), encoding="utf-8")
+    assert _cards(write_index(tmp_path, [page]).read_text(encoding="utf-8")) == {"r.html": para}
+
+
+def test_every_committed_card_carries_its_pages_whole_answer():
+    """reports/index.html: each card's answer, fold included, is its page's whole first paragraph."""
+    from urllib.parse import unquote
+
+    from simkit.core.html import page_headline
+
+    cards = _cards((ROOT / "reports" / "index.html").read_text(encoding="utf-8"))
+    assert len(cards) >= 13
+    for href, answer in cards.items():
+        assert answer == page_headline(ROOT / "reports" / unquote(href))[0], href

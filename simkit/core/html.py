@@ -121,7 +121,13 @@ SCROLL_SCRIPT = """<script>
 </script>"""
 
 
-def _page(title: str, body: str) -> str:
+INDEX_CSS = """
+.card details.more { margin: -0.25rem 0 0.5rem; font-size: 0.9rem; }
+.card details.more summary { color: var(--muted); cursor: pointer; }
+"""  # the index's own rules (the report pages' CSS stays as it is)
+
+
+def _page(title: str, body: str, extra_css: str = "") -> str:
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -129,7 +135,7 @@ def _page(title: str, body: str) -> str:
         # Belt and braces for "no external requests": the page may only use what it carries.
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
-        f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<title>{html.escape(title)}</title>\n<style>{CSS}{extra_css}</style>\n</head>\n<body>\n"
         f"{body}\n{SCROLL_SCRIPT}\n</body>\n</html>\n"
     )
 
@@ -273,10 +279,28 @@ def cut_headline(para: str, limit: int = 480) -> str:
     return para[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def page_headline(page: str | Path, limit: int = 480) -> tuple[str, str | None, bool]:
+CARD_LIMIT = 480  # characters of a card's answer shown before "the rest of the answer"
+
+
+def card_answer(para: str, limit: int = CARD_LIMIT) -> str:
+    """A card's answer: the page's whole first paragraph, its first ``limit`` characters shown (cut at a
+    sentence or clause end, :func:`cut_headline`) and the rest behind "the rest of the answer", so a card is
+    short and loses none of its answer (the best and worst Emblem, the skill spread, every table size)."""
+    short = cut_headline(para, limit)
+    if short == para:
+        return f'<p class="headline">{html.escape(para)}</p>'
+    lead = short[:-2]  # without " …"; a clause's own mark stays with it ("…, worst thorn 0.428;")
+    if para[len(lead):len(lead) + 1] in (";", ","):
+        lead = para[:len(lead) + 1]
+    rest = para[len(lead):].strip()
+    return (f'<p class="headline">{html.escape(lead)} …</p><details class="more"><summary>the rest of the '
+            f'answer</summary><p class="headline">{html.escape(rest)}</p></details>')
+
+
+def page_headline(page: str | Path, limit: int | None = None) -> tuple[str, str | None, bool]:
     """``(headline, thumbnail data URI, has stand-in notice)`` of a report page: its first paragraph (the
-    report's answer, before any detail; cut at a sentence or clause end, :func:`cut_headline`) and its first
-    plot."""
+    report's answer, before any detail; whole, or cut at a sentence or clause end after ``limit`` characters,
+    :func:`cut_headline`) and its first plot."""
     text = Path(page).read_text(encoding="utf-8")
     main = text.split("<main", 1)[-1]
     notice = "Stand-in card data." in main
@@ -290,7 +314,7 @@ def page_headline(page: str | Path, limit: int = 480) -> tuple[str, str | None, 
         if len(plain) > 20:
             para = plain
             break
-    if para:
+    if para and limit is not None:
         para = cut_headline(para, limit)
     img = re.search(r'<img[^>]*\ssrc="(data:image/[^"]+)"', main)
     return para or "", (img.group(1) if img else None), notice
@@ -379,14 +403,14 @@ def write_index(reports_dir: str | Path, pages: list[Path]) -> Path:
                             f'alt="{html.escape(title, quote=True)}: first plot"></a>')
             card.append(f'<h3><a href="{href}">{html.escape(title)}</a></h3>')
             if headline:
-                card.append(f'<p class="headline">{html.escape(headline)}</p>')
+                card.append(card_answer(headline))
             card.append(f'<span class="path">{html.escape(rel)}</span></article>')
             parts.append("".join(card))
         parts.append("</div>")
     parts.append("</nav>")
     parts.append("<footer>Each page is self-contained (plots embedded); the Markdown versions sit next to them."
                  "</footer>\n</main>")
-    index.write_text(_page("simkit reports", "\n".join(parts)), encoding="utf-8")
+    index.write_text(_page("simkit reports", "\n".join(parts), INDEX_CSS), encoding="utf-8")
     return reports_dir / "index.html"
 
 
