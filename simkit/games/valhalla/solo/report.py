@@ -436,12 +436,13 @@ def ranking_rows(table: dict[str, dict[str, Estimate]], reference: str, label: s
              "n (games)": games[g]} for g in order]
 
 
-def policy_sensitivity(rankings: list[dict], reference: str) -> tuple[str, str]:
+def policy_sensitivity(rankings: list[dict], reference: str, note: str = "") -> tuple[str, str]:
     """``(headline sentences, section)``: does a ranking change with the policy? ``rankings``: one dict per ranking
     with ``heading``, ``intro``, ``label`` (the group column), ``what`` / ``plural`` (the words for a group),
     ``table`` (``{policy: {group: Estimate}}``) and ``games`` (``{group: n games}``); rankings with fewer than two
-    groups or one policy are left out. Each ranking is Holm-corrected over its pairs × policies at 5% / the number
-    of rankings (Bonferroni over the rankings: family-wise 5% over the section)."""
+    groups or one policy are left out; ``note`` ends the introduction. Each ranking is Holm-corrected over its
+    pairs × policies at 5% / the number of rankings (Bonferroni over the rankings: family-wise 5% over the
+    section)."""
     shown = [r for r in rankings if len(r["table"]) > 1 and len(r["table"][reference]) > 1]
     if not shown:
         return "", ""
@@ -460,14 +461,13 @@ def policy_sensitivity(rankings: list[dict], reference: str) -> tuple[str, str]:
     section = (
         "## Does the ranking depend on the policy?\n\n"
         "A balance conclusion holds for a game *and* a way of playing it. Each practical policy's ranking "
-        f"({', '.join(f'`{p}`' for p in others)}; `random` is left out) against the ranking under the strongest "
-        f"practical policy, `{reference}` (the top heuristic of the skill ladder), on the main run's games: "
-        "Spearman's rank correlation and the pairs whose order flips (rank 1 is the highest P(win)). A flip is "
+        f"({', '.join(f'`{p}`' for p in others)}; the random baseline is left out) against the ranking under the "
+        f"strongest practical policy, `{reference}` (the skill ladder's top practical policy), on the main run's "
+        "games: Spearman's rank correlation and the pairs whose order flips (rank 1 is the highest P(win)). A flip is "
         "*resolved* when the games show both orders: the larger of the two policies' two-sided p-values for the "
         "pair's difference (normal, from the 95% intervals shown; unpaired, so conservative: the groups of a game "
         "share its shuffle and dice), **Holm-corrected over every pair of every policy compared** within a "
-        f"ranking, {level}. `search` plays too few games (one cell) for a ranking of its own (see the ladder "
-        "above).\n\n" + "".join(parts))
+        f"ranking, {level}.{' ' + note if note else ''}\n\n" + "".join(parts))
     return " ".join(sentences), section
 
 
@@ -663,7 +663,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
                  "every practical policy share a row (`≡`)."),
              "label": "Jarl", "what": "Jarl", "plural": "Jarls",
              "table": jtable, "games": {name: pj[(best, j)]["games"] for name, j in jname.items()}},
-        ], best)
+        ], best, (f"`search` plays too few games ({search_ladder['games']:,} in {search_ladder['cells']} cell"
+                  f"{'s' if search_ladder['cells'] != 1 else ''}) for a ranking of its own (see the ladder above)."
+                  if search_ladder else ""))
 
     # --- how far players get: monster cards defeated (first heuristic policy) ---
     sizes = _monster_sizes(man)
