@@ -338,3 +338,181 @@ def test_search_ladder_introduction_claims_only_what_the_verdict_supports(report
     assert "**`search`, `builder_tuned`**, not told apart" in intro and "below them: `random`" in intro
     clear = rungs_from({"search": np.ones(200), "random": np.zeros(200)}, {})
     assert search_verdict(clear).startswith("Strongest here: **`search`**, every other policy below it")
+
+
+# ---------------------------------------------------------------- does the ranking depend on the policy?
+
+RANKED_POLICIES = ["builder", "aggressive"]  # the practical ones (declared strongest first); `random` is left out
+RANKED_CELL = re.compile(r"^(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\] \((\d+)\)$")
+
+
+@pytest.fixture(scope="module")
+def ranked(tmp_path_factory):
+    """Two heuristics, two monsters, two levels and four Jarls (hodr and esbjorn play alike): both rankings exist."""
+    tmp_path = tmp_path_factory.mktemp("valhalla-ranked")
+    scenario = tmp_path / "ranked.toml"
+    scenario.write_text(
+        'game = "valhalla"\nmode = "solo"\n'
+        f'cards = "{(SCEN / "cards.toml").as_posix()}"\n'
+        f'deck = "{(SCEN / "deck.toml").as_posix()}"\n'
+        'monsters = ["troll", "dragon"]\nvariants = ["base"]\nlevels = [1, 3]\n'
+        'jarls = ["sigurd", "agnar", "hodr", "esbjorn"]\nplay = ["builder", "aggressive", "random"]\n'
+    )
+    run_dir = tmp_path / "run"
+    simkit.run(scenario, games=40, seed=3, jobs=1, out=run_dir)
+    return run_dir, solo_report(run_dir, tmp_path / "report")[0].read_text()
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split("## Does the ranking depend on the policy?", 1)[1].split("\n## ", 1)[0].split(heading, 1)[1]
+
+
+def _ranking(text: str, heading: str) -> dict[str, dict]:
+    return {r[next(iter(r))]: r for r in _table(_section(text, heading), "\n\n")}
+
+
+def test_policy_rankings_are_the_games_own_and_the_pages_own(ranked):
+    """The section ranks the (monster / deck, level) cells and the Jarls (Level I) under each practical policy: each
+    P(win) is the share of won rows (the Jarls, or the sets, pooled; n = games), each rank the place of that share
+    among the policy's groups, and the reference's numbers are the page's own (difficulty tables, Jarls table)."""
+    from fractions import Fraction
+
+    run_dir, text = ranked
+    assert text.index("## Skill ladder") < text.index("## Does the ranking depend on the policy?") < text.index(
+        "## What was simulated")
+    df = simkit.results.load(run_dir)
+    roman = {1: "I", 3: "III"}
+    cell = {(f"{m} / {v} at Level {roman[lv]}", p): Fraction(int(k), int(n)) for m, v, lv, p, k, n in
+            df.group_by("monster", "variant", "level", "policy").agg(
+                pl.col("won").cast(pl.Int64).sum(), pl.len()).iter_rows()}
+    lv1 = df.filter(pl.col("level") == 1)
+    jarl = {(j, p): Fraction(int(k), int(n)) for j, p, k, n in lv1.group_by("jarl", "policy").agg(
+        pl.col("won").cast(pl.Int64).sum(), pl.len()).iter_rows()}
+    # hodr and esbjorn play every game alike under both heuristics: one row (as in the Jarls table)
+    assert all(jarl[("hodr", p)] == jarl[("esbjorn", p)] for p in RANKED_POLICIES)
+    jarl.update({("hodr ≡ esbjorn", p): jarl[("hodr", p)] for p in RANKED_POLICIES})
+    for heading, truth, groups in (
+            ("### The difficulty curve", cell, {"troll / base at Level I", "troll / base at Level III",
+                                                "dragon / base at Level I", "dragon / base at Level III"}),
+            ("### The Jarls (Level I", jarl, {"sigurd", "agnar", "hodr ≡ esbjorn"})):
+        rows = _ranking(text, heading)
+        assert set(rows) == groups
+        assert list(next(iter(rows.values())))[1:] == [*RANKED_POLICIES, "n (games)"]  # no `random` column
+        for p in RANKED_POLICIES:
+            for g, r in rows.items():
+                est, low, high, rank = RANKED_CELL.match(r[p]).groups()
+                assert float(est) == pytest.approx(float(truth[(g, p)]), abs=5e-4 + 1e-9)
+                assert float(low) <= float(est) <= float(high)
+                assert int(rank) == 1 + sum(truth[(o, p)] > truth[(g, p)] for o in groups)
+                assert r["n (games)"] == "40"
+        # the reference's order is the table's
+        ranks = [int(RANKED_CELL.match(r["builder"]).group(4)) for r in rows.values()]
+        assert ranks == sorted(ranks)
+    # the reference's numbers are the page's elsewhere: the difficulty table of `builder` and the Jarls table
+    diff = {r["monster"]: r for r in _table(text, "### `builder` (heuristic)")}
+    for g, r in _ranking(text, "### The difficulty curve").items():
+        m, lv = g.split(" / ")[0], g.rsplit(" ", 1)[1]
+        assert r["builder"].rsplit(" (", 1)[0] == diff[m][lv]
+    jt = {r["Jarl"]: r["pooled"] for r in _table(text, "## Jarls (level I")}
+    assert {g: r["builder"].rsplit(" (", 1)[0] for g, r in _ranking(text, "### The Jarls (Level I").items()} == jt
+
+
+def _named(head: str, what: str, word: str) -> dict[str, str]:
+    """``{policy: group}`` the headline's ranking sentence names as the worst / best (``word``)."""
+    s = head.split(f"**The {what} ranking ", 1)[1].split("**The ", 1)[0]
+    every = re.search(rf"([^;,]+?) is the {word} under every policy", s)
+    if every:
+        g = every.group(1).strip().removeprefix("and ")
+        return {p: g for p in RANKED_POLICIES}
+    m = re.search(rf"the {word} is (.+?) under `builder` but (.+?)" + (", and " if word == "worst" else r"\.\s*$"), s)
+    out = {"builder": m.group(1)}
+    for part in m.group(2).split("; "):
+        g, ps = part.split(" under ", 1)
+        out.update({p: g for p in re.findall(r"`(\w+)`", ps)})
+    return out
+
+
+def test_headline_says_whether_the_rankings_change_with_the_policy(ranked):
+    """The first paragraph answers "does the ranking change with the policy?" for both rankings, with the section's
+    resolved flips (Holm within a ranking at 2.5%, Bonferroni over the two: family-wise 5%), and names the worst and
+    best cell and Jarl under each policy from the games' own rows."""
+    from fractions import Fraction
+
+    run_dir, text = ranked
+    head = text.split("\n\n")[2]
+    assert "Ranked under every practical policy on the main run (40 games per cell): " in head
+    df = simkit.results.load(run_dir)
+    roman = {1: "I", 3: "III"}
+    cell = {(f"{m} / {v} at Level {roman[lv]}", p): Fraction(int(k), int(n)) for m, v, lv, p, k, n in
+            df.group_by("monster", "variant", "level", "policy").agg(
+                pl.col("won").cast(pl.Int64).sum(), pl.len()).iter_rows()}
+    jarl = {(j if j not in ("hodr", "esbjorn") else "hodr ≡ esbjorn", p): Fraction(int(k), int(n))
+            for j, p, k, n in df.filter(pl.col("level") == 1).group_by("jarl", "policy").agg(
+                pl.col("won").cast(pl.Int64).sum(), pl.len()).iter_rows()}
+    section = text.split("## Does the ranking depend on the policy?", 1)[1].split("\n## ", 1)[0]
+    assert "**Holm-corrected over every pair of every policy compared** within a ranking" in section
+    assert "is below 0.025 (5% split over the 2 rankings, Bonferroni)" in section
+    for what, truth, heading, family in (
+            ("(monster / deck, level)", cell, "### The difficulty curve", "6 comparisons, 6 pairs"),
+            ("Jarl", jarl, "### The Jarls (Level I", "3 comparisons, 3 pairs")):
+        part = _section(text, heading)
+        resolved = len(re.findall(r"\(resolved, p adj\.", part))
+        if resolved:
+            assert f"**The {what} ranking changes with the policy:** {resolved} resolved flip" in head
+        else:
+            assert f"**The {what} ranking does not change with the policy beyond the noise:** no resolved flip" in head
+            assert "No resolved flip" in part
+        assert f"(Holm over all {family} × 1 other practical policies, family-wise 0.025)" in head
+        groups = {g for g, _ in truth}
+        for word, pick in (("worst", min), ("best", max)):
+            named = _named(head, what, word)
+            for p in RANKED_POLICIES:
+                extreme = pick(truth[(g, p)] for g in groups)
+                assert truth[(named[p], p)] == extreme, (what, word, p, named)
+
+
+def test_only_one_practical_policy_is_said_and_no_section(report):
+    _, _, text = report
+    assert "Only one practical policy played, so the (monster / deck, level) and Jarl ranking is not compared" in \
+        text.split("\n\n")[2]
+    assert "## Does the ranking depend on the policy?" not in text
+
+
+def _e(p: float, half: float):
+    from simkit.core.stats import Estimate
+
+    return Estimate(p, p - half, p + half, 1000)
+
+
+def test_flips_are_judged_at_five_percent_over_every_ranking_shown():
+    """One flip whose p is 0.04 (the reference separates the pair far beyond the noise, the other policy at z =
+    2.054): resolved when it is the section's only ranking (family of 1 at 5%), not when a second ranking shares
+    the 5% (Bonferroni: 2.5% each); and the ranking table puts each policy's ranks beside its numbers."""
+    from scipy.stats import norm
+
+    from simkit.games.valhalla.solo.report import policy_sensitivity, ranking_rows
+
+    se = 0.01 / math.sqrt(2)  # each group's standard error: the difference's is 0.01
+    d = norm.isf(0.02) * 0.01  # two-sided p = 0.04
+    half = 1.959964 * se
+    flip = {"ref": {"a": _e(0.9, half), "b": _e(0.5, half)}, "other": {"a": _e(0.5, half), "b": _e(0.5 + d, half)}}
+    games = {"a": 1000, "b": 1000}
+    one = {"heading": "Flip", "intro": "x", "label": "Jarl", "what": "Jarl", "plural": "Jarls", "table": flip,
+           "games": games}
+    head, section = policy_sensitivity([one], "ref")
+    assert head.startswith("**The Jarl ranking changes with the policy:** 1 resolved flip")
+    assert "under `other`, b beats a" in section and "is below 0.05, so" in section
+    same = {"ref": {"x": _e(0.8, half), "y": _e(0.2, half)}, "other": {"x": _e(0.7, half), "y": _e(0.3, half)}}
+    two = {**one, "heading": "Same", "what": "cell", "plural": "cells", "table": same, "games": {"x": 9, "y": 9}}
+    head, section = policy_sensitivity([one, two], "ref")
+    assert head.startswith("**The Jarl ranking does not change with the policy beyond the noise:** no resolved flip")
+    assert "family-wise 0.025" in head and "is below 0.025 (5% split over the 2 rankings, Bonferroni)" in section
+    assert "**The cell ranking does not change" in head
+    # a ranking of one group, or of one policy, is left out
+    assert policy_sensitivity([{**one, "table": {"ref": {"a": _e(0.5, half)}, "other": {"a": _e(0.4, half)}}}],
+                              "ref") == ("", "")
+    rows = ranking_rows({"ref": {"a": _e(0.5, 0.1), "b": _e(0.7, 0.1), "c": _e(0.5, 0.1)},
+                         "other": {"a": _e(0.9, 0.05), "b": _e(0.1, 0.05), "c": _e(0.3, 0.05)}}, "ref", "Jarl",
+                        {"a": 5, "b": 6, "c": 7})
+    assert [(r["Jarl"], r["ref"][-3:], r["other"][-3:], r["n (games)"]) for r in rows] == [
+        ("b", "(1)", "(3)", 6), ("a", "(2)", "(1)", 5), ("c", "(2)", "(2)", 7)]

@@ -29,6 +29,8 @@ from simkit.core.plotting import bars, lines
 from simkit.core.report import (
     STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown,
 )
+from simkit.core.sensitivity import ALPHA, ranking_sentence, sensitivity
+from simkit.core.sensitivity import markdown as sens_markdown
 from simkit.core.stats import Estimate, holm, paired_rate, wilson, z_value
 from simkit.core.tables import render
 
@@ -420,6 +422,55 @@ def search_verdict(rungs) -> str:
             + (f"; below them: {names(below)}." if below else "."))
 
 
+def _ranks(row: dict[str, Estimate]) -> dict[str, int]:
+    """Rank 1 = the highest estimate; ties share the better rank."""
+    return {g: 1 + sum(o.estimate > e.estimate for o in row.values()) for g, e in row.items()}
+
+
+def ranking_rows(table: dict[str, dict[str, Estimate]], reference: str, label: str,
+                 games: dict[str, int]) -> list[dict]:
+    """One row per group, in the reference policy's order: every policy's P(win) [95%] and its rank there."""
+    ranks = {p: _ranks(row) for p, row in table.items()}
+    order = sorted(table[reference], key=lambda g: (ranks[reference][g], list(table[reference]).index(g)))
+    return [{label: g, **{p: f"{_iv(table[p][g])} ({ranks[p][g]})" for p in table if g in table[p]},
+             "n (games)": games[g]} for g in order]
+
+
+def policy_sensitivity(rankings: list[dict], reference: str, note: str = "") -> tuple[str, str]:
+    """``(headline sentences, section)``: does a ranking change with the policy? ``rankings``: one dict per ranking
+    with ``heading``, ``intro``, ``label`` (the group column), ``what`` / ``plural`` (the words for a group),
+    ``table`` (``{policy: {group: Estimate}}``) and ``games`` (``{group: n games}``); rankings with fewer than two
+    groups or one policy are left out; ``note`` ends the introduction. Each ranking is Holm-corrected over its
+    pairs × policies at 5% / the number of rankings (Bonferroni over the rankings: family-wise 5% over the
+    section)."""
+    shown = [r for r in rankings if len(r["table"]) > 1 and len(r["table"][reference]) > 1]
+    if not shown:
+        return "", ""
+    alpha = ALPHA / len(shown)
+    sentences, parts = [], []
+    for r in shown:
+        comps = sensitivity(r["table"], reference, alpha)
+        sentences.append(ranking_sentence(comps, r["table"], reference, r["what"], r["plural"], alpha))
+        parts.append(f"### {r['heading']}\n\n{r['intro']}\n\n"
+                     + render(ranking_rows(r["table"], reference, r["label"], r["games"]), "md") + "\n"
+                     + sens_markdown(comps, reference, r["plural"], alpha) + "\n")
+    others = [p for p in shown[0]["table"] if p != reference]
+    level = (f"is below {alpha:g} (5% split over the {len(shown)} rankings, Bonferroni), so the chance of calling "
+             "any flip where the orders truly agree is at most 5% over the whole section" if len(shown) > 1 else
+             "is below 0.05, so the chance of calling any flip where the orders truly agree is at most 5%")
+    section = (
+        "## Does the ranking depend on the policy?\n\n"
+        "A balance conclusion holds for a game *and* a way of playing it. Each practical policy's ranking "
+        f"({', '.join(f'`{p}`' for p in others)}; the random baseline is left out) against the ranking under the "
+        f"strongest practical policy, `{reference}` (the skill ladder's top practical policy), on the main run's "
+        "games: Spearman's rank correlation and the pairs whose order flips (rank 1 is the highest P(win)). A flip is "
+        "*resolved* when the games show both orders: the larger of the two policies' two-sided p-values for the "
+        "pair's difference (normal, from the 95% intervals shown; unpaired, so conservative: the groups of a game "
+        "share its shuffle and dice), **Holm-corrected over every pair of every policy compared** within a "
+        f"ranking, {level}.{' ' + note if note else ''}\n\n" + "".join(parts))
+    return " ".join(sentences), section
+
+
 def yard_section(y) -> str:
     """The battle yardstick's section (``yardstick.section``)."""
     from simkit.games.valhalla.solo.yardstick import section
@@ -571,6 +622,51 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         title=f"P(win) per Jarl, level {_lv(base_level)}, {first} (95%)",
         ylabel="P(win)", low=[jwin[j].low for j in jarls], high=[jwin[j].high for j in jarls])
 
+    # --- policy sensitivity: the difficulty curve and the Jarls under every practical policy against the strongest ---
+    practical = [p for p in heuristics if kinds[p] != "search"]
+    best = next((r.policy for r in rungs if r.policy in practical), practical[0] if practical else first)
+    sens_head, sens_text = "", ""
+    if len(practical) > 1:
+        cname = {(m, v, lv): f"{m} / {v} at Level {_lv(lv)}" for m, v in mvs for lv in levels
+                 if (m, v, lv, best) in cells}
+        ctable = {p: {name: win[(*k, p)] for k, name in cname.items() if (*k, p) in win} for p in practical}
+        jsub = frame.filter((pl.col("level") == base_level) & pl.col("policy").is_in(practical))
+        pj = _clustered(jsub, ["policy", "jarl"], {"won": won})
+        jorder = _order(man.get("jarls"), {k[1] for k in pj if k[0] == best})
+        # Jarls that played every game alike under every practical policy are one group, "hodr ≡ esbjorn"
+        alike = {p: _twin_names(jsub.filter(pl.col("policy") == p), jorder) for p in practical}
+        jgroups: dict[tuple, list[str]] = {}
+        for j in jorder:
+            jgroups.setdefault(tuple(alike[p][j] for p in practical), []).append(j)
+        jname = {" ≡ ".join(g): g[0] for g in jgroups.values()}
+        jtable = {p: {name: _rate(pj[(p, j)], "won") for name, j in jname.items() if (p, j) in pj}
+                  for p in practical}
+        sets_text = f"{len(mvs)} monster / deck set{'s' if len(mvs) != 1 else ''}"
+        same_table = (f" (whose `pooled` column is the `{best}` column here)" if first == best else "")
+        sens_head, sens_text = policy_sensitivity([
+            {"heading": "The difficulty curve: every monster, deck and level",
+             "intro": (
+                 f"P(win) of each (monster / deck, level) cell, all {len(jorder)} Jarls pooled: the numbers of the "
+                 "difficulty tables below (n counts games, each played by every Jarl). This is the difficulty curve "
+                 "a designer reads off those tables, so it is the ranking compared here: its pairs are each set's "
+                 "levels (is Level III below Level I against this monster and deck under every policy?) and the "
+                 f"sets against each other. The {len(levels)} levels pooled over every set would be only "
+                 f"{len(levels)} groups, too few for a rank correlation to say much, and each step from one level "
+                 "to the next is tested under each policy on paired games in \"Paired differences between "
+                 "levels\" below, far more tightly than this unpaired test can."),
+             "label": "(monster / deck, level)", "what": "(monster / deck, level)", "plural": "cells",
+             "table": ctable, "games": {name: cells[(*k, best)]["games"] for k, name in cname.items()}},
+            {"heading": f"The Jarls (Level {_lv(base_level)}, every monster and deck pooled)",
+             "intro": (
+                 f"P(win) per Jarl at Level {_lv(base_level)}, pooled over the {sets_text} with the game as the "
+                 f"unit, as in the Jarls table below{same_table}. Jarls that played every game identically under "
+                 "every practical policy share a row (`≡`)."),
+             "label": "Jarl", "what": "Jarl", "plural": "Jarls",
+             "table": jtable, "games": {name: pj[(best, j)]["games"] for name, j in jname.items()}},
+        ], best, (f"`search` plays too few games ({search_ladder['games']:,} in {search_ladder['cells']} cell"
+                  f"{'s' if search_ladder['cells'] != 1 else ''}) for a ranking of its own (see the ladder above)."
+                  if search_ladder else ""))
+
     # --- how far players get: monster cards defeated (first heuristic policy) ---
     sizes = _monster_sizes(man)
     dist = (frame.filter(pl.col("policy") == first)
@@ -655,6 +751,11 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         jman, jframe = man, frame
         top = next((r.policy for r in rungs if lkinds.get(r.policy, "heuristic") == "heuristic"), first)
     headline, jarls_text, jnum = all_jarls_section(jframe, top, jman, deep)
+    if sens_head:  # the answer says up front whether the rankings change with the policy
+        headline += (f" Ranked under every practical policy on the main run ({int(man.get('games', 0)):,} games per "
+                     f"cell): {sens_head}")
+    elif len(practical) == 1:
+        headline += " " + ranking_sentence([], {}, best, "(monster / deck, level) and Jarl")
     png_all = None
     if jnum.get("sets") and len(jnum["levels"]) > 1:  # the answer's plot first: the page's (and card's) first plot
         lvs, sets = jnum["levels"], jnum["sets"]
@@ -693,6 +794,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         + jarls_text
         + level_text
         + ladder_text
+        + sens_text
         + (yard_section(yardstick) if yardstick is not None else "")
         + "## What was simulated\n\n"
         f"{len(monsters)} monsters ({', '.join(monsters)}) × {len(variants)} deck variants ({', '.join(variants)}) "
