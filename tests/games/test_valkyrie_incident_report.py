@@ -469,3 +469,192 @@ def test_ladder_is_a_round_robin_with_the_tuned_presets():
         opponents = {c[4][1] if c[3] == "alpha" else c[4][0] for c in mine}
         assert opponents == set(play) - {name}
         assert {c[3] for c in mine} == {"alpha", "omega"}
+
+
+# --- does the Emblem ranking depend on the policy? (issue 18) -------------------------------------------------------
+
+def _est(p, half, n=1000):
+    from simkit.core.stats import Estimate
+
+    return Estimate(p, p - half, p + half, n)
+
+
+def _ranking_tables():
+    """Standard: `ref` ranks a > b > c > d > e, 0.10 apart, intervals ± 0.01; `swapped` puts b (0.62) above a
+    (0.53), both separated by about 6 standard errors of the difference (resolved); `noisy` puts e 0.01 above d
+    with intervals ± 0.10 (inside the noise: not resolved). Blitz: `ref` and `other` agree on the order."""
+    ref = {"a": _est(0.70, 0.01), "b": _est(0.60, 0.01), "c": _est(0.50, 0.01), "d": _est(0.40, 0.01),
+           "e": _est(0.30, 0.01)}
+    swapped = {**ref, "a": _est(0.53, 0.01), "b": _est(0.62, 0.01)}
+    noisy = {**ref, "d": _est(0.35, 0.10), "e": _est(0.36, 0.10)}
+    blitz = {"ref": ref, "other": {k: _est(v.estimate - 0.05, 0.01) for k, v in ref.items()}}
+    return {"standard": {"ref": ref, "swapped": swapped, "noisy": noisy}, "blitz": blitz}
+
+
+def test_emblem_ranking_section_resolves_a_clear_flip_and_not_one_inside_the_noise():
+    from simkit.games.valkyrie_incident.report import sensitivity_part
+
+    text, said = sensitivity_part(_ranking_tables(), {"standard": "ref", "blitz": "ref"})
+    assert text.startswith("## Does the Emblem ranking depend on the policy?\n\n")
+    std, blitz = text.split("### Standard\n", 1)[1].split("### Blitz\n", 1)
+    # the shares table: the reference first, marked, every value with its interval
+    head = next(ln for ln in std.splitlines() if ln.startswith("| Emblem"))
+    assert [c.strip() for c in head.strip("|").split("|")] == ["Emblem", "`ref` (strongest)", "`swapped`", "`noisy`"]
+    assert re.search(r"\| b +\| +0\.600 \[0\.590, 0\.610\] \| +0\.620 \[0\.610, 0\.630\] \|", std)
+    rows = {ln.split("|")[1].strip(): ln for ln in std.splitlines() if ln.startswith("| swapped") or
+            ln.startswith("| noisy")}
+    assert "1 of 10" in rows["swapped"] and "a > b (resolved, p adj." in rows["swapped"]
+    assert "1 of 10" in rows["noisy"] and "d > e" in rows["noisy"] and "resolved" not in rows["noisy"]
+    assert "under `swapped`, b beats a" in std and "under `noisy`" not in std
+    assert "Holm-corrected over all 20 comparisons (10 pairs × 2 policies compared, family-wise 0.025)" in std
+    assert "No resolved flip" in blitz and "0 of 10" in blitz
+    assert "family-wise 5%: Holm at 2.5% within each ruleset" in text
+    # the answer's sentences: one per ruleset, the verdict, and the best and worst Emblem under each policy
+    assert said.startswith("Does the Emblem ranking change with the policy (")
+    assert "family-wise 5% over both rulesets, 2.5% in each)?" in said
+    s_std, s_blitz = said.split(" Standard: ", 1)[1].split(" Blitz: ", 1)
+    assert s_std.startswith("**The Emblem ranking changes with the policy:** 1 resolved flip (1 pair of Emblems")
+    assert "the best is a under `ref` but b under `swapped` (a resolved flip)" in s_std
+    assert "the worst is e under `ref` but d under `noisy`, and" in s_std  # a flip inside the noise: not resolved
+    assert s_blitz.startswith("**The Emblem ranking does not change with the policy beyond the noise:** no "
+                              "resolved flip (Holm over all 10 comparisons")
+
+
+def test_emblem_flips_of_both_rulesets_are_one_family():
+    """A flip whose Holm-adjusted p is 0.04 (3 Emblems: 3 pairs, one flip, so 3 × its p) is resolved when one
+    ruleset is compared (family-wise 5%) and not when both are (2.5% in each: Bonferroni over the rulesets)."""
+    import scipy.stats as st
+
+    from simkit.core.sensitivity import Z95
+    from simkit.games.valkyrie_incident.report import sensitivity_part
+
+    p = 0.04 / 3
+    half = 0.02
+    d = st.norm.isf(p / 2) * (half / Z95) * 2 ** 0.5  # the difference whose two-sided p is p
+    ref = {"x": _est(0.8, half), "y": _est(0.5, half), "z": _est(0.2, half)}  # x above y by 21 standard errors
+    other = {**ref, "x": _est(0.5, half), "y": _est(0.5 + d, half)}
+    table = {"ref": ref, "other": other}
+    calm = {"ref": ref, "again": dict(ref)}
+    alone, said_alone = sensitivity_part({"standard": table}, {"standard": "ref"})
+    both, said_both = sensitivity_part({"standard": table, "blitz": calm}, {"standard": "ref", "blitz": "ref"})
+    assert "x > y (resolved, p adj. 0.04)" in alone and "family-wise 0.05)" in alone
+    assert "Standard: **The Emblem ranking changes with the policy:**" in said_alone
+    assert "; family-wise 5%)?" in said_alone
+    assert "x > y (resolved" not in both and "x > y" in both and "family-wise 0.025)" in both
+    assert "Standard: **The Emblem ranking does not change with the policy beyond the noise:**" in said_both
+
+
+def test_emblem_ranking_section_numbers_are_the_games_rows_and_the_pages_shares(report):
+    """On the small run (`focused` and `balanced`, 4 Emblems, 60 deals): each policy's column is each Emblem's
+    share of games won counted from the rows (both seats, a draw no win), the `focused` column is the pooled
+    table the page prints, Spearman's ρ is the one of the counted shares, and the sentence's best and worst
+    under `focused` are the answer's."""
+    import scipy.stats as st
+
+    from simkit.games.valkyrie_incident.report import policy_table, sensitivity_part
+
+    run_dir, files, res = report
+    page = (files[0].parent / "report.md").read_text()
+    table = policy_table(run_dir)
+    assert list(table) == ["focused", "balanced"]
+    text, said = sensitivity_part({"standard": table}, {"standard": "focused"})
+    body = text.split("### Standard\n", 1)[1]
+    head = next(ln for ln in body.splitlines() if ln.startswith("| Emblem"))
+    cols = [c.strip() for c in head.strip("|").split("|")]
+    assert cols == ["Emblem", "`focused` (strongest)", "`balanced`"]
+    share = {}
+    for pol in ("focused", "balanced"):
+        f = res.frame.filter(pl.col("policy") == pol)
+        for e in ("raven", "iron", "ember", "tide"):
+            k = f"{e}_emblem"
+            mine = f.filter((pl.col("alpha_emblem") == k) | (pl.col("omega_emblem") == k))
+            won = mine.filter(((pl.col("alpha_emblem") == k) & (pl.col("winner") == "alpha"))
+                              | ((pl.col("omega_emblem") == k) & (pl.col("winner") == "omega"))).height
+            share[(pol, e)] = won / mine.height
+    pooled = page.split("Each Emblem pooled over both seats", 1)[1]
+    for e in ("raven", "iron", "ember", "tide"):
+        row = next(ln for ln in body.splitlines() if re.match(rf"\|\s*{e}\s*\|", ln))
+        cells = dict(zip(cols, (c.strip() for c in row.strip("|").split("|"))))
+        for pol, col in (("focused", cols[1]), ("balanced", cols[2])):
+            assert float(cells[col].split(" ")[0]) == pytest.approx(share[(pol, e)], abs=5e-4)
+            assert table[pol][e].n == 60
+        page_wins = re.search(rf"\n\| {e} +\| ([^|]+)\|", pooled).group(1).strip()
+        assert cells[cols[1]] == page_wins
+    names = ("raven", "iron", "ember", "tide")
+    rho = st.spearmanr([share[("focused", e)] for e in names], [share[("balanced", e)] for e in names]).statistic
+    line = next(ln for ln in body.splitlines() if ln.startswith("| balanced"))
+    if f"{rho:+.3f}" in ("+0.000", "-0.000"):  # a column of zeros is left out of the table, and named under it
+        assert "*Left out, 0 in every row: Spearman ρ with `focused`" in body
+    else:
+        assert f"{rho:+.3f}" in line
+    best = max(names, key=lambda e: share[("focused", e)])
+    worst = min(names, key=lambda e: share[("focused", e)])
+    answer = page.split("\n\n")[2]
+    assert re.search(rf"best {best} wins .*worst {worst} ", answer)
+    assert (f"{best} is the best under every policy" in said) or (f"the best is {best} under `focused`" in said)
+    assert (f"{worst} is the worst under every policy" in said) or (f"the worst is {worst} under `focused`" in said)
+
+
+def _md_table(block: str, first: str) -> tuple[list[str], dict[str, dict[str, str]]]:
+    lines = block.splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.startswith(f"| {first}"))
+    head = [c.strip() for c in lines[i].strip("|").split("|")]
+    rows = {}
+    for ln in lines[i + 2:]:
+        if not ln.startswith("|"):
+            break
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        rows[cells[0]] = dict(zip(head, cells))
+    return head, rows
+
+
+def test_bundled_page_answers_whether_the_emblem_ranking_depends_on_the_policy(tmp_path):
+    """The quick bundled page (100 games a cell): its first paragraph says for both rulesets whether the Emblem
+    ranking changes with the policy; the section's shares are the run's own rows, every policy of its `play` list,
+    and the strongest's column is the pooled table the page prints; the ρ of the untuned preset is the matrix
+    change's."""
+    from simkit.core import results
+    from simkit.core.scenario import read_toml
+    from simkit.games.valkyrie_incident.report import bundled_report
+
+    out = tmp_path / "out"
+    bundled_report(out, quick=True, jobs=1)
+    page = (out / "valkyrie-incident" / "report.md").read_text()
+    answer = page.split("\n\n")[2]
+    assert answer.startswith("**The answer.**")
+    assert "Does the Emblem ranking change with the policy (" in answer
+    assert re.search(r" Standard: \*\*The Emblem ranking (changes|does not change) with the policy", answer)
+    assert re.search(r" Blitz: \*\*The Emblem ranking (changes|does not change) with the policy", answer)
+    sec = page.split("## Does the Emblem ranking depend on the policy?\n", 1)[1].split("\n## ", 1)[0]
+    assert page.index("### Blitz match-ups near 0 or 1") < page.index("## Does the Emblem ranking depend")
+    match = page.split("## Emblem match-ups\n", 1)[1].split("### Blitz match-ups near 0 or 1", 1)[0]
+    for label in ("standard", "blitz"):
+        part = sec.split(f"### {label.capitalize()}\n", 1)[1].split("\n### ", 1)[0]
+        head, rows = _md_table(part, "Emblem")
+        ref = head[1].split("`")[1]
+        assert head[1] == f"`{ref}` (strongest)"
+        assert f"`{ref}` in both seats" in answer and f"`{ref}`" in page.split("## What was simulated", 1)[1][:2000]
+        play, _ = read_toml(Path(simkit.__file__).parents[1] / "scenarios" / "valkyrie_incident" / f"{label}.toml")
+        assert sorted(h.strip("`") for h in [ref] + head[2:]) == sorted(play["play"])
+        # the shares from the run's rows: each Emblem's wins over its games, both seats, a draw no win
+        f = results.scan(out / "valkyrie-incident" / "run" / label).collect()
+        for col in head[1:]:
+            pol = col.split("`")[1]
+            g = f.filter(pl.col("policy") == pol)
+            for e, row in rows.items():
+                k = f"{e}_emblem"
+                mine = g.filter((pl.col("alpha_emblem") == k) | (pl.col("omega_emblem") == k))
+                won = mine.filter(((pl.col("alpha_emblem") == k) & (pl.col("winner") == "alpha"))
+                                  | ((pl.col("omega_emblem") == k) & (pl.col("winner") == "omega"))).height
+                assert float(row[col].split(" ")[0]) == pytest.approx(won / mine.height, abs=5.01e-4)  # .3f
+        # the strongest's column is the pooled table of the ruleset's match-ups on the same page
+        pooled = match.split(f"### {label.capitalize()}\n", 1)[1].split("Each Emblem pooled over both seats", 1)[1]
+        _, prows = _md_table(pooled, "Emblem")
+        assert {e: r[head[1]] for e, r in rows.items()} == {e: r["wins"] for e, r in prows.items()}
+        # the untuned preset's ρ is the one the matrix-change sentence gives (to 2 digits)
+        change = re.search(rf"{label.capitalize()}: against the matrix of `(\w+)`.*?shares of games won is "
+                           r"([+-]\d\.\d\d)\.", match, re.S)
+        if change:
+            _, srows = _md_table(part, "policy")
+            rho = next(v for k, v in srows[change.group(1)].items() if k.startswith("Spearman"))
+            assert f"{float(rho):+.2f}" == change.group(2)

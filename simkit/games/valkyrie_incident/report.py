@@ -6,7 +6,8 @@ scenarios (``scenarios/valkyrie_incident/{ladder,standard,blitz}.toml``) and wri
 ``out_dir/valkyrie-incident/report.md`` with its plots. The match-up matrices, Alpha/Omega, margins and the card
 table of each ruleset use the heuristic of its scenario that wins most against the field (``field.py``: the
 bundled heuristics, both seats, all 20 match-ups), in a mirror match (both seats); the report says how far the
-matrix moved from the strongest untuned preset's (issue 25).
+matrix moved from the strongest untuned preset's (issue 25), and whether the Emblem ranking changes with the
+policy: every policy of each match-up run against the strongest (``sensitivity_part``, issue 18).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import heatmap, lines
 from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
-from simkit.core.stats import clustered_mean, clustered_rate, wilson
+from simkit.core.sensitivity import markdown as sens_markdown
+from simkit.core.sensitivity import ranking_sentence, sensitivity
+from simkit.core.stats import Estimate, clustered_mean, clustered_rate, wilson
 from simkit.core.tables import render
 
 Z_LOPSIDED = 0.05  # family-wise level (Holm over the match-up cells) for calling a match-up lopsided
@@ -526,6 +529,72 @@ def strength_text(label: str, ranked: list[dict], rulesets: int = RULESETS) -> s
             f"their cells.")
 
 
+SENS_FAMILY = 0.05  # family-wise level of the resolved Emblem flips over both rulesets (Holm in each at half of it)
+
+
+def policy_table(run_dir: Path) -> dict[str, dict[str, Estimate]]:
+    """``table[policy][emblem]`` for every policy of the run but ``random``: the Emblem's share of games won (both
+    seats, all opponents, a draw no win; :func:`emblem_rates`, the deal the unit), Emblems in the run's order."""
+    man = results.manifest(run_dir)
+    frame = results.scan(run_dir)
+    order = _emblems(man)
+    table = {}
+    for p, spec in man.get("policies", {}).items():
+        if spec.get("kind") == "random":
+            continue
+        rates = emblem_rates(frame.filter(pl.col("policy") == p))
+        if rates:
+            keys = sorted(rates, key=lambda e: order.index(e) if e in order else len(order))
+            table[p] = {e.replace("_emblem", ""): rates[e]["wins"] for e in keys}
+    return table
+
+
+def sensitivity_part(tables: dict[str, dict[str, dict[str, Estimate]]], best: dict[str, str]) -> tuple[str, str]:
+    """The section "Does the Emblem ranking depend on the policy?" and the answer's sentences on it: per ruleset
+    (``tables[label]``: :func:`policy_table`; ``best[label]`` the reference), every policy's Emblem ranking
+    against the reference's (:func:`simkit.core.sensitivity.sensitivity`). The rulesets' flips are one family:
+    Holm in each at SENS_FAMILY / (rulesets compared), so family-wise SENS_FAMILY over all (Bonferroni)."""
+    compared = [lb for lb, t in tables.items() if best[lb] in t and len(t) > 1]
+    alpha = SENS_FAMILY / max(len(compared), 1)
+    comps = {lb: sensitivity(tables[lb], best[lb], alpha) for lb in compared}
+    if len(compared) > 1:
+        family = (f"the {len(compared)} rulesets' flips are one family, family-wise {SENS_FAMILY:.0%}: Holm at "
+                  f"{alpha:.1%} within each ruleset, Bonferroni over the rulesets, as for the field verdicts")
+        short = f"family-wise {SENS_FAMILY:.0%} over both rulesets, {alpha:.1%} in each"
+    else:
+        family = short = f"family-wise {SENS_FAMILY:.0%}"
+    parts, said = [], []
+    for lb, table in tables.items():
+        ref = best[lb]
+        c = comps.get(lb, [])
+        said.append(f"{lb.capitalize()}: " + ranking_sentence(c, table, ref, "Emblem", alpha=alpha))
+        pols = [ref] + [p for p in table if p != ref]
+        rows = [{"Emblem": e, **{(f"`{p}` (strongest)" if p == ref else f"`{p}`"): _iv(table[p][e])
+                                 for p in pols if e in table[p]}} for e in table.get(ref, {})]
+        deals = sorted({x.n for row in table.values() for x in row.values()})
+        n = f"{deals[0]:,}" if len(deals) == 1 else f"{deals[0]:,}–{deals[-1]:,}"
+        parts.append(f"### {lb.capitalize()}\n\nEach Emblem's share of games won under each policy (both seats, "
+                     f"all opponents; a draw is no win; 95% interval, the deal the unit, {n} deals):\n\n"
+                     + (render(rows, "md") if rows else "(no games)\n") + "\n"
+                     + (sens_markdown(c, ref, "Emblems", alpha) if c else
+                        "Only one practical policy played, so the ranking is not compared.\n") + "\n")
+    text = (
+        "## Does the Emblem ranking depend on the policy?\n\n"
+        "A balance conclusion holds for a game *and* a way of playing it. The match-up runs play every policy of "
+        "the ruleset's scenario (its `play` list) on the same deals; each one's ranking of the Emblems (its share "
+        "of games won per Emblem, as in the pooled tables above) is set against the ranking under the ruleset's "
+        "strongest heuristic, the one that plays the tables (the higher estimate of a tie, as above): Spearman's "
+        "rank correlation and the pairs of Emblems whose "
+        "order flips. A flip is *resolved* when the games show both orders: the larger of the two policies' "
+        "two-sided p-values for the pair's difference (normal, from the deal-clustered intervals; conservative, "
+        "as the Emblems of one deal share it), Holm-corrected over every pair of every policy compared, is below "
+        f"the level; {family}, so the chance of calling any flip where the orders truly agree is at most "
+        f"{SENS_FAMILY:.0%}. `random`, if played, is left out.\n\n" + "".join(parts))
+    lead = (f"Does the Emblem ranking change with the policy (every policy of the match-up run on the same deals "
+            f"against the strongest heuristic; {short})? ")
+    return text, lead + " ".join(said)
+
+
 def strength_rows(label: str, ranked: list[dict]) -> list[dict]:
     """Table rows of :func:`field.strength` (strongest first)."""
     return [{"ruleset": label, "policy": f"`{r['policy']}`",
@@ -626,6 +695,9 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         spreads[label] = info["spread"]
         infos[label] = info
     answer = headline(best["standard"], [(label, runs[label], infos[label]) for label in runs])
+    # does the Emblem ranking change with the policy? every heuristic of each run against its strongest
+    sens_text, sens_said = sensitivity_part({label: policy_table(run) for label, run in runs.items()}, best)
+    answer += " " + sens_said
     blitz = blitz_section(runs["blitz"], infos["standard"], infos["blitz"], results.manifest(runs["blitz"]).get("cards"))
     dtext, dpngs = distribution_section(runs, base, best)
     names = _card_names(results.manifest(runs["standard"]))
@@ -657,6 +729,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         + f"Does Blitz keep the balance? Highest minus lowest match-up: standard {spreads['standard']:.3f}, "
           f"Blitz {spreads['blitz']:.3f}.\n\n"
         + "### Blitz match-ups near 0 or 1: data, policy or rules?\n\n" + blitz
+        + sens_text
         + "## Alpha or Omega\n\n" + ALPHA_NOTE + "\n\n"
         + render(alpha, "md") + "\n"
         "## Skill ladder\n\n"
