@@ -161,7 +161,7 @@ def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, E
                 + "; ".join(f"{g} under {', '.join(ps)}" for g, ps in other.items()))
 
     rule = (f"Holm over all {family} comparisons, {_pairs(comparisons)} pairs × {len(comparisons)} other practical "
-            f"policies, family-wise {alpha:g}")
+            f"polic{'y' if len(comparisons) == 1 else 'ies'}, family-wise {alpha:g}")
     pairs = len({(f.above, f.below) for c in comparisons for f in c.resolved})
     if resolved:
         head = (f"**The {what} ranking changes with the policy:** {resolved} resolved flip{'s' if resolved > 1 else ''}"

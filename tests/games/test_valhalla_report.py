@@ -516,3 +516,29 @@ def test_flips_are_judged_at_five_percent_over_every_ranking_shown():
                         {"a": 5, "b": 6, "c": 7})
     assert [(r["Jarl"], r["ref"][-3:], r["other"][-3:], r["n (games)"]) for r in rows] == [
         ("b", "(1)", "(3)", 6), ("a", "(2)", "(1)", 5), ("c", "(2)", "(2)", 7)]
+
+
+def test_a_pooled_rate_at_zero_or_one_counts_games_not_rows():
+    """Two Jarls' rows per game, every game won: the interval is Wilson's on the 40 games (lower bound
+    0.912), not on the 80 rows (0.954): rows of one game are not independent evidence. A spread-out share
+    keeps its cluster-robust width but never claims more than the games' worth either."""
+    from simkit.core.stats import wilson
+    from simkit.games.valhalla.solo.report import _clustered, _rate
+
+    games = pl.DataFrame({"block": [0] * 80, "game": [g for g in range(40) for _ in range(2)],
+                          "won": [True] * 80}).lazy()
+    cell = _clustered(games, [], {"won": pl.col("won")})[()]
+    assert cell["pooled"] and cell["n"] == 80 and cell["games"] == 40
+    e = _rate(cell, "won")
+    assert (e.low, e.high) == pytest.approx((wilson(40, 40).low, 1.0))
+    assert e.low < wilson(80, 80).low - 0.03
+    # each game one win and one loss: no spread between games, rows as good as independent (deff 1)
+    half = pl.DataFrame({"block": [0] * 80, "game": [g for g in range(40) for _ in range(2)],
+                         "won": [True, False] * 40}).lazy()
+    e = _rate(_clustered(half, [], {"won": pl.col("won")})[()], "won")
+    assert e.estimate == 0.5 and (e.low, e.high) == pytest.approx((wilson(40, 80).low, wilson(40, 80).high))
+    # games all won or all lost: the design effect is capped at the games' own count
+    split = pl.DataFrame({"block": [0] * 80, "game": [g for g in range(40) for _ in range(2)],
+                          "won": [g < 20 for g in range(40) for _ in range(2)]}).lazy()
+    e = _rate(_clustered(split, [], {"won": pl.col("won")})[()], "won")
+    assert e.low >= wilson(20, 40).low - 1e-9

@@ -107,3 +107,6 @@ def test_ranking_sentence_names_the_best_under_each_policy_and_the_resolved_flip
     assert "the best is a under `ref` but b under `x` (a resolved flip)" in text
     assert "changes" not in ranking_sentence(sensitivity(table | {"x": table["y"]}, "ref"), table | {"x": table["y"]},
                                              "ref", "Warband")
+    one = {k: table[k] for k in ("ref", "x")}  # one other policy: the rule says 'policy', not 'policies'
+    assert "3 pairs × 1 other practical policy, family-wise" in ranking_sentence(sensitivity(one, "ref"), one, "ref",
+                                                                                  "Warband")

@@ -102,7 +102,7 @@ def _clustered(frame: pl.LazyFrame, by: list[str], values: dict[str, pl.Expr]) -
     out = {}
     for r in per.group_by(by).agg(aggs).collect().iter_rows(named=True):
         n, c, mm = int(r["n"]), int(r["c"]), float(r["mm"])
-        cell = {"n": n, "games": c, "pooled": c < n}
+        cell = {"n": n, "games": c, "pooled": c < n, "kish": n * n / mm if mm > 0 else float(c)}
         for k in values:
             mean = r[f"{k}_t"] / n
             resid = r[f"{k}_ss"] - 2 * mean * r[f"{k}_sm"] + mean * mean * mm
@@ -113,13 +113,16 @@ def _clustered(frame: pl.LazyFrame, by: list[str], values: dict[str, pl.Expr]) -
 
 
 def _rate(cell: dict, key: str) -> Estimate:
-    """Wilson interval for a share; with several rows per game, on the effective number of games."""
+    """Wilson interval for a share; with several rows per game, on the effective number of games, never more
+    rows than games can vouch for: at a share of exactly 0 or 1 (no spread to measure) on Kish's effective number
+    of games (Σm)² / Σm², as :func:`simkit.core.stats.clustered_rate` does."""
     mean, var, total = cell[key]
     n = cell["n"]
     if not cell["pooled"]:
         return wilson(int(round(total)), n)
     iid = mean * (1 - mean) / n
-    deff = max(1.0, var / iid) if iid > 0 and math.isfinite(var) else 1.0
+    floor = n / cell.get("kish", n)  # the design effect of games that are all wins or all losses
+    deff = min(max(1.0, var / iid), floor) if iid > 0 and math.isfinite(var) else floor
     e = wilson(mean * n / deff, n / deff)  # type: ignore[arg-type]  # float counts: effective sample
     return Estimate(mean, e.low, e.high, n)
 
