@@ -462,7 +462,7 @@ def test_headline_says_whether_the_rankings_change_with_the_policy(ranked):
         else:
             assert f"**The {what} ranking does not change with the policy beyond the noise:** no resolved flip" in head
             assert "No resolved flip" in part
-        assert f"(Holm over all {family} × 1 other practical policies, family-wise 0.025)" in head
+        assert f"(Holm over all {family} × 1 other practical policy, family-wise 0.025)" in head
         groups = {g for g, _ in truth}
         for word, pick in (("worst", min), ("best", max)):
             named = _named(head, what, word)
@@ -542,3 +542,18 @@ def test_a_pooled_rate_at_zero_or_one_counts_games_not_rows():
                           "won": [g < 20 for g in range(40) for _ in range(2)]}).lazy()
     e = _rate(_clustered(split, [], {"won": pl.col("won")})[()], "won")
     assert e.low >= wilson(20, 40).low - 1e-9
+
+
+def test_the_headline_names_the_sets_level_with_the_hardest_and_the_least_bitten():
+    """Hand-made Level I − III drops: dragon +0.060 [+0.050, +0.070] alone at the top; serpent / plus40 +0.002
+    [-0.006, +0.010] least, with troll / base +0.008 [+0.000, +0.016] overlapping it and named beside it; hydra
+    +0.030 [+0.022, +0.038] overlaps neither end."""
+    from simkit.core.stats import Estimate
+    from simkit.games.valhalla.solo.report import _sets_alongside, level_with
+
+    d = {("dragon", "base"): Estimate(0.060, 0.050, 0.070, 2500), ("serpent", "plus40"): Estimate(0.002, -0.006, 0.010, 2500),
+         ("troll", "base"): Estimate(0.008, 0.000, 0.016, 2500), ("hydra", "base"): Estimate(0.030, 0.022, 0.038, 2500)}
+    assert level_with(("dragon", "base"), d) == []
+    assert level_with(("serpent", "plus40"), d) == [("troll", "base")]
+    assert _sets_alongside(("dragon", "base"), d) == ""
+    assert _sets_alongside(("serpent", "plus40"), d) == "; intervals overlapping it: troll / base +0.0080 [+0.0000, +0.0160]"
