@@ -658,3 +658,25 @@ def test_bundled_page_answers_whether_the_emblem_ranking_depends_on_the_policy(t
             _, srows = _md_table(part, "policy")
             rho = next(v for k, v in srows[change.group(1)].items() if k.startswith("Spearman"))
             assert f"{float(rho):+.2f}" == change.group(2)
+
+
+def test_the_headline_names_the_emblems_the_data_cannot_tell_from_the_best_or_the_worst():
+    """Hand-made shares on 1,000 games each: ember 0.583 and tide 0.574 overlap (Wilson half-widths ~0.031), so the
+    headline names tide beside ember as best; iron 0.400 is far below both and alone as the worst; raven 0.500
+    overlaps neither end."""
+    from simkit.games.valkyrie_incident.report import _alongside, best_worst, level_with
+
+    info = {"outcomes": {"ember_emblem": (583, 0, 417, 1000), "tide_emblem": (574, 0, 426, 1000),
+                         "raven_emblem": (500, 0, 500, 1000), "iron_emblem": (400, 0, 600, 1000)}}
+    (b, _), (w, _) = best_worst(info)
+    assert (b, w) == ("ember", "iron")
+    near_best, near_worst = level_with(info)
+    assert [e for e, _ in near_best] == ["tide"] and near_worst == []
+    tide = wilson(574, 1000)
+    assert tide.high >= wilson(583, 1000).low and wilson(500, 1000).high < wilson(583, 1000).low
+    assert _alongside(near_best) == f" (intervals overlapping it: tide 0.574 [{tide.low:.3f}, {tide.high:.3f}])"
+    assert _alongside(near_worst) == ""
+    # all four level: each end names the other three, nearest first
+    flat = {"outcomes": {f"{e}_emblem": (500 + i, 0, 500 - i, 1000) for i, e in enumerate(["a", "b", "c", "d"])}}
+    near_best, near_worst = level_with(flat)
+    assert [e for e, _ in near_best] == ["c", "b", "a"] and [e for e, _ in near_worst] == ["b", "c", "d"]

@@ -342,12 +342,31 @@ def _row_iv(r) -> str:
     return _iv(r) if r is not None else "–"
 
 
+def _ranked(info: dict) -> list[tuple[str, object]]:
+    """Every Emblem with its share of games won (both seats, all opponents), lowest first."""
+    rates = info.get("rates") or {}
+    return sorted(((e.replace("_emblem", ""), rates[e]["wins"] if e in rates else wilson(w, n))
+                   for e, (w, _d, _l, n) in info["outcomes"].items()), key=lambda x: x[1].estimate)
+
+
 def best_worst(info: dict) -> tuple[tuple[str, object], tuple[str, object]]:
     """The Emblems with the highest and the lowest share of games won (both seats, all opponents; Wilson)."""
-    rates = info.get("rates") or {}
-    ranked = sorted(((e.replace("_emblem", ""), rates[e]["wins"] if e in rates else wilson(w, n))
-                     for e, (w, _d, _l, n) in info["outcomes"].items()), key=lambda x: x[1].estimate)
+    ranked = _ranked(info)
     return ranked[-1], ranked[0]
+
+
+def level_with(info: dict) -> tuple[list[tuple[str, object]], list[tuple[str, object]]]:
+    """The other Emblems the data cannot tell from the best, and from the worst: those whose 95% interval overlaps
+    the best's (the worst's). A headline that names one best Emblem names these beside it, not as beaten."""
+    ranked = _ranked(info)
+    (_, be), (_, we) = ranked[-1], ranked[0]
+    best = [(e, r) for e, r in reversed(ranked[:-1]) if r.high >= be.low]
+    worst = [(e, r) for e, r in ranked[1:] if r.low <= we.high]
+    return best, worst
+
+
+def _alongside(level: list[tuple[str, object]]) -> str:
+    return (" (intervals overlapping it: " + ", ".join(f"{e} {_iv(r)}" for e, r in level) + ")") if level else ""
 
 
 def _extreme(cells: dict) -> int:
@@ -369,7 +388,9 @@ def headline(policy: str, parts: list[tuple[str, Path, dict]]) -> str:
         alpha.append(f"{_row_iv(a)} of {label} games ({who}draws {_row_iv(d)}{nn})" if d is not None else
                      f"{_row_iv(a)} of {label} games" + (f" (`{pol}` in both seats)" if not one else ""))
         (b, be), (w, we) = best_worst(info)
-        emb.append(f"{label}: best {b} wins {_iv(be)} of its games, worst {w} {_iv(we)}"
+        lb, lw = level_with(info)
+        emb.append(f"{label}: best {b} wins {_iv(be)} of its games{_alongside(lb)}, worst {w} {_iv(we)}"
+                   f"{_alongside(lw)}"
                    + (f", {_extreme(info['cells'])} of {len(info['cells'])} match-ups at ≤ 0.02 or ≥ 0.98"
                       if _extreme(info["cells"]) else ""))
     lead = f"With `{pols[0]}` in both seats, Alpha" if one and pols else "Alpha"

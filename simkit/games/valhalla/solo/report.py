@@ -352,7 +352,8 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
         "played by every Jarl in every set at every level). "
         + "; ".join(step_words) + ". "
         + (f"The levels bite hardest against {most[0]} / {most[1]} ({_lv(lo)} − {_lv(hi)} = "
-           f"{_siv(*_e3(set_d[most]))}) and least against {least[0]} / {least[1]} ({_siv(*_e3(set_d[least]))}); "
+           f"{_siv(*_e3(set_d[most]))}{_sets_alongside(most, set_d)}) and least against {least[0]} / {least[1]} "
+           f"({_siv(*_e3(set_d[least]))}{_sets_alongside(least, set_d)}); "
            if most else "")
         + (f"per Jarl the drop runs from {_siv(*_e3(jd[by_drop[-1]]))} ({twin[by_drop[-1]]}) to "
            f"{_siv(*_e3(jd[by_drop[0]]))} ({twin[by_drop[0]]}), each on the same {G:,} games."
@@ -405,6 +406,20 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
 
 def _e3(e: Estimate) -> tuple[float, float, float]:
     return e.estimate, e.low, e.high
+
+
+def level_with(pick, diffs: dict) -> list:
+    """The other keys of ``diffs`` whose 95% interval overlaps that of ``pick``: the ones the data cannot tell from
+    the set a headline names as where the levels bite hardest (or least), nearest first."""
+    me = diffs[pick]
+    near = [k for k, e in diffs.items() if k != pick and e.low <= me.high and e.high >= me.low]
+    return sorted(near, key=lambda k: abs(diffs[k].estimate - me.estimate))
+
+
+def _sets_alongside(pick, diffs: dict) -> str:
+    near = level_with(pick, diffs)
+    return ("; intervals overlapping it: " + ", ".join(f"{m} / {v} {_siv(*_e3(diffs[(m, v)]))}" for m, v in near)
+            if near else "")
 
 
 # ---------------------------------------------------------------- the report
