@@ -803,11 +803,13 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
                    "written into the edited copies).")
 @click.option("--no-copies", is_flag=True, help="Write the edited files only into the run folder, not beside the "
               "originals.")
+@click.option("--no-margin", is_flag=True, help="Aim the search at each band itself (default: inside it, by the "
+              "half-width the fresh check's interval will have, so a result just inside is not left unclear).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
 @_jobs_option
 def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits, seed, games_per_trial, eval_games,
-                edit_cost, search_games, sets, out, no_copies, quiet, fmt, jobs):
+                edit_cost, search_games, sets, out, no_copies, no_margin, quiet, fmt, jobs):
     """Find the fewest, smallest edits to card data or rules that bring per-game rates into target bands, then
     verify them on fresh games.
 
@@ -834,6 +836,7 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
     r = balance(scenario, all_varies, list(targets), policy=policy, budget=budget, max_edits=max_edits, seed=seed,
                 games_per_trial=games_per_trial, eval_games=eval_games, edit_cost=edit_cost,
                 search_games=search_games, sets=list(sets), jobs=jobs or 1, out=out, beside=not no_copies,
+                aim=not no_margin,
                 progress=not quiet and sys.stderr.isatty(), argv=sys.argv[1:])
     for line in report_lines(r, fmt):
         click.echo(line)

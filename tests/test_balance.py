@@ -252,3 +252,46 @@ def test_the_result_is_checked_under_search(draw, tmp_path):
 def test_search_check_needs_named_policies(coin):
     with pytest.raises(InputError, match="--search-games"):
         B.balance(coin, ["rules.salt=0:5"], ["won>=0.9"], budget=100, search_games=10)
+
+
+def test_a_band_narrowed_by_a_margin_by_hand():
+    t = B.parse_target("won=0.43:0.62")
+    assert t.violation(0.4374) == 0 and t.violation(0.4374, 0.0286) == pytest.approx(0.4586 - 0.4374)
+    assert t.violation(0.62, 0.01) == pytest.approx(0.01) and t.violation(0.5) == t.violation(0.5, 0.0286) == 0
+    # a margin wider than half the band aims at its midpoint
+    assert t.violation(0.5, 1.0) == pytest.approx(0.525 - 0.5)
+    # a one-sided band narrows at its finite end only
+    assert B.parse_target("won>=0.9").violation(0.91, 0.02) == pytest.approx(0.01)
+
+
+def test_the_margin_is_the_fresh_intervals_half_width(coin):
+    # one 0/1 row a game: Wilson on 1,000 games, scaled to 4,000 fresh games, is about 1.96·sqrt(p(1-p)/4000)
+    rng = np.random.default_rng(5)
+    cols = {"game": np.arange(1000), "won": (rng.random(1000) < 0.3).astype(np.int8)}
+    t = B.parse_target("won=0.2:0.4")
+    p = cols["won"].mean()
+    assert B.margin(cols, t, 0.95, 1000, 4000) == pytest.approx(1.96 * math.sqrt(p * (1 - p) / 4000), rel=0.02)
+
+
+def test_the_search_aims_inside_the_band_so_the_check_can_say_met(draw, tmp_path):
+    # Band 0.43:0.62. One edit each (exact_stop_at_8): win_low 8 -> 9 gives 0.4374, inside by 0.0074 only, and a
+    # fresh check on 1,000 games (half-width ~0.031) would call it unclear; win_high 10 -> 9 gives 0.4975, in the
+    # middle. win_low's edit is the cheaper (a quarter of its range against a third), so a search aimed at the band
+    # itself may keep it; aimed inside by the check's half-width (~0.029 from 0.692 on 3,000 games scaled to 1,000),
+    # win_low 9 sits 0.021 (2.3 search standard errors) outside the aim and win_high 9 is kept, and met.
+    assert float(exact_stop_at_8(9, 10)) == pytest.approx(0.4374, abs=1e-4)
+    assert float(exact_stop_at_8(8, 9)) == pytest.approx(0.4975, abs=1e-4)
+    r = B.balance(draw, ["rules.win_low=6:10", "rules.win_high=9:12"], ["won[policy=stop_at_8]=0.43:0.62"],
+                  policy="stop_at_8", budget=60_000, games_per_trial=3000, eval_games=1000, seed=3, beside=False,
+                  out=tmp_path / "run")
+    (m,) = r.margins
+    p = float(exact_stop_at_8(8, 10))
+    assert m == pytest.approx(1.96 * math.sqrt(p * (1 - p) / 1000), rel=0.1)
+    assert r.edits == [("rules.win_high", 10, 9)]
+    assert r.rows[0].after_status == "met"
+    assert "aimed inside each band by the fresh check's expected half-width, 0.0" in "\n".join(B.report_lines(r))
+    # aimed at the band itself, the same seed keeps the cheaper edit at the edge, and the check cannot say met
+    r0 = B.balance(draw, ["rules.win_low=6:10", "rules.win_high=9:12"], ["won[policy=stop_at_8]=0.43:0.62"],
+                   policy="stop_at_8", budget=60_000, games_per_trial=3000, eval_games=1000, seed=3, beside=False,
+                   aim=False)
+    assert r0.margins == [0.0] and r0.edits == [("rules.win_low", 8, 9)] and r0.rows[0].after_status == "unclear"

@@ -17,6 +17,12 @@ The search's own estimate of its best candidate is biased upward (it is the best
 result is therefore re-played on *fresh* streams (spawn key ``FRESH``) that the search never saw, against the
 unedited scenario on the same fresh games, and each target is judged on a Bonferroni interval (95% for the
 family of targets): met (inside the band), missed (outside) or unclear (more games needed).
+
+So that a candidate the search puts just inside a band is not then left "unclear" by that check, the search aims
+inside each band by the half-width the check's interval will have (the *margin*: the interval on the unedited
+data's search games, scaled by the square root of search games over fresh games; at most half the band). The
+score's violation is measured against that narrower band; the printed violations are against the band asked for.
+``aim=False`` (``--no-margin``) aims at the band itself.
 """
 
 from __future__ import annotations
@@ -217,10 +223,14 @@ class Target:
         mid, tol = (self.low + self.high) / 2, (self.high - self.low) / 2
         return f"{mid:.4g} ± {tol:.4g}"
 
-    def violation(self, x: float) -> float:
+    def violation(self, x: float, margin: float = 0.0) -> float:
+        """How far ``x`` lies outside the band, or outside the band narrowed by ``margin`` at each finite end (at
+        most to its midpoint)."""
         if not math.isfinite(x):
             return math.inf
-        return max(0.0, self.low - x, x - self.high)
+        if math.isfinite(self.low) and math.isfinite(self.high):
+            margin = min(margin, (self.high - self.low) / 2)
+        return max(0.0, self.low + margin - x, x - self.high + margin)
 
 
 def _split_depth0(text: str, seps: tuple[str, ...]) -> tuple[str, str, str] | None:
@@ -422,6 +432,15 @@ def point(cols: dict, target: Target) -> float:
     return float(np.mean(s_a[ia] / c_a[ia] - s_b[ib] / c_b[ib])) if len(ia) else math.nan
 
 
+def margin(cols: dict, target: Target, confidence: float, games: int, eval_games: int) -> float:
+    """The half-width the fresh check's interval of ``target`` will have on ``eval_games`` games, from its interval
+    on ``cols`` (``games`` games per cell): the half-width scales as one over the square root of the games."""
+    e = estimate(cols, target, confidence)
+    if not (math.isfinite(e.low) and math.isfinite(e.high)):
+        return 0.0
+    return (e.high - e.low) / 2 * math.sqrt(games / eval_games)
+
+
 def judge(e: Estimate, t: Target) -> str:
     """"met" (the interval inside the band), "missed" (outside it) or "unclear"."""
     if not math.isfinite(e.estimate):
@@ -527,6 +546,7 @@ class BalanceResult:
     written: list  # copies written
     search_check: list = field(default_factory=list)  # rows under `search`, if asked
     notes: list = field(default_factory=list)
+    margins: list = field(default_factory=list)  # how far inside each band the search aimed (module docstring)
 
     @property
     def all_met(self) -> bool:
@@ -662,7 +682,7 @@ def write_copies(scenario: Path, data: dict, varies: dict[str, Vary], edits: tup
 def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy: str | None = None,
             budget: int = 20_000, max_edits: int = 3, seed: int = 1, games_per_trial: int | None = None,
             eval_games: int | None = None, edit_cost: float = 0.002, search_games: int = 0, jobs: int = 1,
-            sets: list[str] = (),
+            sets: list[str] = (), aim: bool = True,
             out: str | Path | None = None, beside: bool = True, progress: bool = False,
             argv: list[str] | None = None) -> BalanceResult:
     """Search for the fewest, smallest edits meeting ``targets`` and verify them on fresh games (module docstring).
@@ -672,7 +692,8 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
     and the result with each edit undone); ``sets``: fixed ``--set`` changes the whole search plays under (they
     are not written into the edited copies); ``search_games``: games per cell of the check under ``search``
     (0: none); ``edit_cost``: the score's cost of one edit, in the targets' units (an edit size, as a share of
-    its range, costs half that per unit)."""
+    its range, costs half that per unit); ``aim``: score against each band narrowed by its margin (module
+    docstring)."""
     import optuna
 
     from simkit.core import loader, stats
@@ -775,12 +796,13 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
     writer = _Writer(out_dir, {
         "command": "balance", "argv": argv, "scenario": str(scenario), "policy": policy, "vary": vary,
         "targets": targets, "sets": list(sets), "expanded_targets": [t.label() for t in expanded], "budget": budget,
-        "games_per_trial": per, "eval_games": n_eval, "max_edits": max_edits, "seed": seed, "edit_cost": edit_cost,
+        "games_per_trial": per, "eval_games": n_eval, "max_edits": max_edits, "seed": seed, "edit_cost": edit_cost, "aim": aim,
         "status": "running", "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
     })
     cache: dict[tuple, Evaluation] = {}
     history: list[dict] = []
     used = [0]
+    margins: list[float] = []  # set from the first candidate scored (the unedited data)
 
     def evaluate(edits: tuple) -> Evaluation:
         edits = tuple(sorted((k, v) for k, v in edits if v != varies[k].current))
@@ -791,14 +813,17 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
             cols = play(sim, seed, SEARCH, per, jobs, tick)
             values = [point(cols, t) for t in expanded]
             viol = max(t.violation(x) for t, x in zip(expanded, values))
+            if not margins:
+                margins.extend(margin(cols, t, confidence, per, n_eval) if aim else 0.0 for t in expanded)
+            aimed = max(t.violation(x, d) for t, x, d in zip(expanded, values, margins))
             refused = None
         except _Impossible as exc:  # the game refuses the values (a Health of 0): never the answer
-            values, viol, refused = [math.nan] * m, math.inf, str(exc)
+            values, viol, aimed, refused = [math.nan] * m, math.inf, math.inf, str(exc)
             if tick:
                 tick(per)
         used[0] += per
         size = sum(varies[k].size(v) for k, v in edits)
-        score = viol + edit_cost * (len(edits) + 0.5 * size)
+        score = aimed + edit_cost * (len(edits) + 0.5 * size)
         ev = Evaluation(edits, score, viol, values)
         cache[edits] = ev
         best = min(cache.values(), key=lambda e: e.score)
@@ -945,7 +970,8 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
         edits=[(k, varies[k].current, v) for k, v in best.edits], rows=rows, deviation=deviation,
         search_games=used[0], eval_games=n_eval, cells=cells, trials=len(cache), seconds=time.time() - start,
         confidence=confidence, search_best=best.values, search_violation=best.violation, history=history,
-        diffs=diffs, written=[str(p) for p in written], search_check=check, notes=notes)
+        diffs=diffs, written=[str(p) for p in written], search_check=check, notes=notes,
+        margins=list(margins) or [0.0] * m)
     result.baseline_search = baseline.values  # type: ignore[attr-defined]
     writer.dump("result.json", asdict(result))
     if out_dir is not None:
@@ -1045,8 +1071,12 @@ def report_lines(r: BalanceResult, fmt: str = "table") -> list[str]:
         held = sum(x.after_status != "missed" for x in r.search_check)
         lines.append(f"Under search: {held} of {len(r.search_check)} targets not missed.")
     lines.append("")
+    aimed = [x for x in r.margins if x > 0]
+    aim = (f"; it aimed inside each band by the fresh check's expected half-width, {min(aimed):.3f}–{max(aimed):.3f}"
+           if aimed and min(aimed) != max(aimed) else
+           f"; it aimed inside each band by the fresh check's expected half-width, {aimed[0]:.3f}" if aimed else "")
     lines.append(f"Search: {r.trials} candidates, {r.search_games:,} games per cell (the search's own estimate of "
-                 f"the result, biased upward: max violation {r.search_violation:.4f}); {r.seconds:.0f} s in all.")
+                 f"the result, biased upward: max violation {r.search_violation:.4f}{aim}); {r.seconds:.0f} s in all.")
     for p in r.written:
         lines.append(f"Wrote {p}")
     lines += [f"Note: {n}" for n in r.notes]
