@@ -362,3 +362,19 @@ def test_game_length_leaves_out_the_random_heros_tables(mixed_bh):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1] == f"{e.estimate:.2f} [{e.low:.2f}, {e.high:.2f}]" and int(cells[-2]) == kept.height
     assert kept.height < frame.height
+
+
+def test_the_headline_names_the_warbands_the_games_cannot_tell_from_the_best_or_the_worst():
+    """Hand-made effects: goblins -0.080 [-0.120, -0.040] and monsters -0.050 [-0.090, -0.010] overlap, so the
+    worst names monsters beside goblins; knights +0.060 [+0.030, +0.090] is alone at the top; wizards +0.000
+    [-0.025, +0.025] overlaps neither end."""
+    from simkit.games.valka.multiplayer.report import _alongside, _parse_iv, level_with
+
+    rows = [{"Warband": w, "effect": e} for w, e in (
+        ("goblins", "-0.080 [-0.120, -0.040]"), ("monsters", "-0.050 [-0.090, -0.010]"),
+        ("wizards", "+0.000 [-0.025, +0.025]"), ("knights", "+0.060 [+0.030, +0.090]"))]
+    assert _parse_iv(rows[1]["effect"]) == (-0.05, -0.09, -0.01)
+    near_best, near_worst = level_with(rows)
+    assert near_best == [] and [r["Warband"] for r in near_worst] == ["monsters"]
+    assert _alongside(near_worst) == " (intervals overlapping it: monsters -0.050 [-0.090, -0.010])"
+    assert _alongside(near_best) == ""

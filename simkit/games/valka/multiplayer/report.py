@@ -465,10 +465,34 @@ def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, 
     if search:
         text += " " + search_sentence(search)
     if wb_rows:
-        ranked = sorted(wb_rows, key=lambda r: float(r["effect"].split(" ")[0]))
-        text += (f" Warbands (2+ in the opening hand): best {ranked[-1]['Warband']} {ranked[-1]['effect']}, "
-                 f"worst {ranked[0]['Warband']} {ranked[0]['effect']} on P(win).")
+        ranked = sorted(wb_rows, key=lambda r: _parse_iv(r["effect"])[0])
+        near_best, near_worst = level_with(ranked)
+        text += (f" Warbands (2+ in the opening hand): best {ranked[-1]['Warband']} {ranked[-1]['effect']}"
+                 f"{_alongside(near_best)}, worst {ranked[0]['Warband']} {ranked[0]['effect']}"
+                 f"{_alongside(near_worst)} on P(win).")
     return text
+
+
+def _parse_iv(text: str) -> tuple[float, float, float]:
+    """(estimate, low, high) of an interval as ``_iv`` writes it: ``+0.012 [-0.010, +0.034]``."""
+    est, rest = text.split(" [", 1)
+    low, high = rest.rstrip("]").split(", ")
+    return float(est), float(low), float(high)
+
+
+def level_with(ranked: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The Warband rows (sorted by effect, lowest first) whose effect's interval overlaps the best's, and the
+    worst's: the ones the games cannot tell from the Warband a headline names as best (worst)."""
+    _, b_low, _ = _parse_iv(ranked[-1]["effect"])
+    _, _, w_high = _parse_iv(ranked[0]["effect"])
+    best = [r for r in reversed(ranked[:-1]) if _parse_iv(r["effect"])[2] >= b_low]
+    worst = [r for r in ranked[1:] if _parse_iv(r["effect"])[1] <= w_high]
+    return best, worst
+
+
+def _alongside(rows: list[dict]) -> str:
+    return (" (intervals overlapping it: " + ", ".join(f"{r['Warband']} {r['effect']}" for r in rows) + ")"
+            if rows else "")
 
 
 def search_sentence(sl: dict) -> str:
