@@ -295,3 +295,16 @@ def test_the_search_aims_inside_the_band_so_the_check_can_say_met(draw, tmp_path
                    policy="stop_at_8", budget=60_000, games_per_trial=3000, eval_games=1000, seed=3, beside=False,
                    aim=False)
     assert r0.margins == [0.0] and r0.edits == [("rules.win_low", 8, 9)] and r0.rows[0].after_status == "unclear"
+
+
+@pytest.mark.parametrize("vary", sorted((ROOT / "scenarios/valka").glob("lonequest_*.vary")), ids=lambda p: p.name)
+def test_every_bundled_vary_file_addresses_the_lonequest_and_allows_its_printed_values(vary):
+    from simkit.core.scenario import read_toml
+
+    scenario = ROOT / "scenarios/valka/lonequest.toml"
+    data, _ = read_toml(scenario)
+    lines = B.read_vary_file(vary)
+    assert lines
+    for text in lines:
+        v = B.parse_vary(text, scenario, data, "--vary-file")
+        assert v.kind == "int" and v.lo <= v.current <= v.hi, text
