@@ -5,6 +5,7 @@ Every error caused by bad input is one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -118,6 +119,13 @@ def list_cmd():
 
 def _jobs_option(f):
     return click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS), default=0, show_default=True,
+                        help="Worker processes (0 = all cores). Results do not depend on it.")(f)
+
+
+def _serial_jobs_option(f):
+    """--jobs for the searches (tune, balance, ladder): one worker unless asked, as their many short batches of
+    games gain little from workers; 0 = all cores, as everywhere."""
+    return click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS), default=1, show_default=True,
                         help="Worker processes (0 = all cores). Results do not depend on it.")(f)
 
 
@@ -734,7 +742,7 @@ def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, 
               help="Append the [policies.NAME] table to this TOML file (default: print it).")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value (repeatable).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@_jobs_option
+@_serial_jobs_option
 def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate, eval_games, name, out, sets, quiet,
              jobs):
     """Search a heuristic's parameters for the highest win rate (CMA-ES on common random numbers), then check the
@@ -750,7 +758,8 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
     if not name.replace("_", "").replace("-", "").isalnum():
         raise InputError(f"--name: {name!r} must be letters, digits, '_' or '-'")
     r = tune(scenario, policy, budget, seed=seed, metric=metric, params=list(params),
-             games_per_candidate=games_per_candidate, eval_games=eval_games, jobs=jobs or 1, overrides=sets,
+             games_per_candidate=games_per_candidate, eval_games=eval_games, jobs=jobs or os.cpu_count() or 1,
+             overrides=sets,
              progress=not quiet and sys.stderr.isatty())  # no bar into a file or a pipe
     rows = [{"parameter": k, "default": f"{r.default[k]:.4g}", "tuned": f"{r.best[k]:.4g}"} for k in r.names]
     click.echo(render(rows, "table"))
@@ -807,7 +816,7 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
               "half-width the fresh check's interval will have, so a result just inside is not left unclear).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
-@_jobs_option
+@_serial_jobs_option
 def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits, seed, games_per_trial, eval_games,
                 edit_cost, search_games, sets, out, no_copies, no_margin, quiet, fmt, jobs):
     """Find the fewest, smallest edits to card data or rules that bring per-game rates into target bands, then
@@ -835,8 +844,8 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
         raise InputError(f"--out {out}: the folder exists and is not empty; name a new one")
     r = balance(scenario, all_varies, list(targets), policy=policy, budget=budget, max_edits=max_edits, seed=seed,
                 games_per_trial=games_per_trial, eval_games=eval_games, edit_cost=edit_cost,
-                search_games=search_games, sets=list(sets), jobs=jobs or 1, out=out, beside=not no_copies,
-                aim=not no_margin,
+                search_games=search_games, sets=list(sets), jobs=jobs or os.cpu_count() or 1, out=out,
+                beside=not no_copies, aim=not no_margin,
                 progress=not quiet and sys.stderr.isatty(), argv=sys.argv[1:])
     for line in report_lines(r, fmt):
         click.echo(line)
@@ -889,8 +898,6 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
     Example:
       simkit train scenarios/toy/draw.toml --name learned --base timid --budget 400 --out runs/toy-learned
     """
-    import os
-
     from simkit.core.train import train
 
     r = train(scenario, name, out, base=base, rollouts=rollouts, budget=budget, iterations=iterations, seed=seed,
@@ -911,7 +918,7 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--metric", default="won", show_default=True, help="The per-game column to rank by.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value (repeatable).")
-@_jobs_option
+@_serial_jobs_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
 def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, quiet, fmt):
@@ -923,7 +930,8 @@ def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, quiet, fmt):
     """
     from simkit.core.ladder import ladder, table_rows
 
-    rungs = ladder(scenario, list(policies) or None, games=games, seed=seed, metric=metric, jobs=jobs or 1,
+    rungs = ladder(scenario, list(policies) or None, games=games, seed=seed, metric=metric,
+                   jobs=jobs or os.cpu_count() or 1,
                    overrides=sets, progress=not quiet and sys.stderr.isatty())
     click.echo(render(table_rows(rungs, metric), fmt))
     if fmt == "table":
