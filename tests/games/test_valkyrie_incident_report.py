@@ -608,18 +608,25 @@ def _md_table(block: str, first: str) -> tuple[list[str], dict[str, dict[str, st
     return head, rows
 
 
-def test_bundled_page_answers_whether_the_emblem_ranking_depends_on_the_policy(tmp_path):
+@pytest.fixture(scope="module")
+def quick_page(tmp_path_factory):
+    """The quick bundled page (100 games a cell) and its output folder."""
+    from simkit.games.valkyrie_incident.report import bundled_report
+
+    out = tmp_path_factory.mktemp("incident-quick") / "out"
+    bundled_report(out, quick=True, jobs=1)
+    return out, (out / "valkyrie-incident" / "report.md").read_text()
+
+
+def test_bundled_page_answers_whether_the_emblem_ranking_depends_on_the_policy(quick_page):
     """The quick bundled page (100 games a cell): its first paragraph says for both rulesets whether the Emblem
     ranking changes with the policy; the section's shares are the run's own rows, every policy of its `play` list,
     and the strongest's column is the pooled table the page prints; the ρ of the untuned preset is the matrix
     change's."""
     from simkit.core import results
     from simkit.core.scenario import read_toml
-    from simkit.games.valkyrie_incident.report import bundled_report
 
-    out = tmp_path / "out"
-    bundled_report(out, quick=True, jobs=1)
-    page = (out / "valkyrie-incident" / "report.md").read_text()
+    out, page = quick_page
     answer = page.split("\n\n")[2]
     assert answer.startswith("**The answer.**")
     assert "Does the Emblem ranking change with the policy (" in answer
@@ -680,3 +687,44 @@ def test_the_headline_names_the_emblems_the_data_cannot_tell_from_the_best_or_th
     flat = {"outcomes": {f"{e}_emblem": (500 + i, 0, 500 - i, 1000) for i, e in enumerate(["a", "b", "c", "d"])}}
     near_best, near_worst = level_with(flat)
     assert [e for e, _ in near_best] == ["c", "b", "a"] and [e for e, _ in near_worst] == ["b", "c", "d"]
+
+
+def test_blitz_evidence_is_the_card_data_and_the_runs_rows(quick_page):
+    """The Blitz section's table and lines, recomputed apart: each Clan's Blitz deck (its Valkyrie and Cogdrive
+    cards) and the cards meeting its Emblem's Morale requirement from the card file, P(3 of 5 meet) by counting
+    hands (math.comb), the wins columns the pooled tables' wins, and per policy the Blitz cells at <= 0.02 or
+    >= 0.98 from the run's rows."""
+    from math import comb
+
+    from simkit.core import results
+    from simkit.games.valkyrie_incident.cards import load_cards
+
+    out, page = quick_page
+    sec = page.split("### Blitz match-ups near 0 or 1", 1)[1].split("\n## ", 1)[0]
+    _, rows = _md_table(sec, "Emblem")
+    cards = load_cards(CARDS)
+    assert len(rows) == len(cards.emblems)
+    for e in cards.emblems:
+        row = rows[e.key.replace("_emblem", "")]
+        deck = [k for k in cards.cards if k.clan == e.clan and k.type in (0, 2)]
+        typ, inc, min_str, own = e.morale
+        meet = sum(1 for k in deck if (typ < 0 or k.type == typ) and (inc < 0 or k.incident == inc)
+                   and k.strength >= min_str and (not own or k.clan == e.clan))
+        hand = min(5, len(deck))
+        p = sum(comb(meet, j) * comb(len(deck) - meet, hand - j) for j in range(3, hand + 1)) / comb(len(deck), hand)
+        assert int(row["Blitz deck"]) == len(deck) and int(row["deck Strength"]) == sum(k.strength for k in deck)
+        assert int(row["Emblem bonus"]) == e.bonus
+        assert row["Morale cards (of the deck)"] == f"{meet} ({e.morale_text})"
+        assert float(row["P(Morale Check, 5 cards)"]) == pytest.approx(p, abs=5e-4)
+    match = page.split("## Emblem match-ups\n", 1)[1].split("### Blitz match-ups near 0 or 1", 1)[0]
+    for label, col in (("blitz", "Blitz wins"), ("standard", "standard wins")):
+        pooled = match.split(f"### {label.capitalize()}\n", 1)[1].split("Each Emblem pooled over both seats", 1)[1]
+        _, prows = _md_table(pooled, "Emblem")
+        assert {e: r[col] for e, r in rows.items()} == {e: r["wins"] for e, r in prows.items()}
+    # the Policy line: each policy's lopsided cells, from the Blitz run's rows
+    f = results.scan(out / "valkyrie-incident" / "run" / "blitz").group_by("policy", "alpha_emblem", "omega_emblem") \
+        .agg(r=pl.col("alpha_win").cast(pl.Float64).mean()).collect()
+    for pol in f["policy"].unique().to_list():
+        cells = f.filter(pl.col("policy") == pol)["r"].to_list()
+        k = sum(1 for v in cells if v <= 0.02 or v >= 0.98)
+        assert f"`{pol}` {k} of {len(cells)}" in sec
