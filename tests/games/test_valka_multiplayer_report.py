@@ -87,7 +87,7 @@ def test_report_of_a_small_run_takes_the_deal_as_the_unit(tmp_path):
     # counts each deal once as a cluster (games = deals) and its seats once per cell
     from simkit.core import results
     from simkit.core.report import run_bundled
-    from simkit.games.valka.multiplayer.report import deal_ids, deal_rate, multiplayer_report, seat_rows
+    from simkit.games.valka.multiplayer.report import deal_ids, deal_rate, multiplayer_report, seat_rows, win_share
 
     run = run_bundled("valka/bounty_hunter.toml", tmp_path / "run", 20, seed=3, jobs=1)
     files = multiplayer_report(run, tmp_path / "out")
@@ -223,7 +223,7 @@ def test_tables_of_equals_measure_cards_under_a_heuristic(tables_of_equals):
 def test_headline_numbers_come_from_the_games_rows(tmp_path):
     from simkit.core import results
     from simkit.core.report import run_bundled
-    from simkit.games.valka.multiplayer.report import deal_ids, deal_rate, multiplayer_report, seat_rows
+    from simkit.games.valka.multiplayer.report import deal_ids, deal_rate, multiplayer_report, seat_rows, win_share
 
     run = run_bundled("valka/bounty_hunter.toml", tmp_path / "run", 30, seed=5, jobs=1)
     text = multiplayer_report(run, tmp_path / "out")[0].read_text(encoding="utf-8")
@@ -231,8 +231,11 @@ def test_headline_numbers_come_from_the_games_rows(tmp_path):
     answer = next(p for p in head.split("\n\n") if p.startswith("**The answer.**"))
     frame = results.load(run)
     first = seat_rows(frame).filter((pl.col("order") == 0) & (pl.col("hero") != "random"))
-    e = deal_rate(first["won"].to_numpy() > 0, deal_ids(first))
-    assert f"wins {e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}] at 4 players (fair share 0.250)" in answer
+    share = np.where(first["won"].to_numpy() > 0, 1 / np.maximum(first["winners"].to_numpy(), 1), 0.0)
+    assert np.array_equal(win_share(first), share)
+    e = deal_rate(share, deal_ids(first))
+    assert (f"the first player wins (a shared win counted 1/k to each of its k winners) {e.estimate:.3f} "
+            f"[{e.low:.3f}, {e.high:.3f}] at 4 players (fair share 0.250)") in answer
     means = {p: float(g["won"].mean()) for (p,), g in frame.group_by("policy")}  # one cell per hero policy
     got = re.search(r"(?:strongest hero policy|the highest estimate,) `(\w+)` wins ([\d.]+) \[.*?the weakest `(\w+)` "
                     r"([\d.]+) \[.*?"
@@ -378,3 +381,43 @@ def test_the_headline_names_the_warbands_the_games_cannot_tell_from_the_best_or_
     assert near_best == [] and [r["Warband"] for r in near_worst] == ["monsters"]
     assert _alongside(near_worst) == " (intervals overlapping it: monsters -0.050 [-0.090, -0.010])"
     assert _alongside(near_best) == ""
+
+
+def test_a_shared_win_counts_one_kth_to_each_winner_so_the_places_add_up_to_at_most_one():
+    """Hand-made 3-player games: game 0 won by order 0 alone, game 1 shared by orders 1 and 2, game 2 won by
+    nobody. Shares per place: order 0 1/3, orders 1 and 2 (1/2)/3 each; the three add up to 2/3, the share of
+    games someone won. Counted whole (the old reading) they add up to 1: a number the rules make impossible."""
+    from simkit.games.valka.multiplayer.report import win_share
+
+    rows = [(0, 0, 1, 1), (0, 1, 0, 1), (0, 2, 0, 1),
+            (1, 0, 0, 2), (1, 1, 1, 2), (1, 2, 1, 2),
+            (2, 0, 0, 0), (2, 1, 0, 0), (2, 2, 0, 0)]
+    seats = pl.DataFrame({"game": [r[0] for r in rows], "order": [r[1] for r in rows], "won": [r[2] for r in rows],
+                          "winners": [r[3] for r in rows]})
+    share = win_share(seats)
+    by_order = {k: float(share[seats["order"].to_numpy() == k].mean()) for k in range(3)}
+    assert by_order == pytest.approx({0: 1 / 3, 1: 1 / 6, 2: 1 / 6})
+    assert sum(by_order.values()) == pytest.approx(2 / 3)
+    assert float((seats["won"].to_numpy() > 0).mean()) * 3 == pytest.approx(1.0)  # whole wins: 1/3 + 1/3 + 1/3
+    # without a winners column every win counts whole
+    assert win_share(seats.drop("winners")).tolist() == (seats["won"].to_numpy() > 0).astype(float).tolist()
+
+
+def test_the_places_of_a_table_add_up_to_at_most_one(tmp_path):
+    """On a small Bounty Hunter run, the turn-order table's win rates of one table size add up to the share of
+    games someone won (at most 1), not more: a shared win is split."""
+    from simkit.core.report import run_bundled
+    from simkit.games.valka.multiplayer.report import multiplayer_report
+
+    run = run_bundled("valka/bounty_hunter.toml", tmp_path / "run", 30, seed=5, jobs=1)
+    text = multiplayer_report(run, tmp_path / "out")[0].read_text(encoding="utf-8")
+    part = text.split("## Is the first player favoured?", 1)[1].split("\n## ", 1)[0]
+    rates = {}
+    for line in part.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) > 3 and cells[0].isdigit() and cells[1].isdigit():
+            rates.setdefault(int(cells[0]), []).append(float(cells[2].split(" ")[0]))
+    assert rates
+    for np_, rs in rates.items():
+        assert len(rs) == np_
+        assert sum(rs) <= 1 + 0.0005 * np_  # each printed to 3 digits

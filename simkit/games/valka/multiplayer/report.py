@@ -40,7 +40,8 @@ def seat_rows(frame: pl.DataFrame) -> pl.DataFrame:
             continue
         keys = [c for c in ("block", "game") if c in frame.columns]
         hero = [pl.col("policy").alias("hero")] if "policy" in frame.columns else []  # the cell's hero policy
-        part = frame.select([*keys, "players", "turns", "stalled", *hero] + cols).rename(
+        shared = [c for c in ("winners",) if c in frame.columns]  # how many seats won the game (a tie: shared)
+        part = frame.select([*keys, "players", "turns", "stalled", *shared, *hero] + cols).rename(
             {c: c[len(f"seat{k}_"):] for c in cols}).filter(pl.col("order") >= 0)
         parts.append(part.with_columns(pl.lit(k).alias("seat")))
     return pl.concat(parts)
@@ -60,18 +61,29 @@ def _sums(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.bincount(ids, weights=np.asarray(values, dtype=float))
 
 
+def win_share(seats: pl.DataFrame) -> np.ndarray:
+    """Each seat row's share of its game's win: 1 for a win alone, 1/k for a win shared by k seats ("If there is
+    still a tie, wow": the tie stands), 0 for a loss; so the places at one table add up to at most 1. Rows without
+    a ``winners`` count take every win whole."""
+    won = seats["won"].to_numpy() > 0
+    if "winners" not in seats.columns:
+        return won.astype(float)
+    return won / np.maximum(seats["winners"].to_numpy(), 1)
+
+
 def deal_rate(won: np.ndarray, ids: np.ndarray) -> Estimate:
     """The share of rows that won, the deal as the unit (:func:`clustered_rate`)."""
     return clustered_rate(_sums(ids, won), _sums(ids, np.ones(len(ids))))
 
 
 def seat_policy_rows(seats: pl.DataFrame) -> list[dict]:
-    """Every seat by its policy, per table size: the share of its seat rows that won, the game (block, game) as
+    """Every seat by its policy, per table size: the share of the wins its seat rows took (:func:`win_share`: a
+    shared win split between its winners), the game (block, game) as
     the unit. A game gives a policy several seat rows (its seats at the table, in every cell that replays the
     game's deals and dice), and those rows are correlated, so the interval is :func:`clustered_rate` over games."""
     rows = []
     for (np_, policy), g in seats.sort("players", "policy").group_by("players", "policy", maintain_order=True):
-        e = deal_rate(g["won"].to_numpy() > 0, deal_ids(g))
+        e = deal_rate(win_share(g), deal_ids(g))
         rows.append({"players": np_, "seat policy": policy, "win rate": _iv(e), "seats": len(g), "games": e.n})
     return rows
 
@@ -230,9 +242,12 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         ests = []
         for k in range(np_):
             at = sub.filter(pl.col("order") == k)
-            e = deal_rate(at["won"].to_numpy() > 0, deal_ids(at))
+            ids = deal_ids(at)
+            e = deal_rate(win_share(at), ids)
             ests.append(e)
+            both = (at["won"].to_numpy() > 0) & (at["winners"].to_numpy() > 1) if "winners" in at.columns else None
             order_rows.append({"players": np_, "turn order": k + 1, "win rate": _iv(e), "fair share": f"{1 / np_:.3f}",
+                               **({"shared a win": _iv(deal_rate(both, ids))} if both is not None else {}),
                                "seats": len(at), "games": e.n})
         series[f"{np_} players"] = [e.estimate for e in ests] + [float("nan")] * (max(sizes) - np_)
         bands[f"{np_} players"] = ([e.low for e in ests] + [float("nan")] * (max(sizes) - np_),
@@ -352,7 +367,9 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         "## Is the first player favoured?\n\n"
         f"![Win rate by turn order]({png_order.name})\n\n"
         "Win rate of the seat by its place in the turn order (1 = the player who won the roll-off); a fair game "
-        "gives every place the fair share. Shared wins count as wins. Over the practical policies' tables"
+        "gives every place the fair share. A win shared by k players (a tie after every tie-breaker) counts 1/k to "
+        "each of them, so the places of one table size add up to the share of games someone won, at most 1; "
+        "`shared a win` is how often the place shared one. Over the practical policies' tables"
         + left_out + ".\n\n"
         + render(order_rows, "md") + "\n"
         + ("## Policies (the skill ladder at these tables)\n\n" if mixed else "## Policies (tables of equals)\n\n")
@@ -362,7 +379,8 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         + (("**Not a measure of skill:** who wins these tables, every seat by the policy it played. A policy's share "
             "here pools all its seats, as the hero and as an opponent in every cell, so each policy meets a "
             "different field (an opponent policy also sits at the random hero's tables, which it nearly always "
-            "wins): read skill from the ladder above, where every hero meets the same field. One game gives a "
+            "wins): read skill from the ladder above, where every hero meets the same field. A win shared by k "
+            "seats counts 1/k to each. One game gives a "
             "policy several seats that share the deal and dice, so the game is the unit: the 95% interval is "
             "Wilson's on the effective number of seats (the cluster-robust design effect of the pooled rate, at its "
             "upper 90% bound; `games` = clusters).\n\n" + render(seat_pol_rows, "md") + "\n") if mixed else "")
@@ -445,9 +463,10 @@ def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, 
     parts = []
     for np_ in sizes:
         at = seats.filter((pl.col("players") == np_) & (pl.col("order") == 0))
-        e = deal_rate(at["won"].to_numpy() > 0, deal_ids(at))
+        e = deal_rate(win_share(at), deal_ids(at))
         parts.append(f"{_iv(e)} at {np_} players (fair share {1 / np_:.3f})")
-    text = "**The answer.** At the practical policies' tables the first player wins " + "; ".join(parts) + "."
+    text = ("**The answer.** At the practical policies' tables the first player wins (a shared win counted 1/k to "
+            "each of its k winners) " + "; ".join(parts) + ".")
     if rungs:
         best, worst = rungs[0], rungs[-1]
         tied = [r.policy for r in rungs[1:] if not r.below_best]
