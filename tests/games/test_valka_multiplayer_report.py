@@ -174,8 +174,9 @@ def tables_of_equals(tmp_path_factory):
 
 
 def test_tables_of_equals_get_their_ladder_against_a_field(tables_of_equals, tmp_path):
-    # `make report` adds to a report of tables of equals the ladder of its heroes against a field of its first
-    # heuristic: the same heroes, now meeting `balanced` in every other seat
+    # `make report` adds to a report of tables of equals the ladder of its heroes against a field of its strongest
+    # heuristic: a first ladder against the first heuristic (`balanced`) finds the top heuristic; the heroes then
+    # meet that one in every other seat
     from simkit.core import ladder
     from simkit.core.registry import scenarios_dir
     from simkit.games.valka.multiplayer.report import field_ladder, multiplayer_report
@@ -183,10 +184,16 @@ def test_tables_of_equals_get_their_ladder_against_a_field(tables_of_equals, tmp
     run, _ = tables_of_equals
     path = scenarios_dir() / "valka" / "annihilation.toml"
     fl = field_ladder(path, "balanced", 6)
-    want = ladder.ladder(path, games=6, seed=2026, overrides=['opponents=["balanced"]'])
-    assert fl["rungs"] == want and {r.policy for r in want} == {"balanced", "aggressive", "cautious", "random"}
+    first = ladder.ladder(path, games=6, seed=2026, overrides=['opponents=["balanced"]'])
+    assert {r.policy for r in first} == {"balanced", "aggressive", "cautious", "random"}
+    strongest = next(r.policy for r in first if r.kind == "heuristic")
+    assert fl["first"] == "balanced" and fl["field"] == strongest
+    want = first if strongest == "balanced" else \
+        ladder.ladder(path, games=6, seed=2026, overrides=[f'opponents=["{strongest}"]'])
+    assert fl["rungs"] == want and fl.get("first_rungs", first) == first
     text = multiplayer_report(run, tmp_path / "out", field_ladder=fl)[0].read_text(encoding="utf-8")
-    assert "Skill against a field of **`balanced`**" in text
+    assert f"Skill against a field of **`{strongest}`**" in text
+    assert f"against a field of the strongest heuristic, `{strongest}` (" in text
     head = text.split("## What was simulated")[0]
     best, worst = want[0], want[-1]
     at_top = [r.policy for r in want[1:] if not r.below_best]
@@ -194,7 +201,7 @@ def test_tables_of_equals_get_their_ladder_against_a_field(tables_of_equals, tmp
     crown = "the strongest hero policy" if not at_top else \
         f"no single strongest hero policy ({', '.join(f'`{p}`' for p in [best.policy, *at_top])} are not told " \
         "apart); the highest estimate,"
-    assert f"Skill (against a field of `balanced`): {crown} `{best.policy}` wins " \
+    assert f"Skill (against a field of `{strongest}`): {crown} `{best.policy}` wins " \
            f"{best.value:.3f}" in head and f"the weakest `{worst.policy}` {worst.value:.3f}" in head
     assert ("strongest hero policy `" in head) == (not at_top)
     # the cards are played under the strongest heuristic of that ladder, not the scenario's first heuristic
@@ -421,3 +428,13 @@ def test_the_places_of_a_table_add_up_to_at_most_one(tmp_path):
     for np_, rs in rates.items():
         assert len(rs) == np_
         assert sum(rs) <= 1 + 0.0005 * np_  # each printed to 3 digits
+
+
+def test_the_field_ladder_says_how_its_field_was_chosen():
+    from simkit.games.valka.multiplayer.report import _field_origin
+
+    assert _field_origin({"field": "balanced", "first": "balanced"}) == (
+        "the strongest heuristic, `balanced` (the scenario's first heuristic, and the top of the ladder against it)")
+    assert _field_origin({"field": "aggressive", "first": "balanced"}) == (
+        "the strongest heuristic, `aggressive` (the top heuristic of a first ladder against the scenario's first "
+        "heuristic, `balanced`, on the same deals)")

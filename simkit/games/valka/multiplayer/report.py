@@ -285,8 +285,8 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
             "policy, so each hero wins about the fair share 1/n whatever its skill (the table below shows it). A "
             "ladder measures skill only where the policies meet each other: a hero against a field of other "
             "policies, rotated through every seat, as in the mixed-table reports (Bounty Hunter at 4 players, "
-            "Duel)" + ("; the ladder below is that, against a field of the scenario's first heuristic" if field_ladder
-                       else "") + ".\n\n")
+            "Duel)" + (f"; the ladder below is that, against a field of {_field_origin(field_ladder)}"
+                       if field_ladder else "") + ".\n\n")
         if field_ladder:
             rungs_field = field_ladder["rungs"]
             ladder_text += (
@@ -555,19 +555,36 @@ def search_ladder(path: Path, games: int, jobs: int = 1) -> dict:
 
 
 def field_ladder(path: Path, field: str, games: int, jobs: int = 1) -> dict:
-    """The skill ladder of a scenario of tables of equals played instead against a field of ``field`` (every
-    other seat; ``opponents = ["field"]``), the scenario's ``play`` list as the heroes, on the same ``games``
-    deals per table size, root seed 2026."""
+    """The skill ladder of a scenario of tables of equals played instead against a field of the strongest
+    heuristic (every other seat; ``opponents = [FIELD]``), the scenario's ``play`` list as the heroes, on the same
+    ``games`` deals per table size, root seed 2026. The strongest is found by a first ladder against ``field``
+    (the scenario's first heuristic): its top heuristic rung (the highest estimate, if tied); when that is not
+    ``field`` the ladder is played again against it, so the field is the strongest play the scenario has."""
     from simkit.core import ladder
 
-    rungs = ladder.ladder(path, games=games, seed=2026, jobs=jobs, overrides=[f'opponents=["{field}"]'])
-    return {"field": field, "games": games, "rungs": rungs}
+    def against(f):
+        return ladder.ladder(path, games=games, seed=2026, jobs=jobs, overrides=[f'opponents=["{f}"]'])
+
+    rungs = against(field)
+    top = next((r.policy for r in rungs if r.kind == "heuristic"), field)
+    if top == field:
+        return {"field": field, "games": games, "rungs": rungs, "first": field}
+    return {"field": top, "games": games, "rungs": against(top), "first": field, "first_rungs": rungs}
+
+
+def _field_origin(fl: dict) -> str:
+    """How the field ladder's field was chosen (:func:`field_ladder`)."""
+    if fl.get("first", fl["field"]) == fl["field"]:
+        return (f"the strongest heuristic, `{fl['field']}` (the scenario's first heuristic, and the top of the ladder "
+                "against it)")
+    return (f"the strongest heuristic, `{fl['field']}` (the top heuristic of a first ladder against the scenario's "
+            f"first heuristic, `{fl['first']}`, on the same deals)")
 
 
 def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled multiplayer scenarios (seed 2026) under ``out_dir/multiplayer/<mode>`` with reports;
     4-player Bounty Hunter adds a small ladder with `search` as the hero; the tables of equals, a ladder of their
-    heroes against a field of their first heuristic (:func:`field_ladder`)."""
+    heroes against a field of their strongest heuristic (:func:`field_ladder`)."""
     from simkit.core.registry import scenarios_dir
 
     files = []
@@ -582,7 +599,7 @@ def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> 
             n = 4 if quick else 60
             sl = {"games": n, **search_ladder(scenarios_dir() / scen, n, jobs or 1)}
         man = results.manifest(run)
-        if not man.get("opponents"):  # tables of equals: the ladder against a field of the first heuristic
+        if not man.get("opponents"):  # tables of equals: the ladder against a field of the strongest heuristic
             field = card_policy(man, [], False)
             if field:
                 fl = field_ladder(scenarios_dir() / scen, field, 40 if quick else 400, jobs or 1)
