@@ -50,3 +50,14 @@ def test_paired_rate_difference_uses_pairing():
     assert d.p_value < 0.01
     same = stats.paired_rate_difference(a, a)
     assert same.estimate == 0 and same.p_value == 1.0
+
+
+def test_overlapping_names_the_estimates_whose_intervals_meet_the_picks_nearest_first():
+    from simkit.core.stats import Estimate, overlapping
+
+    e = {"a": Estimate(0.50, 0.45, 0.55, 100), "b": Estimate(0.58, 0.54, 0.62, 100),
+         "c": Estimate(0.47, 0.40, 0.54, 100), "d": Estimate(0.70, 0.66, 0.74, 100),
+         "touch": Estimate(0.60, 0.55, 0.65, 100)}
+    # c (0.03 from a), b (0.08) and touch (0.10, meeting a's end at 0.55) overlap a, nearest first; d does not
+    assert overlapping("a", e) == ["c", "b", "touch"]
+    assert overlapping("d", e) == []

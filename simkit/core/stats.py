@@ -81,6 +81,14 @@ def bounded_mean(values, confidence: float = CONFIDENCE) -> Estimate:
     return Estimate(k / n, low, high, n)
 
 
+def overlapping(pick, estimates: dict) -> list:
+    """The other keys of ``estimates`` (key -> :class:`Estimate`) whose interval overlaps that of ``pick``, nearest
+    estimate first: the ones the data cannot tell from the one a headline names as best or worst."""
+    me = estimates[pick]
+    near = [k for k, e in estimates.items() if k != pick and e.low <= me.high and e.high >= me.low]
+    return sorted(near, key=lambda k: abs(estimates[k].estimate - me.estimate))
+
+
 def mean_interval(n: int, total: float, total_sq: float, confidence: float = CONFIDENCE) -> Estimate:
     """Normal interval for a mean from its sufficient statistics (n, sum, sum of squares)."""
     if n <= 0:

@@ -548,12 +548,12 @@ def test_the_headline_names_the_sets_level_with_the_hardest_and_the_least_bitten
     """Hand-made Level I − III drops: dragon +0.060 [+0.050, +0.070] alone at the top; serpent / plus40 +0.002
     [-0.006, +0.010] least, with troll / base +0.008 [+0.000, +0.016] overlapping it and named beside it; hydra
     +0.030 [+0.022, +0.038] overlaps neither end."""
-    from simkit.core.stats import Estimate
-    from simkit.games.valhalla.solo.report import _sets_alongside, level_with
+    from simkit.core.stats import Estimate, overlapping
+    from simkit.games.valhalla.solo.report import _sets_alongside
 
     d = {("dragon", "base"): Estimate(0.060, 0.050, 0.070, 2500), ("serpent", "plus40"): Estimate(0.002, -0.006, 0.010, 2500),
          ("troll", "base"): Estimate(0.008, 0.000, 0.016, 2500), ("hydra", "base"): Estimate(0.030, 0.022, 0.038, 2500)}
-    assert level_with(("dragon", "base"), d) == []
-    assert level_with(("serpent", "plus40"), d) == [("troll", "base")]
+    assert overlapping(("dragon", "base"), d) == []
+    assert overlapping(("serpent", "plus40"), d) == [("troll", "base")]
     assert _sets_alongside(("dragon", "base"), d) == ""
     assert _sets_alongside(("serpent", "plus40"), d) == "; intervals overlapping it: troll / base +0.0080 [+0.0000, +0.0160]"

@@ -378,16 +378,14 @@ def test_the_headline_names_the_warbands_the_games_cannot_tell_from_the_best_or_
     """Hand-made effects: goblins -0.080 [-0.120, -0.040] and monsters -0.050 [-0.090, -0.010] overlap, so the
     worst names monsters beside goblins; knights +0.060 [+0.030, +0.090] is alone at the top; wizards +0.000
     [-0.025, +0.025] overlaps neither end."""
-    from simkit.games.valka.multiplayer.report import _alongside, _parse_iv, level_with
+    from simkit.core.stats import Estimate, overlapping
+    from simkit.games.valka.multiplayer.report import _alongside
 
-    rows = [{"Warband": w, "effect": e} for w, e in (
-        ("goblins", "-0.080 [-0.120, -0.040]"), ("monsters", "-0.050 [-0.090, -0.010]"),
-        ("wizards", "+0.000 [-0.025, +0.025]"), ("knights", "+0.060 [+0.030, +0.090]"))]
-    assert _parse_iv(rows[1]["effect"]) == (-0.05, -0.09, -0.01)
-    near_best, near_worst = level_with(rows)
-    assert near_best == [] and [r["Warband"] for r in near_worst] == ["monsters"]
-    assert _alongside(near_worst) == " (intervals overlapping it: monsters -0.050 [-0.090, -0.010])"
-    assert _alongside(near_best) == ""
+    effects = {"goblins": Estimate(-0.080, -0.120, -0.040, 500), "monsters": Estimate(-0.050, -0.090, -0.010, 500),
+               "wizards": Estimate(0.000, -0.025, 0.025, 500), "knights": Estimate(0.060, 0.030, 0.090, 500)}
+    assert overlapping("knights", effects) == [] and overlapping("goblins", effects) == ["monsters"]
+    assert _alongside("goblins", effects) == " (intervals overlapping it: monsters -0.050 [-0.090, -0.010])"
+    assert _alongside("knights", effects) == ""
 
 
 def test_a_shared_win_counts_one_kth_to_each_winner_so_the_places_add_up_to_at_most_one():

@@ -22,7 +22,7 @@ from simkit.core.plotting import heatmap, lines
 from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
 from simkit.core.sensitivity import markdown as sens_markdown
 from simkit.core.sensitivity import ranking_sentence, sensitivity
-from simkit.core.stats import Estimate, clustered_mean, clustered_rate, wilson
+from simkit.core.stats import Estimate, clustered_mean, clustered_rate, overlapping, wilson
 from simkit.core.tables import render
 
 Z_LOPSIDED = 0.05  # family-wise level (Holm over the match-up cells) for calling a match-up lopsided
@@ -357,12 +357,11 @@ def best_worst(info: dict) -> tuple[tuple[str, object], tuple[str, object]]:
 
 def level_with(info: dict) -> tuple[list[tuple[str, object]], list[tuple[str, object]]]:
     """The other Emblems the data cannot tell from the best, and from the worst: those whose 95% interval overlaps
-    the best's (the worst's). A headline that names one best Emblem names these beside it, not as beaten."""
+    the best's (the worst's), nearest first (:func:`simkit.core.stats.overlapping`). A headline that names one best
+    Emblem names these beside it, not as beaten."""
     ranked = _ranked(info)
-    (_, be), (_, we) = ranked[-1], ranked[0]
-    best = [(e, r) for e, r in reversed(ranked[:-1]) if r.high >= be.low]
-    worst = [(e, r) for e, r in ranked[1:] if r.low <= we.high]
-    return best, worst
+    rates = dict(ranked)
+    return tuple([(e, rates[e]) for e in overlapping(end, rates)] for end in (ranked[-1][0], ranked[0][0]))
 
 
 def _alongside(level: list[tuple[str, object]]) -> str:

@@ -31,7 +31,7 @@ from simkit.core.report import (
 )
 from simkit.core.sensitivity import ALPHA, ranking_sentence, sensitivity
 from simkit.core.sensitivity import markdown as sens_markdown
-from simkit.core.stats import Estimate, holm, paired_rate, wilson, z_value
+from simkit.core.stats import Estimate, holm, overlapping, paired_rate, wilson, z_value
 from simkit.core.tables import render
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
@@ -408,16 +408,9 @@ def _e3(e: Estimate) -> tuple[float, float, float]:
     return e.estimate, e.low, e.high
 
 
-def level_with(pick, diffs: dict) -> list:
-    """The other keys of ``diffs`` whose 95% interval overlaps that of ``pick``: the ones the data cannot tell from
-    the set a headline names as where the levels bite hardest (or least), nearest first."""
-    me = diffs[pick]
-    near = [k for k, e in diffs.items() if k != pick and e.low <= me.high and e.high >= me.low]
-    return sorted(near, key=lambda k: abs(diffs[k].estimate - me.estimate))
-
-
 def _sets_alongside(pick, diffs: dict) -> str:
-    near = level_with(pick, diffs)
+    """The (monster, deck) sets the data cannot tell from ``pick`` (:func:`simkit.core.stats.overlapping`)."""
+    near = overlapping(pick, diffs)
     return ("; intervals overlapping it: " + ", ".join(f"{m} / {v} {_siv(*_e3(diffs[(m, v)]))}" for m, v in near)
             if near else "")
 

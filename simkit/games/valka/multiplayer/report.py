@@ -18,7 +18,7 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import bars, lines
 from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
-from simkit.core.stats import Estimate, clustered_difference, clustered_mean, clustered_rate, holm, wilson
+from simkit.core.stats import Estimate, clustered_difference, clustered_mean, clustered_rate, holm, overlapping, wilson
 from simkit.core.tables import render
 from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS, load_cards
 from simkit.games.valka.multiplayer.layout import BUFF0, EVENT0, N_CARDS
@@ -316,7 +316,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     wb_seats = practical
     won = wb_seats["won"].to_numpy() > 0
     seat_ids = deal_ids(wb_seats)
-    wb_rows = []
+    wb_rows, wb_effects = [], {}
     for w in WARBANDS:
         col = f"wb_{w}"
         if col not in wb_seats.columns:
@@ -324,6 +324,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         e = _effect(won, wb_seats[col].to_numpy() >= 2, seat_ids)
         if e is None:
             continue
+        wb_effects[w] = e[2]
         wb_rows.append({"Warband": w, "win with 2+ in the opening hand": _iv(e[0]), "without": _iv(e[1]),
                         "effect": _iv(e[2]), "seats with": e[3]})
 
@@ -344,7 +345,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     opts = man.get("rule_options", {})
     opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
     pols = man.get("policies", {})
-    answer = headline(practical, frame, sizes, rungs or (field_ladder or {}).get("rungs", []), wb_rows,
+    answer = headline(practical, frame, sizes, rungs or (field_ladder or {}).get("rungs", []), wb_effects,
                       field=None if mixed or not field_ladder else field_ladder["field"], search=search_ladder)
     text = (
         f"# {page_title(variant, sizes, mixed)}\n\n"
@@ -454,7 +455,7 @@ def card_policy_reason(cpol: str | None, rungs, mixed: bool, field_ladder: dict 
     return text
 
 
-def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, wb_rows: list[dict],
+def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, wb_effects: dict[str, Estimate],
              field: str | None = None, search: dict | None = None) -> str:
     """The report's answer, first: the first player's win rate against the fair share at each table size, the
     skill spread (strongest and weakest hero, with the paired gap) where policies meet, and the best and worst
@@ -483,35 +484,20 @@ def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, 
         text += " Tables of equals: no skill ladder (every seat plays the same policy)."
     if search:
         text += " " + search_sentence(search)
-    if wb_rows:
-        ranked = sorted(wb_rows, key=lambda r: _parse_iv(r["effect"])[0])
-        near_best, near_worst = level_with(ranked)
-        text += (f" Warbands (2+ in the opening hand): best {ranked[-1]['Warband']} {ranked[-1]['effect']}"
-                 f"{_alongside(near_best)}, worst {ranked[0]['Warband']} {ranked[0]['effect']}"
-                 f"{_alongside(near_worst)} on P(win).")
+    if wb_effects:
+        ranked = sorted(wb_effects, key=lambda w: wb_effects[w].estimate)
+        best, worst = ranked[-1], ranked[0]
+        text += (f" Warbands (2+ in the opening hand): best {best} {_iv(wb_effects[best])}"
+                 f"{_alongside(best, wb_effects)}, worst {worst} {_iv(wb_effects[worst])}"
+                 f"{_alongside(worst, wb_effects)} on P(win).")
     return text
 
 
-def _parse_iv(text: str) -> tuple[float, float, float]:
-    """(estimate, low, high) of an interval as ``_iv`` writes it: ``+0.012 [-0.010, +0.034]``."""
-    est, rest = text.split(" [", 1)
-    low, high = rest.rstrip("]").split(", ")
-    return float(est), float(low), float(high)
-
-
-def level_with(ranked: list[dict]) -> tuple[list[dict], list[dict]]:
-    """The Warband rows (sorted by effect, lowest first) whose effect's interval overlaps the best's, and the
-    worst's: the ones the games cannot tell from the Warband a headline names as best (worst)."""
-    _, b_low, _ = _parse_iv(ranked[-1]["effect"])
-    _, _, w_high = _parse_iv(ranked[0]["effect"])
-    best = [r for r in reversed(ranked[:-1]) if _parse_iv(r["effect"])[2] >= b_low]
-    worst = [r for r in ranked[1:] if _parse_iv(r["effect"])[1] <= w_high]
-    return best, worst
-
-
-def _alongside(rows: list[dict]) -> str:
-    return (" (intervals overlapping it: " + ", ".join(f"{r['Warband']} {r['effect']}" for r in rows) + ")"
-            if rows else "")
+def _alongside(warband: str, effects: dict[str, Estimate]) -> str:
+    """The Warbands the games cannot tell from ``warband`` (:func:`simkit.core.stats.overlapping`), as a clause."""
+    near = overlapping(warband, effects)
+    return (" (intervals overlapping it: " + ", ".join(f"{w} {_iv(effects[w])}" for w in near) + ")"
+            if near else "")
 
 
 def search_sentence(sl: dict) -> str:
