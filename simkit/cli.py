@@ -122,6 +122,11 @@ def _jobs_option(f):
                         help="Worker processes (0 = all cores). Results do not depend on it.")(f)
 
 
+def _cores(jobs: int) -> int:
+    """--jobs as a count of workers: 0 means every core."""
+    return jobs or os.cpu_count() or 1
+
+
 def _serial_jobs_option(f):
     """--jobs for the searches (tune, balance, ladder): one worker unless asked, as their many short batches of
     games gain little from workers; 0 = all cores, as everywhere."""
@@ -758,9 +763,8 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
     if not name.replace("_", "").replace("-", "").isalnum():
         raise InputError(f"--name: {name!r} must be letters, digits, '_' or '-'")
     r = tune(scenario, policy, budget, seed=seed, metric=metric, params=list(params),
-             games_per_candidate=games_per_candidate, eval_games=eval_games, jobs=jobs or os.cpu_count() or 1,
-             overrides=sets,
-             progress=not quiet and sys.stderr.isatty())  # no bar into a file or a pipe
+             games_per_candidate=games_per_candidate, eval_games=eval_games, jobs=_cores(jobs),
+             overrides=sets, progress=not quiet and sys.stderr.isatty())  # no bar into a file or a pipe
     rows = [{"parameter": k, "default": f"{r.default[k]:.4g}", "tuned": f"{r.best[k]:.4g}"} for k in r.names]
     click.echo(render(rows, "table"))
     click.echo(f"{metric}: default {r.default_value:.4f}, tuned {r.best_value:.4f}; tuned − default "
@@ -844,7 +848,7 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
         raise InputError(f"--out {out}: the folder exists and is not empty; name a new one")
     r = balance(scenario, all_varies, list(targets), policy=policy, budget=budget, max_edits=max_edits, seed=seed,
                 games_per_trial=games_per_trial, eval_games=eval_games, edit_cost=edit_cost,
-                search_games=search_games, sets=list(sets), jobs=jobs or os.cpu_count() or 1, out=out,
+                search_games=search_games, sets=list(sets), jobs=_cores(jobs), out=out,
                 beside=not no_copies, aim=not no_margin,
                 progress=not quiet and sys.stderr.isatty(), argv=sys.argv[1:])
     for line in report_lines(r, fmt):
@@ -902,7 +906,7 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
 
     r = train(scenario, name, out, base=base, rollouts=rollouts, budget=budget, iterations=iterations, seed=seed,
               hidden=hidden, share=share, eval_games=eval_games, teacher_games=teacher_games, metric=metric,
-              jobs=jobs or os.cpu_count() or 1, teacher_base=teacher_base, weights=weights, tolerance=tolerance,
+              jobs=_cores(jobs), teacher_base=teacher_base, weights=weights, tolerance=tolerance,
               progress=not quiet and sys.stderr.isatty())
     click.echo(render(r.rows(), "table"), nl=False)
     click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); wrote {r.weights} and "
@@ -930,8 +934,7 @@ def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, quiet, fmt):
     """
     from simkit.core.ladder import ladder, table_rows
 
-    rungs = ladder(scenario, list(policies) or None, games=games, seed=seed, metric=metric,
-                   jobs=jobs or os.cpu_count() or 1,
+    rungs = ladder(scenario, list(policies) or None, games=games, seed=seed, metric=metric, jobs=_cores(jobs),
                    overrides=sets, progress=not quiet and sys.stderr.isatty())
     click.echo(render(table_rows(rungs, metric), fmt))
     if fmt == "table":

@@ -796,7 +796,8 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
     writer = _Writer(out_dir, {
         "command": "balance", "argv": argv, "scenario": str(scenario), "policy": policy, "vary": vary,
         "targets": targets, "sets": list(sets), "expanded_targets": [t.label() for t in expanded], "budget": budget,
-        "games_per_trial": per, "eval_games": n_eval, "max_edits": max_edits, "seed": seed, "edit_cost": edit_cost, "aim": aim,
+        "games_per_trial": per, "eval_games": n_eval, "max_edits": max_edits, "seed": seed, "edit_cost": edit_cost,
+        "aim": aim,
         "status": "running", "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
     })
     cache: dict[tuple, Evaluation] = {}
@@ -1071,10 +1072,9 @@ def report_lines(r: BalanceResult, fmt: str = "table") -> list[str]:
         held = sum(x.after_status != "missed" for x in r.search_check)
         lines.append(f"Under search: {held} of {len(r.search_check)} targets not missed.")
     lines.append("")
-    aimed = [x for x in r.margins if x > 0]
-    aim = (f"; it aimed inside each band by the fresh check's expected half-width, {min(aimed):.3f}–{max(aimed):.3f}"
-           if aimed and min(aimed) != max(aimed) else
-           f"; it aimed inside each band by the fresh check's expected half-width, {aimed[0]:.3f}" if aimed else "")
+    aimed = sorted(x for x in r.margins if x > 0)
+    span = "" if not aimed else f"{aimed[0]:.3f}" + (f"–{aimed[-1]:.3f}" if aimed[-1] != aimed[0] else "")
+    aim = f"; it aimed inside each band by the fresh check's expected half-width, {span}" if aimed else ""
     lines.append(f"Search: {r.trials} candidates, {r.search_games:,} games per cell (the search's own estimate of "
                  f"the result, biased upward: max violation {r.search_violation:.4f}{aim}); {r.seconds:.0f} s in all.")
     for p in r.written:
