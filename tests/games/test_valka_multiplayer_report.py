@@ -267,7 +267,7 @@ def test_warband_effects_leave_out_the_random_policys_tables(tables_of_equals):
     measures the practical policies' tables only, and says so: its numbers are the effect recomputed without
     the random hero's cells, not the one over every seat."""
     from simkit.core import results
-    from simkit.games.valka.multiplayer.report import _effect, deal_ids, seat_rows
+    from simkit.games.valka.multiplayer.report import _effect, deal_ids, seat_rows, win_share
 
     run, files = tables_of_equals
     text = files[0].read_text(encoding="utf-8")
@@ -280,7 +280,7 @@ def test_warband_effects_leave_out_the_random_policys_tables(tables_of_equals):
              if ln.startswith("| ") and not ln.startswith("| Warband")}
     assert shown
     for w, cell in shown.items():
-        e = _effect(kept["won"].to_numpy() > 0, kept[f"wb_{w}"].to_numpy() >= 2, deal_ids(kept))[2]
+        e = _effect(win_share(kept), kept[f"wb_{w}"].to_numpy() >= 2, deal_ids(kept))[2]
         assert cell == f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]", w
 
 
@@ -436,3 +436,22 @@ def test_the_field_ladder_says_how_its_field_was_chosen():
     assert _field_origin({"field": "aggressive", "first": "balanced"}) == (
         "the strongest heuristic, `aggressive` (the top heuristic of a first ladder against the scenario's first "
         "heuristic, `balanced`, on the same deals)")
+
+
+def test_card_effects_count_a_shared_win_one_kth():
+    # 200 two-seat deals; in the 100 deals 0..99 both seats share the win (winners = 2) and seat 0 played card 0;
+    # in deals 100..199 seat 1 wins alone and nobody played card 0. With the card: 100 seats, each half a win, so
+    # 0.500; without: 300 seats holding 100 + 50 wins = 0.500 (the 100 shared wins of seat 1 count 1/2): effect 0.
+    # Counting a shared win whole would read 1.000 against 0.667.
+    from simkit.games.valka.cards import load_cards
+    from simkit.games.valka.multiplayer.report import card_table
+
+    seats = _played_seats({(g, 0): [0] for g in range(100)}, 200)
+    shared = pl.col("game") < 100
+    seats = seats.with_columns(
+        won=pl.when(shared).then(1).otherwise((pl.col("won") == 0).cast(pl.Int64)),
+        winners=pl.when(shared).then(2).otherwise(1))
+    rows, _ = card_table(seats, load_cards(), "played")
+    row = next(r for r in rows if r["card"] == load_cards().fighters[0].name)
+    assert row["win with"].startswith("0.500 ") and row["win without"].startswith("0.500 ")
+    assert row["effect"].startswith("0.000 ") and row["seats with"] == 100

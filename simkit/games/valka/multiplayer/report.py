@@ -145,7 +145,7 @@ def card_table(seats: pl.DataFrame, cards, prefix: str, policy: str | None = Non
                kinds: tuple[str, ...] | None = None) -> tuple[list[dict], int]:
     """Per card (identical Buffs and Events pooled), over the seats played by ``policy`` (all seats if None): the
     seat's win rate when the card was in its opening hand (``open``) or played by it (``played``) against when it
-    was not, and the difference (the effect). ``flag`` marks the effects that differ from zero by the clustered
+    was not, and the difference (the effect); a win shared by k seats counts 1/k (:func:`win_share`). ``flag`` marks the effects that differ from zero by the clustered
     t-test of :func:`_difference_p`, Holm-corrected over the cards of the table (family-wise ``FLAG_FAMILY``):
     ``above zero`` or ``below zero``. A card the policy never played (or always played) has no effect: its row
     says so; nor has one with fewer than ``MIN_SEATS`` seats with it (or without it), too few for the test: "too
@@ -155,7 +155,7 @@ def card_table(seats: pl.DataFrame, cards, prefix: str, policy: str | None = Non
         seats = seats.filter(pl.col("policy") == policy)
     who = f"`{policy}`" if policy else "any seat"
     bits = _bits(seats, prefix)
-    won = seats["won"].to_numpy().astype(bool)
+    won = win_share(seats)
     ids = deal_ids(seats)
     labels = card_labels(cards)
     groups: dict[str, list[int]] = {}
@@ -314,7 +314,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     # --- Warbands in the opening hand: the tables without the random policy (its seats lose whatever they hold,
     # and the seats facing it win whatever they hold, so its cells would only dilute every effect) ---
     wb_seats = practical
-    won = wb_seats["won"].to_numpy() > 0
+    won = win_share(wb_seats)  # a win shared by k seats counts 1/k, as in the turn-order table
     seat_ids = deal_ids(wb_seats)
     wb_rows, wb_effects = [], {}
     for w in WARBANDS:
@@ -397,14 +397,16 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         "## Warbands\n\n"
         "Win rate of seats whose opening hand held 2 or more Fighters of a Warband (a Deadly Dyad in waiting), "
         "against seats that did not, over the practical policies' tables" + left_out
-        + "; the effect and its interval take the deal as the unit.\n\n"
+        + "; a win shared by k seats counts 1/k, as above; the effect and its interval take the deal as the "
+        "unit.\n\n"
         + (render(wb_rows, "md") if wb_rows else "(none)\n") + "\n"
         "## Cards\n\n"
         f"![Card effects]({png_cards.name})\n\n"
         f"For each card (identical Buffs and Events pooled), over the seats played by **`{cpol}`** ("
         + card_policy_reason(cpol, card_rungs, mixed, field_ladder, search_ladder)
         + "; the random policy's seats are left out, as they play cards no practical player would): the win rate "
-        "of a seat that played it against a seat that did not, and the difference (*effect*). A card that policy "
+        "of a seat that played it against a seat that did not (a shared win counted 1/k), and the difference "
+        "(*effect*). A card that policy "
         f"never played says so instead of an effect, and one with fewer than {MIN_SEATS} seats that played it "
         "(or did not) says \"too few plays (n)\": too few for the test. `flag` marks effects that differ from zero "
         "by a clustered t-test (the deal as the unit), **Holm-corrected** over the cards of each table (family-wise "
