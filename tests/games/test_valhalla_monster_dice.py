@@ -151,3 +151,19 @@ def test_monte_carlo_matches_exact(monster, index, wild):
     for t, (c, p) in enumerate(zip(counts, exact), 1):
         se = (float(p) * (1 - float(p)) / n) ** 0.5
         assert abs(c / n - float(p)) <= 4.5 * se, (t, c / n, float(p))
+
+
+def test_every_wrong_name_of_a_card_file_is_reported_in_one_pass(tmp_path):
+    # two wrong weapons in one card, a wrong face and a wrong strength: four problems, one error, one line each
+    bad = tmp_path / "bad_cards.toml"
+    text = GOOD.replace('weapons = ["axe", "sword"]\nwarrior_symbols = 2\n[[monsters.plus40]]',
+                        'weapons = ["spoon", "fork"]\nwarrior_symbols = 2\n[[monsters.plus40]]', 1)
+    text = text.replace('faces = ["axe", "axe"', 'faces = ["axe", "mace"', 1).replace("strength = 8", "strength = 0", 1)
+    assert text.count("spoon") == 1 and "mace" in text and "strength = 0" in text
+    bad.write_text(text)
+    with pytest.raises(InputError) as exc:
+        load_cards(bad)
+    msg = str(exc.value)
+    for field in ("die.faces[1]", "monsters.troll.base[1].weapons[0]", "monsters.troll.base[1].weapons[1]",
+                  "monsters.troll.base[1].strength"):
+        assert f"field '{field}'" in msg, (field, msg)

@@ -55,19 +55,24 @@ def default_cards_path() -> Path:
 
 
 def _names(f: Fields, name: str, allowed, lo: int = 0, hi: int | None = None, unique: bool = False) -> tuple[str, ...]:
-    """A list of names, each from ``allowed`` (any non-empty string when ``allowed`` is None)."""
+    """A list of names, each from ``allowed`` (any non-empty string when ``allowed`` is None). With a
+    :class:`Problems` every wrong entry is recorded (``weapons[0]`` and ``weapons[1]`` in one pass) and the
+    good ones are kept; without, the first wrong entry raises."""
     value = f.get(name, list)
     if not lo <= len(value) <= (len(value) if hi is None else hi):
         span = f"exactly {lo}" if lo == hi else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
-        raise f.error(name, f"must list {span} names (got {len(value)})")
+        f._bad(name, f"must list {span} names (got {len(value)})", None)
+    good = []
     for i, v in enumerate(value):
         if allowed is None and not (isinstance(v, str) and v):
-            raise f.error(f"{name}[{i}]", f"must be a non-empty string (got {v!r})")
-        if allowed is not None and v not in allowed:
-            raise f.error(f"{name}[{i}]", f"must be one of {', '.join(map(repr, allowed))} (got {v!r})")
-        if unique and v in value[:i]:
-            raise f.error(f"{name}[{i}]", f"repeats {v!r}; names must be distinct")
-    return tuple(value)
+            f._bad(f"{name}[{i}]", f"must be a non-empty string (got {v!r})", None)
+        elif allowed is not None and v not in allowed:
+            f._bad(f"{name}[{i}]", f"must be one of {', '.join(map(repr, allowed))} (got {v!r})", None)
+        elif unique and v in value[:i]:
+            f._bad(f"{name}[{i}]", f"repeats {v!r}; names must be distinct", None)
+        else:
+            good.append(v)
+    return tuple(good)
 
 
 def _cards(m: Fields, side: str, weapons: list[str], clans: tuple[str, ...]) -> list[MonsterCard]:
