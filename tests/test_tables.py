@@ -61,3 +61,18 @@ def test_terminal_width_comes_from_columns(monkeypatch):
     assert max(map(len, render(rows, "table").splitlines())) <= 60
     monkeypatch.delenv("COLUMNS")
     assert max(map(len, render(rows, "table").splitlines())) > 150  # not a terminal: no limit
+
+
+def test_a_narrow_table_breaks_a_number_line_before_a_word():
+    # the Chance Strike table at 60 columns: with every number line whole it cannot fit (3 × 14 + the rest),
+    # with every word whole it can; so no word of a header ("P(attacker", "E[strikes]") is broken, and the
+    # "27/50 ≈ 0.5400" cells break between their words
+    rows = [{"Strike": 0, "Shield": s, "P(attacker hits)": "27/50 ≈ 0.5400", "P(defender hits)": "9/20 ≈ 0.4500",
+             "P(both hurt)": "1/100 ≈ 0.0100", "E[strikes] to defeat H=1": "1.818"} for s in range(3)]
+    text = render(rows, "table", width=60)
+    assert max(map(len, text.splitlines())) <= 60, text
+    words = " ".join(text.split())
+    for word in ("P(attacker", "P(defender", "E[strikes]", "27/50", "0.5400"):
+        assert word in words, (word, text)
+    # at 50 columns no table with whole words fits: the words break, at 8 characters a column
+    assert "P(attack" in render(rows, "table", width=50) and "P(attacker" not in render(rows, "table", width=50)

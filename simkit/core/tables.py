@@ -126,18 +126,22 @@ def terminal_width() -> int | None:
 
 def _fit(head: list[str], body: list[list[str]], width: int | None, gap: int = 2) -> list[int | None]:
     """Most characters per column so that the table fits ``width``: the widest columns are narrowed first, down
-    to their longest word, then (when that is not enough) down to 8 characters; a table that cannot fit then
-    stays as narrow as it can."""
+    to their longest word (of the header or a cell; a number's whole line), then to their longest word, then (when
+    that is not enough) down to 8 characters; a table that cannot fit then stays as narrow as it can."""
     cols = [[h, *(b[i] for b in body)] for i, h in enumerate(head)]
     natural = [max(len(line) for c in col for line in c.splitlines() or [""]) for col in cols]
     if width is None or sum(natural) + gap * (len(natural) - 1) <= width:
         return [None] * len(natural)
-    # a number's lines ("0.770", "[0.737, 0.801]") are not broken before the words of a text column are
-    words = [max(len(w) for c in col[1:] for w in (c.splitlines() if is_number_cell(" ".join(c.split()))
-                                                    else c.split()) or [""]) if body else 0 for col in cols]
+    # a number's lines ("0.770", "[0.737, 0.801]") are not broken before the words of a text column are, nor is
+    # a word of a header ("E[strikes]") or a cell, until the table cannot fit otherwise
+    def longest(split_numbers: bool) -> list[int]:
+        return [max([len(w) for w in col[0].split()]
+                    + [len(w) for c in col[1:] for w in (c.split() if split_numbers or not is_number_cell(
+                        " ".join(c.split())) else c.splitlines())] or [0]) for col in cols]
+
     limit = list(natural)
     budget = width - gap * (len(natural) - 1)
-    for floor in ([max(8, w) for w in words], [8] * len(words)):
+    for floor in ([max(8, w) for w in longest(False)], [max(8, w) for w in longest(True)], [8] * len(cols)):
         while sum(limit) > budget:
             can = [j for j in range(len(limit)) if limit[j] > floor[j]]
             if not can:
