@@ -271,7 +271,7 @@ def test_warband_effects_leave_out_the_random_policys_tables(tables_of_equals):
 
     run, files = tables_of_equals
     text = files[0].read_text(encoding="utf-8")
-    section = text.split("## Warbands", 1)[1].split("## Cards", 1)[0]
+    section = text.split("## Warbands", 1)[1].split("\n## ", 1)[0]  # up to the next section
     assert "`random` plays are left out" in section
     seats = seat_rows(results.load(run))
     kept = seats.filter(pl.col("hero") != "random")
@@ -455,3 +455,31 @@ def test_card_effects_count_a_shared_win_one_kth():
     row = next(r for r in rows if r["card"] == load_cards().fighters[0].name)
     assert row["win with"].startswith("0.500 ") and row["win without"].startswith("0.500 ")
     assert row["effect"].startswith("0.000 ") and row["seats with"] == 100
+
+
+def test_the_sensitivity_section_ranks_warbands_and_places_under_each_policy_from_the_rows(mixed_bh):
+    # issue 18: the page compares the Warband ranking (and each table size's turn order) under every practical
+    # policy with the card tables' policy; its Spearman cells and the answer's sentence come from the seat rows
+    import re
+
+    from simkit.core.sensitivity import ranking_sentence, sensitivity
+    from simkit.games.valka.multiplayer.report import policy_rankings, seat_rows, warband_effects
+
+    frame, text, _ = mixed_bh
+    seats = seat_rows(frame).filter((pl.col("policy") != "random") & (pl.col("hero") != "random"))
+    section = text.split("## Does the ranking depend on the policy?", 1)[1].split("## Cards", 1)[0]
+    ref = re.search(r"against the rankings under `(\w+)`", section).group(1)
+    rankings = policy_rankings(seats, [4])
+    assert set(rankings) == {"Warbands", "4 players"} and ref in rankings["Warbands"] and "random" not in str(
+        list(rankings["Warbands"]))
+    # a policy's Warband effects are those of its own seats
+    some = next(p for p in rankings["Warbands"] if p != ref)
+    mine = warband_effects(seats.filter(pl.col("policy") == some))
+    assert {w: e[2] for w, e in mine.items()} == rankings["Warbands"][some]
+    comps = {c.policy: c for c in sensitivity(rankings["Warbands"], ref)}
+    rows = section.split("### The Warbands", 1)[1].split("###", 1)[0]
+    cell = next(ln for ln in rows.splitlines() if ln.startswith(f"| {some} ")).split("|")[2].strip()
+    assert cell == f"{comps[some].rho:+.3f}"
+    # the places of 4 players: each policy's share of wins at each place, a shared win counted 1/k
+    assert set(rankings["4 players"][ref]) == {"place 1", "place 2", "place 3", "place 4"}
+    assert ranking_sentence(list(comps.values()), rankings["Warbands"], ref, "Warband") in text.split("\n\n")[2]

@@ -192,6 +192,75 @@ def card_table(seats: pl.DataFrame, cards, prefix: str, policy: str | None = Non
     return out + sorted(missing, key=lambda r: -r["seats with"]), sum(1 for r in out if r["flag"])
 
 
+def warband_effects(seats: pl.DataFrame) -> dict[str, tuple]:
+    """Per Warband, :func:`_effect` of holding 2 or more of its Fighters in the opening hand on the seat's win share
+    (:func:`win_share`: a shared win counts 1/k), the deal as the unit: (with, without, effect, seats with)."""
+    won, ids = win_share(seats), deal_ids(seats)
+    out = {}
+    for w in WARBANDS:
+        if f"wb_{w}" in seats.columns:
+            e = _effect(won, seats[f"wb_{w}"].to_numpy() >= 2, ids)
+            if e is not None:
+                out[w] = e
+    return out
+
+
+def policy_rankings(practical: pl.DataFrame, sizes: list[int]) -> dict[str, dict[str, dict[str, Estimate]]]:
+    """The report's two rankings under each practical policy, from the seats that policy played: the Warbands by
+    their effect (:func:`warband_effects`), and at each table size the places of the turn order by their win
+    share; ``{ranking: {policy: {group: Estimate}}}``, the rankings "Warbands" and "N players"."""
+    out: dict[str, dict[str, dict[str, Estimate]]] = {"Warbands": {}}
+    for (policy,), g in practical.sort("policy").group_by("policy", maintain_order=True):
+        effects = {w: e[2] for w, e in warband_effects(g).items()}
+        if effects:
+            out["Warbands"][policy] = effects
+        for np_ in sizes:
+            at = g.filter(pl.col("players") == np_)
+            places = {}
+            for k in range(np_):
+                seat = at.filter(pl.col("order") == k)
+                if seat.height:
+                    places[f"place {k + 1}"] = deal_rate(win_share(seat), deal_ids(seat))
+            if len(places) == np_:
+                out.setdefault(f"{np_} players", {})[policy] = places
+    return out
+
+
+def sensitivity_section(rankings: dict, reference: str | None) -> tuple[str, str]:
+    """The policy-sensitivity section and the headline's sentence: each ranking of :func:`policy_rankings` under
+    every practical policy against ``reference``'s (:func:`simkit.core.sensitivity.sensitivity`, Holm over the
+    pairs of each ranking). ("", "") when only one policy played."""
+    from simkit.core.sensitivity import markdown as sens_markdown
+    from simkit.core.sensitivity import ranking_sentence, sensitivity
+
+    parts, sentence = [], ""
+    for name, table in rankings.items():
+        if reference not in table or len(table) < 2:
+            continue
+        comps = sensitivity(table, reference)
+        what = "Warband" if name == "Warbands" else f"turn-order ({name})"
+        groups = "Warbands" if name == "Warbands" else f"places at {name}"
+        title = "The Warbands (effect of 2+ in the opening hand)" if name == "Warbands" else f"Turn order, {name}"
+        parts.append(f"### {title}\n\n" + sens_markdown(comps, reference, groups))
+        if name == "Warbands":
+            sentence = ranking_sentence(comps, table, reference, what)
+    if not parts:
+        return "", ""
+    text = (
+        "## Does the ranking depend on the policy?\n\n"
+        "A balance conclusion holds for a game *and* a way of playing it. The Warband ranking (each Warband's "
+        "effect on the win share of the seats that held 2+ of its Fighters) and the ranking of the places in the "
+        f"turn order, from the seats each practical policy played, against the rankings under `{reference}` (the "
+        "policy of the card tables): Spearman's rank correlation and the pairs whose order flips. A flip is "
+        "*resolved* when both policies separate the pair, in opposite directions: the larger of the two "
+        "two-sided p-values, Holm-corrected over every pair of every policy compared within each ranking "
+        "(family-wise 0.05 a ranking). A policy's seats meet the field of its own tables (its own policy at tables "
+        "of equals; the hero's or the opponents' at mixed tables), so read a flip as \"this ranking is a property "
+        "of the play\", not as a verdict on the policy. `random` is left out, and so is `search` (too few games "
+        "for a ranking of its own).\n\n" + "\n".join(parts))
+    return text, sentence
+
+
 def card_policy(man: dict, rungs, mixed: bool) -> str | None:
     """The policy whose seats the card tables measure: the strongest heuristic of the skill ladder (at mixed
     tables the run's own, at tables of equals the ladder against a field, ``rungs``, when there is one) that
@@ -313,17 +382,8 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
 
     # --- Warbands in the opening hand: the tables without the random policy (its seats lose whatever they hold,
     # and the seats facing it win whatever they hold, so its cells would only dilute every effect) ---
-    wb_seats = practical
-    won = win_share(wb_seats)  # a win shared by k seats counts 1/k, as in the turn-order table
-    seat_ids = deal_ids(wb_seats)
     wb_rows, wb_effects = [], {}
-    for w in WARBANDS:
-        col = f"wb_{w}"
-        if col not in wb_seats.columns:
-            continue
-        e = _effect(won, wb_seats[col].to_numpy() >= 2, seat_ids)
-        if e is None:
-            continue
+    for w, e in warband_effects(practical).items():
         wb_effects[w] = e[2]
         wb_rows.append({"Warband": w, "win with 2+ in the opening hand": _iv(e[0]), "without": _iv(e[1]),
                         "effect": _iv(e[2]), "seats with": e[3]})
@@ -342,6 +402,8 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
                      ylabel="effect on P(win)")
     files.append(png_cards)
 
+    sens_text, sens_sentence = sensitivity_section(policy_rankings(practical, sizes), cpol)
+
     opts = man.get("rule_options", {})
     opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
     pols = man.get("policies", {})
@@ -350,7 +412,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     text = (
         f"# {page_title(variant, sizes, mixed)}\n\n"
         f"{STAND_IN_NOTICE}\n\n"
-        f"{answer}\n\n"
+        f"{answer}" + (f" {sens_sentence}" if sens_sentence else "") + "\n\n"
         "## What was simulated\n\n"
         f"{variant} at {', '.join(map(str, sizes))} players; {int(man.get('games', 0)):,} games per cell "
         f"(table size × hero policy), root seed {man.get('root_seed')}. Hero policies: "
@@ -400,7 +462,8 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         + "; a win shared by k seats counts 1/k, as above; the effect and its interval take the deal as the "
         "unit.\n\n"
         + (render(wb_rows, "md") if wb_rows else "(none)\n") + "\n"
-        "## Cards\n\n"
+        + (sens_text + "\n" if sens_text else "")
+        + "## Cards\n\n"
         f"![Card effects]({png_cards.name})\n\n"
         f"For each card (identical Buffs and Events pooled), over the seats played by **`{cpol}`** ("
         + card_policy_reason(cpol, card_rungs, mixed, field_ladder, search_ladder)
