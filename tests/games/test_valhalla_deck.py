@@ -171,3 +171,20 @@ def test_deck_clans_follow_cards_file(tmp_path):
     with pytest.raises(InputError) as exc:
         load_deck(cards_path=cards)
     assert "deck.toml" in str(exc.value) and "field 'clans.black.key'" in str(exc.value), str(exc.value)
+
+
+def test_every_bad_field_of_a_deck_file_is_reported_at_once(tmp_path):
+    # a Warrior's clan, another field of the same Warrior, a Jarl's key and a Tactic's effect: one error, a line each
+    text = default_deck_path().read_text()
+    for old, new in (('clan = "red"', 'clan = "pink"'), ('weapons = ["axe"]', 'weapons = ["wild", "mace"]'),
+                     ('key = "hodr"', 'key = "hoder"'), ('effect = "strength"', 'effect = "strenght"')):
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    bad = tmp_path / "bad_deck.toml"
+    bad.write_text(text)
+    with pytest.raises(InputError) as exc:
+        load_deck(bad)
+    msg = str(exc.value)
+    for field in (r"warriors\.raven_thrall\.clan", r"warriors\.raven_thrall\.weapons\[0\]",
+                  r"warriors\.raven_thrall\.weapons\[1\]", r"jarls\.hoder\.key", r"tactics\.battle_fury\.effect"):
+        assert re.search(rf"field '{field}'", msg), (field, msg)
