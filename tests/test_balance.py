@@ -308,3 +308,22 @@ def test_every_bundled_vary_file_addresses_the_lonequest_and_allows_its_printed_
     for text in lines:
         v = B.parse_vary(text, scenario, data, "--vary-file")
         assert v.kind == "int" and v.lo <= v.current <= v.hi, text
+
+
+def test_max_edits_binds_and_the_search_reproduces_from_its_seed(draw, tmp_path):
+    # 0.60 ± 0.03 is reached only by two edits, win_low 9 and win_high 11 (0.6005 by hand); every single edit
+    # leaves 0.437 or less, or 0.692 or more. With --max-edits 1 the answer keeps at most one edit and the fresh
+    # check does not call the target met; with 2 it finds the pair. The same seed replays the same search.
+    singles = [exact_stop_at_8(lo, 10) for lo in range(6, 11)] + [exact_stop_at_8(8, hi) for hi in range(9, 13)]
+    assert not any(abs(float(v) - 0.60) <= 0.03 for v in singles)
+    assert abs(float(exact_stop_at_8(9, 11)) - 0.60) <= 0.03
+    args = (draw, ["rules.win_low=6:10", "rules.win_high=9:12"], ["won[policy=stop_at_8]=0.60±0.03"])
+    kw = dict(policy="stop_at_8", budget=15000, games_per_trial=300, eval_games=3000, seed=5, beside=False)
+    one = B.balance(*args, max_edits=1, out=tmp_path / "one", **kw)
+    assert len(one.edits) <= 1 and one.rows[0].after_status != "met"
+    two = B.balance(*args, max_edits=2, out=tmp_path / "two", **kw)
+    assert sorted(two.edits) == [("rules.win_high", 10, 11), ("rules.win_low", 8, 9)]
+    assert two.rows[0].after_status == "met"
+    again = B.balance(*args, max_edits=2, out=tmp_path / "again", **kw)
+    assert (tmp_path / "again/trials.jsonl").read_text() == (tmp_path / "two/trials.jsonl").read_text()
+    assert again.edits == two.edits and again.rows[0].after == two.rows[0].after

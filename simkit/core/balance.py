@@ -873,15 +873,48 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
                                  **{f"on{i}": False for i in range(1, k_slots)}})
     from simkit.core.runner import _Signals
 
+    explore = np.random.default_rng([int(seed) % (2 ** 32), 24])  # the search's own stream: reproducible
+
+    def unseen() -> tuple[dict, tuple] | None:
+        """Parameters (and edits) of a random candidate not scored yet (1 to ``k_slots`` edits), for TPE to try when it
+        proposes one it has already scored: in a small space TPE repeats itself, and a repeat costs no games,
+        so without this the search would stop exploring (Draw to Ten's 0.60 band, two edits away, was missed)."""
+        for _ in range(100):
+            k = int(explore.integers(1, k_slots + 1))
+            chosen = [names[i] for i in explore.choice(len(names), size=min(k, len(names)), replace=False)]
+            params = {f"on{i}": False for i in range(k_slots)}
+            edits = []
+            for i, name in enumerate(chosen):
+                v = varies[name]
+                params[f"on{i}"], params[f"slot{i}"] = True, name
+                if v.kind == "int":
+                    x = int(explore.integers(int(v.lo), int(v.hi) + 1))
+                    params[name], value = x, x
+                elif v.kind == "float":
+                    x = float(explore.uniform(v.lo, v.hi))
+                    params[name], value = x, x
+                else:
+                    x = int(explore.integers(len(v.choices)))
+                    params[name], value = x, v.choices[x]
+                edits.append((name, value))
+            if tuple(sorted((a, b) for a, b in edits if b != varies[a].current)) not in cache:
+                return params, tuple(edits)
+        return None
+
     tries = 0
     signals = _Signals().__enter__()  # SIGTERM stops like Ctrl-C: the run folder then says "interrupted"
     try:
         while used[0] < (1 + tpe_trials) * per and tries < 20 * max(1, tpe_trials):
+            before = used[0]
             study.optimize(objective, n_trials=1)
             tries += 1
+            if used[0] == before and k_slots and (new := unseen()) is not None:
+                study.enqueue_trial(new[0])
+                study.optimize(objective, n_trials=1)
         # local search on the same games: drop an edit or step a whole number back towards the printed value
         # (kept unless the score gets worse), then one step of any varied field from the best (an edit added
-        # while slots are free; kept if the score gets better)
+        # while slots are free; kept if the score gets better); when no step helps, the games left go to
+        # candidates not tried yet
         best = min(cache.values(), key=lambda e: e.score)
 
         def room() -> bool:
@@ -920,6 +953,11 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
                 if cand.score < best.score:
                     best, improved = cand, True
                     break
+            if not improved and room() and k_slots and (new := unseen()) is not None:
+                # no step helps: the games left go to candidates not tried yet, each a new start for the steps
+                cand, improved = evaluate(new[1]), True
+                if cand.score < best.score:
+                    best = cand
         best = min(cache.values(), key=lambda e: e.score)
 
         # fresh games: the unedited scenario, the result, and the result with each edit undone

@@ -113,8 +113,9 @@ def markdown(comparisons: list[Comparison], reference: str, what: str, alpha: fl
                      f"flipped pairs (order under `{reference}`)": (shown + more) or "none"})
     family = sum(c.pairs for c in comparisons)
     resolved = [(c.policy, f) for c in comparisons for f in c.resolved]
-    rule = (f"Holm-corrected over all {family} comparisons ({_pairs(comparisons)} pairs × {len(comparisons)} "
-            f"policies compared, family-wise {alpha:g})")
+    n_pairs = _pairs(comparisons)
+    rule = (f"Holm-corrected over all {family} comparisons ({n_pairs} pair{'s' if n_pairs != 1 else ''} × "
+            f"{len(comparisons)} polic{'y' if len(comparisons) == 1 else 'ies'} compared, family-wise {alpha:g})")
     if resolved:
         verdict = ("**The ranking depends on the policy:** " + "; ".join(
             f"under `{p}`, {f.below} beats {f.above}" for p, f in resolved[:6])
@@ -160,8 +161,9 @@ def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, E
         return (f"the {word} is {ref_g} under `{reference}` but "
                 + "; ".join(f"{g} under {', '.join(ps)}" for g, ps in other.items()))
 
-    rule = (f"Holm over all {family} comparisons, {_pairs(comparisons)} pairs × {len(comparisons)} other practical "
-            f"polic{'y' if len(comparisons) == 1 else 'ies'}, family-wise {alpha:g}")
+    n_pairs = _pairs(comparisons)
+    rule = (f"Holm over all {family} comparisons, {n_pairs} pair{'s' if n_pairs != 1 else ''} × {len(comparisons)} "
+            f"other practical polic{'y' if len(comparisons) == 1 else 'ies'}, family-wise {alpha:g}")
     pairs = len({(f.above, f.below) for c in comparisons for f in c.resolved})
     if resolved:
         head = (f"**The {what} ranking changes with the policy:** {resolved} resolved flip{'s' if resolved > 1 else ''}"
