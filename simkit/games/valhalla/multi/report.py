@@ -282,21 +282,21 @@ def variant_table(games: pl.DataFrame, variants: list[str]) -> tuple[list[dict],
 # ---------------------------------------------------------------- blessings, Missions and Tactics
 
 
-ITEMS = (  # (record column, kind, name in the rules' words)
-    ("bless_companions", "Valkyrie blessing", "+1: +1 for each other Warrior going with it"),
-    ("bless_clan", "Valkyrie blessing", "+2: a Warrior of the colour shown goes with it"),
-    ("bless_alone", "Valkyrie blessing", "+3: goes to Valhalla alone"),
-    ("mission_no_rerolls", "Valkyrie Mission", "Not using basic rerolls"),
-    ("mission_strength", "Valkyrie Mission", "Strength 5 higher"),
-    ("mission_three", "Valkyrie Mission", "Three activated Warriors"),
-    ("tactic_delivery", "Battle Tactic", "Weapon Delivery (one a card)"),
-    ("tactic_path", "Battle Tactic", "Path to Valhalla"),
-    ("tactic_silence", "Battle Tactic", "Silence (Jarl powers off)"),
-    ("tactic_strength", "Battle Tactic", "strength Tactics"),
-    ("tactic_smaller", "Battle Tactic", "\"smaller team\" Tactics"),
-    ("tactic_reroll", "Battle Tactic", "reroll Tactics"),
+ITEMS = (  # (record column, kind, name in the rules' words, short name for the headline)
+    ("bless_companions", "Valkyrie blessing", "+1: +1 for each other Warrior going with it", "the +1 blessing"),
+    ("bless_clan", "Valkyrie blessing", "+2: a Warrior of the colour shown goes with it", "the +2 blessing"),
+    ("bless_alone", "Valkyrie blessing", "+3: goes to Valhalla alone", "the +3 blessing"),
+    ("mission_no_rerolls", "Valkyrie Mission", "Not using basic rerolls", "the Mission Not using basic rerolls"),
+    ("mission_strength", "Valkyrie Mission", "Strength 5 higher", "the Mission Strength 5 higher"),
+    ("mission_three", "Valkyrie Mission", "Three activated Warriors", "the Mission Three activated Warriors"),
+    ("tactic_delivery", "Battle Tactic", "Weapon Delivery (one a card)", "Weapon Delivery"),
+    ("tactic_path", "Battle Tactic", "Path to Valhalla", "Path to Valhalla"),
+    ("tactic_silence", "Battle Tactic", "Silence (Jarl powers off)", "Silence"),
+    ("tactic_strength", "Battle Tactic", "strength Tactics", "the strength Tactics"),
+    ("tactic_smaller", "Battle Tactic", "\"smaller team\" Tactics", "the \"smaller team\" Tactics"),
+    ("tactic_reroll", "Battle Tactic", "reroll Tactics", "the reroll Tactics"),
 )
-assert {c for c, _, _ in ITEMS} == {*BLESSINGS, *MISSIONS, *TACTICS}
+assert {c for c, _, _, _ in ITEMS} == {*BLESSINGS, *MISSIONS, *TACTICS}
 VALUE_TEST = "Student's t on the cluster-robust variance of the difference (`stats.clustered_difference_p`)"
 
 
@@ -312,14 +312,14 @@ def value_table(seats: pl.DataFrame) -> list[dict]:
     (``stats.clustered_difference_p``), Holm over the items tested. An item with a seat holding it (or a seat
     without it) in fewer than ``MIN_DEALS`` deals is shown, not tested."""
     out = []
-    for col, kind, name in ITEMS:
+    for col, kind, name, short in ITEMS:
         g = (seats.with_columns(h=(pl.col(col) > 0).cast(pl.Float64))
              .group_by(DEAL).agg((pl.col("share") * pl.col("h")).sum().alias("y1"), pl.col("h").sum().alias("m1"),
                                  (pl.col("share") * (1 - pl.col("h"))).sum().alias("y0"),
                                  (1 - pl.col("h")).sum().alias("m0"))
              .sort(DEAL))
         y1, m1, y0, m0 = (g[c].to_numpy().astype(float) for c in ("y1", "m1", "y0", "m0"))
-        r = {"col": col, "kind": kind, "name": name, "seats": seats.height, "with": int(m1.sum()),
+        r = {"col": col, "kind": kind, "name": name, "short": short, "seats": seats.height, "with": int(m1.sum()),
              "count": float(seats[col].mean()) if seats.height else math.nan,
              "deals1": int((m1 > 0).sum()), "deals0": int((m0 > 0).sum()), "e": None, "p": math.nan,
              "p_holm": math.nan, "flag": ""}
@@ -352,8 +352,8 @@ def value_display(rows: list[dict]) -> list[dict]:
     return out
 
 
-GLORY_SOURCES = (("glory", "Glory a seat"), ("glory_warriors", "Warriors in Valhalla"),
-                 ("glory_blessings", "… drawn by blessings"), ("glory_missions", "Missions (2 each)"),
+GLORY_SOURCES = (("glory", "Glory a seat"), ("glory_warriors", "Warriors sent to Valhalla"),
+                 ("glory_blessings", "blessings (Warriors drawn)"), ("glory_missions", "Missions (2 each)"),
                  ("glory_shields", "shields (2 each)"), ("glory_jarl", "the Jarl"))
 
 
@@ -530,19 +530,20 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                  for r in glory_source_table(sources, variants, practical)]
         tested = [r for r in values if r["e"] is not None]
         flagged = [r for r in tested if r["p_holm"] < ALPHA]
-        top = max(tested, key=lambda r: r["e"].estimate, default=None)
-        low = min(tested, key=lambda r: r["e"].estimate, default=None)
         kv = next((r for r in glory_source_table(sources, [VALUE_VARIANT], [best])), None)
+        kinds_off = sorted({r["kind"] for r in tested} - {r["kind"] for r in flagged})
         value_head = (
             f" Blessings, Missions and Tactics (`{best}`, {VALUE_PLAYERS} players, `{VALUE_VARIANT}` deck; an "
-            f"association, not a causal value): {len(flagged)} of {len(tested)} items tested change the win share "
-            "of the seats that scored or played them (Holm 5%)"
-            + (f", from {top['name']} {_iv(top['e'], sign=True)} to {low['name']} {_iv(low['e'], sign=True)}"
-               if top else "")
-            + (f"; a seat's {kv['Glory a seat'].estimate:.1f} Glory holds "
-               f"{kv['Warriors in Valhalla'].estimate:.1f} from its Warriors, "
-               f"{kv['… drawn by blessings'].estimate:.1f} drawn by blessings and "
-               f"{kv['Missions (2 each)'].estimate:.1f} from Missions" if kv else "") + ".")
+            f"association, not a causal value): {len(flagged)} of {len(tested)} items tested go with a different "
+            "win share for the seats that scored, completed or played them (Holm 5%)"
+            + (": " + "; ".join(f"{r['short']} {_iv(r['e'], sign=True)}"
+                                for r in sorted(flagged, key=lambda r: -r["e"].estimate)) if flagged else "")
+            + (f"; no {' and no '.join(kinds_off)} is told apart" if kinds_off else "")
+            + (f". A seat's {kv['Glory a seat'].estimate:.1f} Glory on that deck holds "
+               f"{kv[GLORY_SOURCES[1][1]].estimate:.1f} from the Warriors it sent to Valhalla, "
+               f"{kv[GLORY_SOURCES[2][1]].estimate:.1f} from the Warriors its blessings drew and "
+               f"{kv[GLORY_SOURCES[3][1]].estimate:.1f} from Missions ({best}, all table sizes)" if kv else "")
+            + ".")
         value_text = (
             "## Blessings, Missions and Tactics\n\n"
             "The rows record per seat how often each Valkyrie blessing scored (a bonus above 0 when its Warrior "
