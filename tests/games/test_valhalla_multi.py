@@ -568,3 +568,76 @@ def test_no_basic_rerolls_mission_rate_matches_the_exact_value():
     for p in (0, 1):
         pr = float(exact[p])
         assert abs(done[p] / n - pr) < 4 * (pr * (1 - pr) / n) ** 0.5, (p, done[p] / n, pr)
+
+
+def _battle_state(teams, hands, discard):
+    """Two seats, no Jarl, 4 shields, the given Warbands, hands and discard pile (card keys), one card in the deck."""
+    from simkit.games.valhalla.multi.state import hand
+
+    s = np.zeros(L.STATE_SIZE, np.int32)
+    s[L.NP] = 2
+    for p in range(L.MAX_P):
+        s[L.P0 + p * L.PSTRIDE + L.P_JARL] = -1
+        s[L.P0 + p * L.PSTRIDE + L.P_SHIELDS] = 4
+    for p in range(2):
+        for base, keys in ((team(p), teams[p]), (hand(p), hands[p])):
+            s[base] = len(keys)
+            s[base + 1:base + 1 + len(keys)] = [_ids(k)[0] for k in keys]
+    s[L.DISC_N] = len(discard)
+    s[L.DISC + 0:L.DISC + len(discard)] = [_ids(k)[-1] for k in discard]
+    s[L.DECK_N], s[L.DECK] = 1, _ids("raven_scout")[0]
+    return s
+
+
+def _row(s):
+    from simkit.games.valhalla.multi.simulation import COLUMNS, write_row
+
+    row = np.zeros(len(COLUMNS), np.int32)
+    write_row(s, T[0], row)
+    return dict(zip(COLUMNS, row.tolist()))
+
+
+def test_records_of_a_scripted_path_to_valhalla_battle():
+    """Seat 0 attacks with Lone Raven (+3 alone, 2 Glory, strength 5) and a Raven Thrall (1 Glory), both activated,
+    total 12; seat 1 (total 1) plays Path to Valhalla and seat 0 names Lone Raven: its strength is not counted
+    (12 - 5 = 7) and it goes to Valhalla alone, so its +3 blessing draws 2 + 1 Glory from the discard pile (a
+    Raven Hunter, then the first 1-Glory Warrior). Seat 0 wins 7 against 1: the Thrall goes too (no blessing),
+    a shield (2 Glory) and its "Strength 5 higher" Mission (margin 6, 2 Glory). Seat 0: 2 + 3 + 1 + 2 + 2 = 10."""
+    s = _battle_state([["lone_raven", "raven_thrall"], ["bear_thrall"]], [["mission_strength_5"], ["path_to_valhalla"]],
+                      ["raven_hunter", "wolf_thrall", "boar_thrall"])
+    env = (*T, rules_vector(players=2, variant="valkyries"))
+    s[L.B_ATT], s[L.B_DEF], s[L.B_PATH] = 0, 1, -1
+    s[L.B_ACT], s[L.B_TOT], s[L.B_NACT], s[L.B_BASIC] = 0b11, 12, 2, 1
+    s[L.B_TOT + 1], s[L.B_NACT + 1] = 1, 1
+    F.play_path(s, env)
+    F.path_pick(s, env, 0)
+    assert s[L.B_TOT] == 7
+    F.resolve(s, env)
+    r = _row(s)
+    assert (r["bless_alone_0"], r["bless_companions_0"], r["bless_clan_0"], r["bless_glory_0"]) == (1, 0, 0, 3)
+    assert r["valhalla_glory_0"] == 2 + 3 + 1  # Lone Raven, the two Warriors it drew, the Thrall
+    assert (r["mission_strength_0"], r["mission_no_rerolls_0"], r["mission_three_0"], r["missions_held_0"]) \
+        == (1, 0, 0, 0)
+    assert r["glory_0"] == 10 and r["taken_0"] == 1
+    assert r["tactic_path_1"] == 1 and r["tactic_path_0"] == 0
+    assert sum(r[f"tactic_{e}_1"] for e in ("strength", "reroll", "smaller", "delivery", "silence")) == 0
+    assert all(r[c] == 0 for c in r if c.endswith("_1") and c.startswith(("bless", "mission_")))
+    assert r["bless_alone_2"] == -1  # no third seat
+    assert r["glory_0"] == r["valhalla_glory_0"] + 2 * r["mission_strength_0"] + 2 * r["taken_0"]
+
+
+def test_records_of_companion_and_clan_blessings():
+    """Three Warriors go together: Raven Valkyrie (+1) scores 2 (two others go with it) and Raven Shieldmaiden
+    (+2, Boar shown) scores 2 (a Boar Thrall goes with it); 4 Glory drawn from a pile of 1-Glory Warriors. Without
+    the Boar Warrior the +2 does not score (the +1 still draws 2)."""
+    for team0, bless, drawn in ((["raven_valkyrie", "raven_shieldmaiden", "boar_thrall"], (1, 1, 0), 4),
+                                (["raven_valkyrie", "raven_shieldmaiden", "wolf_thrall"], (1, 0, 0), 2)):
+        s = _battle_state([team0, []], [[], []], ["raven_thrall", "frost_thrall", "wolf_thrall", "bear_thrall",
+                                                  "serpent_thrall"])
+        env = (*T, rules_vector(players=2, variant="valkyries"))
+        F.to_valhalla(s, env, 0, 0b111)
+        r = _row(s)
+        assert (r["bless_companions_0"], r["bless_clan_0"], r["bless_alone_0"]) == bless
+        assert r["bless_glory_0"] == drawn
+        own = sum(int(T[0][_ids(k)[0], C.C_GLORY]) for k in team0)
+        assert r["valhalla_glory_0"] == own + drawn

@@ -135,3 +135,91 @@ def test_a_jarl_seen_in_few_deals_gets_no_verdict():
     b = rows["B"]
     assert b["edge"].estimate == pytest.approx(-0.5) and b["verdict"] == "not told apart"
     assert -0.5 <= b["edge"].low <= b["edge"].estimate < b["edge"].high <= 0.5
+
+
+def _with_records(df, **cols):
+    """``df`` with every record column (``simulation.RECORDS``) 0 for seats at the table, -1 elsewhere, then the
+    per-seat lists of ``cols`` (column -> per-game tuples)."""
+    from simkit.games.valhalla.multi.simulation import RECORDS
+
+    extra = {}
+    for c in RECORDS:
+        for k in range(6):
+            extra[f"{c}_{k}"] = [0 if k < p else -1 for p in df["players"].to_list()]
+    for c, per_game in cols.items():
+        for k in range(6):
+            extra[f"{c}_{k}"] = [v[k] if k < len(v) else -1 for v in per_game]
+    return df.with_columns(**{c: pl.Series(v) for c, v in extra.items()})
+
+
+def test_value_table_by_hand():
+    # 40 two-seat games: seat 0 scores a +3 blessing in the first 30 and wins 24 of them; seat 1 wins the other 16
+    # games, where nobody scores it. With it: 24 / 30 seats won; without: 6 + 10 (seat 1 of the first 30, every
+    # seat of the last 10) -> (6 + 10) / (30 + 20)
+    wins = [(1, 0)] * 24 + [(0, 1)] * 6 + [(0, 1)] * 10
+    z = [(0, 0)] * 40
+    df = _with_records(_rows(wins, [(3, 1)] * 40, z, z), bless_alone=[(1, 0)] * 30 + [(0, 0)] * 10)
+    rows = {r["col"]: r for r in R.value_table(R.seat_rows(df))}
+    r = rows["bless_alone"]
+    assert r["share1"].estimate == pytest.approx(24 / 30)
+    assert r["share0"].estimate == pytest.approx(16 / 50)
+    assert r["deals1"] == 30 and r["deals0"] == 40
+    assert r["e"].estimate == pytest.approx(24 / 30 - 16 / 50)
+    assert r["e"].low < r["e"].estimate < r["e"].high and r["flag"] == "higher"
+    # an item no seat scored is not tested; nor one held in too few games
+    assert rows["bless_clan"]["e"] is None and rows["bless_clan"]["flag"] == ""
+    df2 = _with_records(_rows(wins, [(3, 1)] * 40, z, z), tactic_path=[(1, 0)] * 29 + [(0, 0)] * 11)
+    few = {r["col"]: r for r in R.value_table(R.seat_rows(df2))}["tactic_path"]
+    assert few["e"] is None and "too few plays" in R.value_display([few])[0]["difference [95%]"]
+
+
+def test_glory_sources_by_hand():
+    # seat 0: Warriors 5 in Valhalla of which 2 drawn by blessings, a Mission, a shield; seat 1: 3 from Warriors
+    df = _with_records(_rows([(1, 0)], [(9, 3)], [(1, 0)], [(0, 0)]), valhalla_glory=[(5, 3)],
+                       bless_glory=[(2, 0)], mission_three=[(1, 0)])
+    g = R.glory_sources(df, {}).row(0, named=True)
+    assert (g["glory"], g["glory_warriors"], g["glory_blessings"], g["glory_missions"], g["glory_shields"]) \
+        == (6.0, 3.0, 1.0, 1.0, 1.0)
+    assert g["glory"] == g["glory_warriors"] + g["glory_blessings"] + g["glory_missions"] + g["glory_shields"] \
+        + g["glory_jarl"]
+
+
+def test_bundled_quick_records_add_up_and_value_table_matches_rows(bundled):
+    from simkit.games.valhalla.deck import load_deck
+    from simkit.games.valhalla.multi.simulation import MISSIONS
+
+    base, _ = bundled
+    frame = results.scan(base / "run").collect()
+    man = results.manifest(base / "run")
+    deck = load_deck(man["files"]["deck"], man["files"]["cards"])
+    start = {i: j.value for i, j in enumerate(deck.jarls) if j.ability == "glory_start"}
+    # every seat's Glory is its Warriors (with the blessings' draws), 2 a Mission, 2 a shield and its Jarl's
+    for k in range(6):
+        sub = frame.filter(pl.col("players") > k)
+        jarl = np.array([start.get(int(j), 0) for j in sub[f"jarl_{k}"]])
+        missions = sum(sub[f"{c}_{k}"].to_numpy() for c in MISSIONS)
+        want = sub[f"valhalla_glory_{k}"].to_numpy() + 2 * missions + 2 * sub[f"taken_{k}"].to_numpy() + jarl
+        assert (sub[f"glory_{k}"].to_numpy() == want).all(), k
+        assert (sub[f"bless_glory_{k}"].to_numpy() <= sub[f"valhalla_glory_{k}"].to_numpy()).all()
+    base_deck = frame.filter(pl.col("variant") == "base")
+    assert all((base_deck[f"{c}_{k}"] <= 0).all() for c in ("bless_alone", "mission_three", "tactic_path")
+               for k in range(6))  # the base deck has no Valkyries cards
+    # the value table's +3 row, recomputed from the rows: the seats at 4 players under the page's policy
+    text = (base / "report.md").read_text()
+    best = re.search(r"strongest practical policy, `(\w+)`", text).group(1)
+    line = next(x for x in text.splitlines() if "goes to Valhalla alone" in x and x.startswith("|"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    sub = frame.filter((pl.col("policy") == best) & (pl.col("players") == R.VALUE_PLAYERS)
+                       & (pl.col("variant") == R.VALUE_VARIANT))
+    wins = np.stack([sub[f"win_{k}"].to_numpy() for k in range(4)], axis=1)
+    share = wins / wins.sum(axis=1, keepdims=True)
+    has = np.stack([sub[f"bless_alone_{k}"].to_numpy() for k in range(4)], axis=1) > 0
+    count = np.stack([sub[f"bless_alone_{k}"].to_numpy() for k in range(4)], axis=1)
+    assert float(cells[3]) == pytest.approx(count.mean(), abs=5.01e-4)  # scored a seat
+    assert float(cells[4]) == pytest.approx(has.mean(), abs=5.01e-4)  # seats with it at least once
+    assert float(cells[5].split()[0]) == pytest.approx(share[has].mean(), abs=5.01e-4)
+    assert float(cells[6].split()[0]) == pytest.approx(share[~has].mean(), abs=5.01e-4)
+    if not cells[7].startswith("too few"):
+        assert float(cells[7].split()[0]) == pytest.approx(share[has].mean() - share[~has].mean(), abs=5.01e-4)
+    assert "## Blessings, Missions and Tactics\n" in text and "association, not" in text
+    assert "not measured" not in text

@@ -189,7 +189,7 @@ def apply_action(s, rng, env, a):
         T.keep_card(s, a - L.A_KEEP)
     elif ph == L.PH_SILENCE:
         if a == L.A_YES:
-            F.play_tactic(s, s[L.B_ATT], F.hand_effect(s, env[L.E_CARDS], s[L.B_ATT], C.T_SILENCE))
+            F.play_tactic(s, env[L.E_CARDS], s[L.B_ATT], F.hand_effect(s, env[L.E_CARDS], s[L.B_ATT], C.T_SILENCE))
             s[L.B_SILENCED] = 1  # the defender's Jarl power is off this battle
         s[L.PHASE] = L.ST_ROLL
     elif ph == L.PH_PATH:

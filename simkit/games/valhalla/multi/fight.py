@@ -16,7 +16,7 @@ from simkit.games.valhalla import battle as B
 from simkit.games.valhalla import dice as D
 from simkit.games.valhalla import glory as G
 from simkit.games.valhalla.multi import layout as L
-from simkit.games.valhalla.multi.state import (hand, hand_effect, jarl_ability, pb, push, remove_at, team,
+from simkit.games.valhalla.multi.state import (hand, hand_effect, jarl_ability, kb, pb, push, remove_at, team,
                                                team_colours, val)
 from simkit.games.valhalla.solo import layout as C
 
@@ -106,9 +106,12 @@ def start_side(s, env):
 
 
 @njit(cache=True, _nrt=False)
-def play_tactic(s, p, h):
-    """A Battle Tactic from seat p's hand index h into play (to the discard pile after the battle)."""
-    push(s, L.IP_N, remove_at(s, hand(p), h))
+def play_tactic(s, cards, p, h):
+    """A Battle Tactic from seat p's hand index h into play (to the discard pile after the battle); counted by
+    effect in seat p's records."""
+    c = remove_at(s, hand(p), h)
+    s[kb(p) + L.K_TACTIC + cards[c, C.C_EFFECT]] += 1
+    push(s, L.IP_N, c)
 
 
 @njit(cache=True, _nrt=False)
@@ -184,7 +187,7 @@ def apply_roll(s, rng, env, a):
         # Weapon Delivery: "This card may be treated as a weapon die with the symbol shown on the card"
         h = a - L.A_DELIVER
         s[L.DELIV + cards[s[hand(p) + 1 + h], C.C_SYMBOL]] += 1
-        play_tactic(s, p, h)
+        play_tactic(s, cards, p, h)
     elif a < L.A_BASIC:
         if s[L.B_FREE] == 0:
             # a reroll Battle Tactic (the one with the most rerolls) is played for its free rerolls
@@ -196,7 +199,7 @@ def apply_roll(s, rng, env, a):
                         and cards[c, C.C_VALUE] > best_v:
                     best, best_v = h, cards[c, C.C_VALUE]
             s[L.B_FREE] += best_v
-            play_tactic(s, p, best)
+            play_tactic(s, cards, p, best)
         s[L.B_FREE] -= 1
         D.reroll_pile(s, L.ND, rng, env[L.E_FACES], a - L.A_FREE)
     else:
@@ -266,7 +269,7 @@ def commit(s, env, tset):
             h0 = hand(p)
             for h in range(s[h0]):
                 if s[h0 + 1 + h] == c:
-                    play_tactic(s, p, h)
+                    play_tactic(s, cards, p, h)
                     break
     nact = 0
     for i in range(s[team(p)]):
@@ -286,7 +289,8 @@ def commit(s, env, tset):
 def play_path(s, env):
     """Path to Valhalla: "This card may be played only in defence. The attacking player chooses one of their
     activated Warriors, and that Warrior's strength is not counted in the attack." (the attacker's choice next)"""
-    play_tactic(s, s[L.B_DEF], hand_effect(s, env[L.E_CARDS], s[L.B_DEF], C.T_PATH))
+    cards = env[L.E_CARDS]
+    play_tactic(s, cards, s[L.B_DEF], hand_effect(s, cards, s[L.B_DEF], C.T_PATH))
     s[L.B_PATHED] = 1
     s[L.MOVER] = s[L.B_ATT]
     s[L.PHASE] = L.PH_PATHPICK
@@ -303,8 +307,22 @@ def path_pick(s, env, i):
 
 @njit(cache=True, _nrt=False)
 def to_valhalla(s, env, p, going):
-    """Seat p's Warriors of bitmask ``going`` go to its Valhalla with their blessings (``glory.send_group``)."""
-    g = G.send_group(s, team(p), val(p), L.DISC_N, env[L.E_CARDS], going, 0, NO_LIMIT)
+    """Seat p's Warriors of bitmask ``going`` go to its Valhalla with their blessings (``glory.send_group``); seat
+    p's records count each blessing that scores (``glory.blessing`` above 0, by kind) and the Glory the
+    blessings drew (the Glory gained less the going Warriors' own)."""
+    cards = env[L.E_CARDS]
+    t = team(p)
+    k = kb(p)
+    own = 0
+    for i in range(s[t]):
+        if (going >> i) & 1:
+            w = s[t + 1 + i]
+            own += cards[w, C.C_GLORY]
+            b = cards[w, C.C_BLESS]
+            if b >= 1 and G.blessing(s, t, cards, going, i) > 0:
+                s[k + L.K_BLESS + b - 1] += 1
+    g = G.send_group(s, t, val(p), L.DISC_N, cards, going, 0, NO_LIMIT)
+    s[k + L.K_BLESS_GLORY] += g - own
     s[pb(p) + L.P_GLORY] += g
     s[pb(p) + L.P_VGLORY] += g
 
@@ -338,7 +356,9 @@ def resolve(s, env):
     h = G.find_mission(s, hand(w), env[L.E_CARDS], s[L.B_BASIC + ws], s[L.B_TOT + ws] - s[L.B_TOT + 1 - ws],
                        s[L.B_NACT + ws])
     if h >= 0:
-        push(s, val(w), remove_at(s, hand(w), h))
+        mc = remove_at(s, hand(w), h)
+        s[kb(w) + L.K_MISSION + env[L.E_CARDS][mc, C.C_REQ]] += 1
+        push(s, val(w), mc)
         s[pb(w) + L.P_GLORY] += G.MISSION_GLORY
         s[pb(w) + L.P_MISSIONS] += 1
     s[pb(w) + L.P_WON] += 1

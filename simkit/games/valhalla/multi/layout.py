@@ -27,6 +27,13 @@ State vector ``s`` (the chance stream ``rng``, uint64[4], is kept beside it)::
                               shields taken from others, Glory (Valhalla + Missions + 2 a taken shield + the Jarl's),
                               Missions completed, the Warriors' Glory in Valhalla, battles won
       P_HAND_N HAND[MAX_HAND], P_TEAM_N TEAM[MAX_TEAM], P_VAL_N VAL[MAX_CARDS]   hand (hidden), Warband, Valhalla
+    per seat p, at K0 + p * KSTRIDE (records for the rows; play never reads them):
+      K_BLESS[3]                Valkyrie blessings scored (a bonus above 0): +1 companions, +2 Clan, +3 alone
+      K_BLESS_GLORY             the Glory those blessings drew from the discard pile
+      K_MISSION[3]              Missions completed, by requirement (no basic rerolls, strength 5 higher, three
+                              activated Warriors)
+      K_TACTIC[N_TACTICS]       Battle Tactics played, by effect (``solo.layout`` T_*: strength, reroll, smaller
+                              team, Weapon Delivery, Path to Valhalla, Silence)
 
 Actions (ids < MAX_ACTIONS; ``legal_actions`` lists them in this order)::
 
@@ -80,7 +87,14 @@ P_HAND_N = 7
 P_TEAM_N = P_HAND_N + 1 + MAX_HAND
 P_VAL_N = P_TEAM_N + 1 + MAX_TEAM
 PSTRIDE = P_VAL_N + 1 + MAX_CARDS
-STATE_SIZE = P0 + MAX_P * PSTRIDE
+N_TACTICS = 6  # the Tactic effects T_STRENGTH .. T_SILENCE of ``solo.layout``
+K0 = P0 + MAX_P * PSTRIDE
+K_BLESS = 0
+K_BLESS_GLORY = K_BLESS + 3
+K_MISSION = K_BLESS_GLORY + 1
+K_TACTIC = K_MISSION + 3
+KSTRIDE = K_TACTIC + N_TACTICS
+STATE_SIZE = K0 + MAX_P * KSTRIDE
 
 CAUSE_NONE, CAUSE_SHIELDS, CAUSE_DECK, CAUSE_CAP = 0, 1, 2, 3
 CAUSES = ("none", "shields", "deck", "cap")
@@ -125,3 +139,8 @@ E_CARDS, E_NEED, E_PACT, E_JARLS, E_CLAN, E_FACES, E_RULES = range(7)
 def pbase(p: int) -> int:
     """The start of seat ``p``'s block."""
     return P0 + p * PSTRIDE
+
+
+def kbase(p: int) -> int:
+    """The start of seat ``p``'s records."""
+    return K0 + p * KSTRIDE

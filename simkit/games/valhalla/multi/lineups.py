@@ -53,7 +53,7 @@ def play_lineup(key, n, T, deck_ids, rules, kinds, params, cfgs, base_params, ou
         seed_stream(rng, key, g, 2)
         E.new_game(s, rng, env, shuffler, deck_ids)
         play_to_end(s, rng, env, ks, ps, cs, bs, prng, buf, MAX_STEPS)
-        write_row(s, out[g])
+        write_row(s, cards, out[g])
         seats[g] = hero
 
 

@@ -1,5 +1,6 @@
 """Valhalla multiplayer report (issue 23): seat advantage at 2–6 players, Jarl balance, base deck against the
-Valkyries deck, what the rows cannot say (blessings, Missions, Tactics), and the skill ladder.
+Valkyries deck, the blessings, Missions and Tactics against their holders' win share (an association) with the
+Glory split by source, and the skill ladder.
 
 Inputs: a run of the bundled scenario (``scenarios/valhalla/multi.toml``: every seat of a table plays the cell's
 policy, one row per game per cell) and the rows of ``lineups.play_heroes`` (one hero policy against a field,
@@ -21,8 +22,10 @@ from scipy import stats as st
 
 from simkit.core import results
 from simkit.core.report import STAND_IN_NOTICE, manifest_section, shown_path, toml_value, write_markdown
-from simkit.core.stats import Estimate, clustered_mean, clustered_rate, holm
+from simkit.core.stats import (Estimate, clustered_difference, clustered_difference_p, clustered_mean,
+                               clustered_rate, holm)
 from simkit.core.tables import render
+from simkit.games.valhalla.multi.simulation import BLESSINGS, MISSIONS, RECORDS, TACTICS
 
 CAUSES = ("shields", "deck", "cap")
 DEAL = ["block", "game"]  # the unit: every cell replays the same (block, game) streams
@@ -35,6 +38,9 @@ LINEUP_GAMES = 1_200  # per table size and hero (600-game blocks: every seat equ
 SEARCH_GAMES = 80  # per hero, 4 players
 SEARCH_PLAYERS = 4
 FIELD = "builder"
+VALUE_PLAYERS = 4  # the table size of the value table (the seats compared sit at the same table size)
+VALUE_VARIANT = "valkyries"  # the deck that holds every blessing, Mission and Tactic
+MIN_DEALS = 30  # an item is tested when at least this many deals have a seat with it and as many a seat without
 
 
 # ---------------------------------------------------------------- helpers
@@ -78,7 +84,9 @@ def _verdict(e: Estimate, p_holm: float, null: float, up: str, down: str) -> str
 
 def seat_rows(frame: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     """One row per seat of every game: ``block, game, players, variant, policy, seat, share`` (the seat's win
-    share: ``win_k`` / the number of winners), ``win, glory, taken, jarl`` and the game's own columns."""
+    share: ``win_k`` / the number of winners), ``win, glory, taken, jarl``, the seat's records where the rows have
+    them (``simulation.RECORDS``: blessings scored, Missions completed, Tactics played, …) and the game's own
+    columns."""
     frame = frame.lazy() if isinstance(frame, pl.DataFrame) else frame
     names = frame.collect_schema().names()
     seats = sorted(int(c.split("_")[1]) for c in names if c.startswith("win_"))
@@ -86,11 +94,12 @@ def seat_rows(frame: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     keep = [c for c in ("block", "game", "players", "variant", "policy", "cause", "turns", "shared") if c in names]
     parts = []
     for k in seats:
+        records = [pl.col(f"{c}_{k}").cast(pl.Int64).alias(c) for c in RECORDS if f"{c}_{k}" in names]
         parts.append(frame.filter(pl.col("players") > k).select(
             *keep, pl.lit(k, pl.Int8).alias("seat"), pl.col(f"win_{k}").cast(pl.Int64).alias("win"),
             (pl.col(f"win_{k}").cast(pl.Float64) / winners).alias("share"),
             pl.col(f"glory_{k}").cast(pl.Int64).alias("glory"), pl.col(f"taken_{k}").cast(pl.Int64).alias("taken"),
-            pl.col(f"jarl_{k}").cast(pl.Int64).alias("jarl")))
+            pl.col(f"jarl_{k}").cast(pl.Int64).alias("jarl"), *records))
     return pl.concat(parts).collect()
 
 
@@ -270,6 +279,118 @@ def variant_table(games: pl.DataFrame, variants: list[str]) -> tuple[list[dict],
     return levels, diffs
 
 
+# ---------------------------------------------------------------- blessings, Missions and Tactics
+
+
+ITEMS = (  # (record column, kind, name in the rules' words, short name for the headline)
+    ("bless_companions", "Valkyrie blessing", "+1: +1 for each other Warrior going with it", "the +1 blessing"),
+    ("bless_clan", "Valkyrie blessing", "+2: a Warrior of the colour shown goes with it", "the +2 blessing"),
+    ("bless_alone", "Valkyrie blessing", "+3: goes to Valhalla alone", "the +3 blessing"),
+    ("mission_no_rerolls", "Valkyrie Mission", "Not using basic rerolls", "the Mission Not using basic rerolls"),
+    ("mission_strength", "Valkyrie Mission", "Strength 5 higher", "the Mission Strength 5 higher"),
+    ("mission_three", "Valkyrie Mission", "Three activated Warriors", "the Mission Three activated Warriors"),
+    ("tactic_delivery", "Battle Tactic", "Weapon Delivery (one a card)", "Weapon Delivery"),
+    ("tactic_path", "Battle Tactic", "Path to Valhalla", "Path to Valhalla"),
+    ("tactic_silence", "Battle Tactic", "Silence (Jarl powers off)", "Silence"),
+    ("tactic_strength", "Battle Tactic", "strength Tactics", "the strength Tactics"),
+    ("tactic_smaller", "Battle Tactic", "\"smaller team\" Tactics", "the \"smaller team\" Tactics"),
+    ("tactic_reroll", "Battle Tactic", "reroll Tactics", "the reroll Tactics"),
+)
+assert {c for c, _, _, _ in ITEMS} == {*BLESSINGS, *MISSIONS, *TACTICS}
+VALUE_TEST = "Student's t on the cluster-robust variance of the difference (`stats.clustered_difference_p`)"
+
+
+def has_records(frame_names) -> bool:
+    """Whether the rows carry the per-seat records (runs made before they existed do not)."""
+    return all(f"{c}_0" in frame_names for c in RECORDS)
+
+
+def value_table(seats: pl.DataFrame) -> list[dict]:
+    """Per blessing kind, Mission and Tactic: the win share of the seats that scored, completed or played it at
+    least once against the other seats of the same games, the deal as the unit (``stats.clustered_difference``;
+    the rows given should be one table size, deck and policy); the flag is its t-test
+    (``stats.clustered_difference_p``), Holm over the items tested. An item with a seat holding it (or a seat
+    without it) in fewer than ``MIN_DEALS`` deals is shown, not tested."""
+    out = []
+    for col, kind, name, short in ITEMS:
+        g = (seats.with_columns(h=(pl.col(col) > 0).cast(pl.Float64))
+             .group_by(DEAL).agg((pl.col("share") * pl.col("h")).sum().alias("y1"), pl.col("h").sum().alias("m1"),
+                                 (pl.col("share") * (1 - pl.col("h"))).sum().alias("y0"),
+                                 (1 - pl.col("h")).sum().alias("m0"))
+             .sort(DEAL))
+        y1, m1, y0, m0 = (g[c].to_numpy().astype(float) for c in ("y1", "m1", "y0", "m0"))
+        r = {"col": col, "kind": kind, "name": name, "short": short, "seats": seats.height, "with": int(m1.sum()),
+             "count": float(seats[col].mean()) if seats.height else math.nan,
+             "deals1": int((m1 > 0).sum()), "deals0": int((m0 > 0).sum()), "e": None, "p": math.nan,
+             "p_holm": math.nan, "flag": ""}
+        if m1.sum() > 0:
+            r["share1"] = clustered_rate(y1[m1 > 0], m1[m1 > 0])
+        if m0.sum() > 0:
+            r["share0"] = clustered_rate(y0[m0 > 0], m0[m0 > 0])
+        if min(r["deals1"], r["deals0"]) >= MIN_DEALS:
+            r["e"] = clustered_difference(y1, m1, y0, m0)
+            r["p"] = clustered_difference_p(y1, m1, y0, m0)
+        out.append(r)
+    tested = [r for r in out if r["e"] is not None]
+    for r, ph in zip(tested, holm([r["p"] for r in tested])):
+        r["p_holm"] = ph
+        r["flag"] = ("higher" if r["e"].estimate > 0 else "lower") if ph < ALPHA else "not told apart"
+    return out
+
+
+def value_display(rows: list[dict]) -> list[dict]:
+    out = []
+    for r in rows:
+        few = f"too few plays (a seat with it in {r['deals1']} deals, without in {r['deals0']}; {MIN_DEALS} needed)"
+        out.append({"kind": r["kind"], "item": r["name"], "column": f"`{r['col']}_k`",
+                    "per seat": f"{r['count']:.3f}", "seats ≥ 1": f"{r['with'] / max(r['seats'], 1):.3f}",
+                    "win share, ≥ 1 [95%]": _iv(r["share1"]) if "share1" in r else "–",
+                    "win share, none [95%]": _iv(r["share0"]) if "share0" in r else "–",
+                    "difference [95%]": _iv(r["e"], sign=True) if r["e"] is not None else few,
+                    "p (Holm)": _p(r["p_holm"]), "flag": r["flag"] if r["e"] is not None else "–",
+                    "deals": r["deals1"]})
+    return out
+
+
+GLORY_SOURCES = (("glory", "Glory a seat"), ("glory_warriors", "Warriors sent to Valhalla"),
+                 ("glory_blessings", "blessings (Warriors drawn)"), ("glory_missions", "Missions (2 each)"),
+                 ("glory_shields", "shields (2 each)"), ("glory_jarl", "the Jarl"))
+
+
+def glory_sources(frame: pl.DataFrame, start: dict[int, int]) -> pl.DataFrame:
+    """One row per game: the seats' mean Glory and its sources, ``glory_warriors`` (the Warriors' own Glory in
+    Valhalla: ``valhalla_glory`` less ``bless_glory``), ``glory_blessings`` (the Warriors the blessings drew),
+    ``glory_missions`` (2 a Mission completed), ``glory_shields`` (2 a shield taken) and ``glory_jarl`` (a Jarl's
+    starting Glory); they add up to ``glory``."""
+    seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("win_"))
+
+    def per_seat(f):
+        a = np.stack([f(k) for k in seats], axis=1).astype(float)
+        present = np.stack([frame[f"glory_{k}"].to_numpy() >= 0 for k in seats], axis=1)
+        return pl.Series(np.where(present, a, 0).sum(axis=1) / present.sum(axis=1))
+
+    col = lambda c, k: frame[f"{c}_{k}"].to_numpy()  # noqa: E731
+    return frame.select(*DEAL, "players", "variant", "policy").with_columns(
+        glory=per_seat(lambda k: col("glory", k)),
+        glory_warriors=per_seat(lambda k: col("valhalla_glory", k) - col("bless_glory", k)),
+        glory_blessings=per_seat(lambda k: col("bless_glory", k)),
+        glory_missions=per_seat(lambda k: 2 * sum(col(c, k) for c in MISSIONS)),
+        glory_shields=per_seat(lambda k: 2 * col("taken", k)),
+        glory_jarl=jarl_glory(frame, start))
+
+
+def glory_source_table(sources: pl.DataFrame, variants: list[str], policies: list[str]) -> list[dict]:
+    """Per policy and deck, pooled over the table sizes: each source's mean Glory a seat, the deal as the unit."""
+    rows = []
+    for p in policies:
+        for v in variants:
+            sub = sources.filter((pl.col("policy") == p) & (pl.col("variant") == v))
+            if sub.height:
+                rows.append({"policy": p, "deck": v, **{label: _mean(sub, pl.col(c)) for c, label in GLORY_SOURCES},
+                             "games": sub.height})
+    return rows
+
+
 # ---------------------------------------------------------------- the report
 
 
@@ -397,6 +518,63 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                                      "winner's margin": _iv(_mean(sub, pl.col("margin")), 2),
                                      "games": sub.height})
 
+    # --- blessings, Missions and Tactics ---
+    values, srows, value_text, value_head = [], [], "", ""
+    if has_records(raw.columns):
+        vseats = seats_all.filter((pl.col("policy") == best) & (pl.col("players") == VALUE_PLAYERS)
+                                  & (pl.col("variant") == VALUE_VARIANT))
+        values = value_table(vseats)
+        sources = glory_sources(raw, start)
+        srows = [{"policy": r["policy"], "deck": r["deck"],
+                  **{label: _iv(r[label], 2) for _, label in GLORY_SOURCES}, "games": r["games"]}
+                 for r in glory_source_table(sources, variants, practical)]
+        tested = [r for r in values if r["e"] is not None]
+        flagged = [r for r in tested if r["p_holm"] < ALPHA]
+        kv = next((r for r in glory_source_table(sources, [VALUE_VARIANT], [best])), None)
+        kinds_off = sorted({r["kind"] for r in tested} - {r["kind"] for r in flagged})
+        value_head = (
+            f" Blessings, Missions and Tactics (`{best}`, {VALUE_PLAYERS} players, `{VALUE_VARIANT}` deck; an "
+            f"association, not a causal value): {len(flagged)} of {len(tested)} items tested go with a different "
+            "win share for the seats that scored, completed or played them (Holm 5%)"
+            + (": " + "; ".join(f"{r['short']} {_iv(r['e'], sign=True)}"
+                                for r in sorted(flagged, key=lambda r: -r["e"].estimate)) if flagged else "")
+            + (f"; no {' and no '.join(kinds_off)} is told apart" if kinds_off else "")
+            + (f". A seat's {kv['Glory a seat'].estimate:.1f} Glory on that deck holds "
+               f"{kv[GLORY_SOURCES[1][1]].estimate:.1f} from the Warriors it sent to Valhalla, "
+               f"{kv[GLORY_SOURCES[2][1]].estimate:.1f} from the Warriors its blessings drew and "
+               f"{kv[GLORY_SOURCES[3][1]].estimate:.1f} from Missions ({best}, all table sizes)" if kv else "")
+            + ".")
+        value_text = (
+            "## Blessings, Missions and Tactics\n\n"
+            "The rows record per seat how often each Valkyrie blessing scored (a bonus above 0 when its Warrior "
+            "went to Valhalla), each Valkyrie Mission was completed and each Battle Tactic card was played "
+            "(`bless_*_k`, `mission_*_k`, `tactic_*_k`), the Glory the blessings drew (`bless_glory_k`) and the "
+            "Warriors' Glory in Valhalla (`valhalla_glory_k`). Below: the win share of the seats that scored, "
+            "completed or played an item at least once against the other seats of the same games, every seat "
+            f"playing `{best}`, {VALUE_PLAYERS} players, the `{VALUE_VARIANT}` deck ({vseats.height:,} seats of "
+            f"{vseats.select(DEAL).unique().height:,} games), the game as the unit (`stats.clustered_difference`: "
+            f"the ratio of each kind per game, cluster-robust variance). Flags: {VALUE_TEST}, Holm over the "
+            f"{len(tested)} items tested (family-wise 5%); an item with a seat holding it, or a seat without it, "
+            f"in fewer than {MIN_DEALS} games is shown but not tested.\n\n"
+            "**This is an association, not the card's value.** A seat that wins battles sends more Warriors to "
+            "Valhalla, so it scores more blessings and completes more Missions (a Mission needs a won battle); a "
+            "seat that plays a Tactic first held it, and Path to Valhalla is played only when attacked. The "
+            "difference says how much more often a seat that did it won, not how much doing it made it win.\n\n"
+            + render(value_display(values), "md")
+            + "\n### Where the Glory comes from\n\n"
+            + "Per seat and game, pooled over the table sizes, the deal as the unit: the Warriors' own Glory in "
+            "Valhalla, the Warriors the blessings drew from the discard pile, the Missions (2 Glory each), the "
+            "shields taken (2 each) and a Jarl's starting Glory; they add up to the Glory a seat (the `… "
+            "Valhalla + Missions` of the table above is Warriors + blessings + Missions). The base deck has no "
+            "blessings and no Missions.\n\n"
+            + render(srows, "md"))
+    else:
+        value_head = " Blessings, Missions and Tactics are not measured: the rows do not record who held or played them."
+        value_text = (
+            "## Blessings, Missions and Tactics: not measured\n\n"
+            + "This run's rows were made before the per-seat records (`bless_*_k`, `mission_*_k`, `tactic_*_k`) "
+            "existed, so the value of each cannot be read from them.\n")
+
     # --- the answer ---
     d = {r["measure"]: r for r in diffs}
 
@@ -437,7 +615,7 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
         f"**The answer.** Under {who}`{best}` at every seat, seat 1 (the first to play) "
         "takes a win share of " + seat_text + f" ({decks}; the deal as the unit); "
         f"{n_off} of {len(seat)} seat shares differ from 1/n (Holm 5%)." + lead_text + jtext + vtext
-        + " Blessings, Missions and Tactics are not measured: the rows do not record who held or played them.")
+        + value_head)
 
     # --- the page ---
     opts = man.get("rule_options") or {}
@@ -504,22 +682,14 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
         f"Per game, pooled over the table sizes, for each practical policy. `winner's margin`: the most Glory minus "
         "the next seat's (0 for a shared win). Glory a seat splits into shields (2 a shield taken), the Jarl's "
         "starting Glory (stand-in `glory_start` Jarls) and the rest: Warriors in Valhalla with their blessings "
-        "and completed Missions, which the rows do not split further.\n\n"
+        "and completed Missions (split in *Where the Glory comes from* below).\n\n"
         + render(vrows, "md")
         + f"\n### The difference, game by game (`{best}`)\n\n{variants[-1] if variants else ''} − "
         f"{variants[0] if variants else ''} over the same (block, game, players, policy) (the deal streams are "
         "common; the decks differ, so the pairing is loose); Holm over the measures.\n\n"
         + (render(drows, "md") if drows else "Only one deck was run.\n")
         + f"\n### Per table size, `{best}`\n\n" + render(by_size_rows, "md")
-        + "\n## Blessings, Missions and Tactics: not measured\n\n"
-        "The engine plays every Valkyrie blessing (+1 / +2 / +3), Valkyrie Mission and Battle Tactic (Weapon "
-        "Delivery, Path to Valhalla, Silence, the strength Tactics), but its per-game rows record only the game "
-        "(`cause, shared, winner, turns, battles, attacker_wins, cards_left`) and per seat `win, glory, shields, "
-        "taken, jarl`: not which blessing, Mission or Tactic a seat held, played or scored. So the value of each "
-        "(its effect on its holder's win rate) cannot be read from these rows, and this page does not estimate "
-        "it; nor the split of Valhalla Glory into Warriors, blessings and Missions, nor whether the Valkyries "
-        "deck favours one Clan (the rows name no Clan). Measuring them needs per-seat columns such as the count "
-        "of each blessing scored, each Mission completed and each Tactic played.\n\n"
+        + "\n" + value_text + "\n"
         + manifest_section(man)
     )
     paths = [write_markdown(out_dir / "report.md", text), png_seats, png_jarls]

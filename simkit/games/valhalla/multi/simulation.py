@@ -5,7 +5,15 @@ Rows (one per game per cell; a cell is players × deck variant × policy, every 
     game, players, variant (base | valkyries), policy, cause (shields | deck | cap), shared (1 when seats share the
     most Glory), winner (the winning seat; the lowest one of a shared win), turns, battles, attacker_wins,
     cards_left, and per seat k = 0..5 (-1 for seats not at the table): win_k (1 when seat k has the most Glory,
-    shared or not), glory_k, shields_k (own shields left), taken_k (shields taken), jarl_k (the Jarl kept)
+    shared or not), glory_k, shields_k (own shields left), taken_k (shields taken), jarl_k (the Jarl kept), and
+    what seat k scored and played: bless_companions_k, bless_clan_k, bless_alone_k (Valkyrie blessings that scored:
+    "+1 … for each other Warrior going", "+2 … a Warrior of the colour shown", "+3 … alone"), bless_glory_k (the
+    Glory they drew), mission_no_rerolls_k, mission_strength_k, mission_three_k (Missions completed: "Not using
+    basic rerolls", "Strength 5 higher", "Three activated Warriors"; 2 Glory each), missions_held_k (Missions
+    still in hand at the end), valhalla_glory_k (the Warriors' Glory in Valhalla, the blessings' draws included),
+    tactic_strength_k, tactic_reroll_k, tactic_smaller_k, tactic_delivery_k, tactic_path_k, tactic_silence_k
+    (Battle Tactic cards played, by effect: Weapon Delivery one a card, Path to Valhalla, Silence, the strength,
+    "smaller team" and reroll Tactics)
 
 Every cell of a block replays the same streams per game: the deck and Jarl order from stream (g, 0), the policies'
 choices from (g, 1) and the dice from (g, 2) (common random numbers across policies).
@@ -28,11 +36,17 @@ from simkit.games.valhalla.multi import engine as E
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi import policies as pol
 from simkit.games.valhalla.multi.features import FEATURES
-from simkit.games.valhalla.multi.state import pb, team
+from simkit.games.valhalla.multi.state import hand, pb, team
 from simkit.games.valhalla.solo import layout as C
 
 SCALARS = ("cause", "shared", "winner", "turns", "battles", "attacker_wins", "cards_left")
 PER_SEAT = ("win", "glory", "shields", "taken", "jarl")
+BLESSINGS = ("bless_companions", "bless_clan", "bless_alone")  # +1, +2, +3 (card column C_BLESS - 1)
+MISSIONS = ("mission_no_rerolls", "mission_strength", "mission_three")  # by C_REQ
+TACTICS = ("tactic_strength", "tactic_reroll", "tactic_smaller", "tactic_delivery", "tactic_path",
+           "tactic_silence")  # by C_EFFECT (T_STRENGTH .. T_SILENCE)
+RECORDS = (*BLESSINGS, "bless_glory", *MISSIONS, "missions_held", "valhalla_glory", *TACTICS)
+PER_SEAT = PER_SEAT + RECORDS
 COLUMNS = SCALARS + tuple(f"{c}_{k}" for c in PER_SEAT for k in range(L.MAX_P))
 FNS = Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, pol.policy)
 SEARCHER = specialize(FNS, __name__)
@@ -74,7 +88,7 @@ def tables(deck, wild_warriors=True):
 
 
 @njit(cache=True)
-def write_row(s, row):
+def write_row(s, cards, row):
     row[:] = -1
     row[0] = s[L.CAUSE]
     m = s[L.WIN_MASK]
@@ -98,6 +112,22 @@ def write_row(s, row):
         row[base + 2 * L.MAX_P + p] = s[pb(p) + L.P_SHIELDS]
         row[base + 3 * L.MAX_P + p] = s[pb(p) + L.P_TAKEN]
         row[base + 4 * L.MAX_P + p] = s[pb(p) + L.P_JARL]
+        k = L.K0 + p * L.KSTRIDE
+        r = base + 5 * L.MAX_P + p
+        for j in range(3):
+            row[r + j * L.MAX_P] = s[k + L.K_BLESS + j]
+        row[r + 3 * L.MAX_P] = s[k + L.K_BLESS_GLORY]
+        for j in range(3):
+            row[r + (4 + j) * L.MAX_P] = s[k + L.K_MISSION + j]
+        held = 0
+        h = hand(p)
+        for i in range(s[h]):
+            if cards[s[h + 1 + i], C.C_TYPE] == C.MISSION:
+                held += 1
+        row[r + 7 * L.MAX_P] = held
+        row[r + 8 * L.MAX_P] = s[pb(p) + L.P_VGLORY]
+        for j in range(L.N_TACTICS):
+            row[r + (9 + j) * L.MAX_P] = s[k + L.K_TACTIC + j]
 
 
 @njit(cache=True)
@@ -125,7 +155,7 @@ def play_cells(key, n, T, deck_ids, kinds, params, rules, out):
                 a = pol.policy(kind, s, env, buf, m, par, prng)
                 E.apply_action(s, rng, env, a)
                 steps += 1
-            write_row(s, out[c * n + g])
+            write_row(s, cards, out[c * n + g])
 
 
 @njit(cache=True)
@@ -154,7 +184,7 @@ def play_cells_search(key, n, T, deck_ids, kinds, params, cfgs, base_params, rul
             seed_stream(rng, key, g, 2)
             E.new_game(s, rng, env, shuffler, deck_ids)
             play_to_end(s, rng, env, ks, ps, cs, bs, prng, buf, MAX_STEPS)
-            write_row(s, out[c * n + g])
+            write_row(s, cards, out[c * n + g])
 
 
 class MultiSim(Simulation):

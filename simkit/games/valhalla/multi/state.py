@@ -32,6 +32,12 @@ def pb(p):
 
 
 @njit(cache=True, inline="always")
+def kb(p):
+    """The start of seat p's records (``layout.K0``): counted for the rows, never read by play."""
+    return L.K0 + p * L.KSTRIDE
+
+
+@njit(cache=True, inline="always")
 def hand(p):
     """Seat p's hand pile (count index)."""
     return L.P0 + p * L.PSTRIDE + L.P_HAND_N
