@@ -101,8 +101,10 @@ class LonequestBattle:
     """Exact values of one battle. ``s0``: an engine state before its first ``advance`` (``position``); ``env``:
     the engine's env; ``policies``: {name: (kind, params)} that ``value(name)`` evaluates beside the optimum."""
 
-    def __init__(self, s0, env, policies=None, max_states: int | None = None):
+    def __init__(self, s0, env, policies=None, max_states: int | None = None, max_work: int | None = None):
         self.s0, self.env = s0.copy(), env
+        self.max_work, self.work = max_work, 0  # engine runs (one per dice path and deck prefix); beyond: refused
+        self.home = int(s0[L.LOC])  # the battle's Location (``position``: HOME)
         self.base = env[:E.E_SCRIPT]
         self.log = np.zeros(1, np.int32)
         self.max_states = MAX_STATES if max_states is None else max_states
@@ -150,6 +152,9 @@ class LonequestBattle:
                 set_deck(u, L.FD_HEAD, _arrange(fd, fdp))
                 set_deck(u, L.WB_HEAD, _arrange(wb, wbp))
             while paths:
+                self.work += len(paths)
+                if self.max_work is not None and self.work > self.max_work:
+                    raise TooLarge(f"more than {self.max_work:,} engine runs")
                 depth = max(len(d) for d in paths)
                 dice = np.zeros((len(paths), depth), np.int32)
                 for r, d in enumerate(paths):
@@ -204,10 +209,11 @@ class LonequestBattle:
 
     def terminal(self, s):
         """1 won, 0 lost, None when the battle goes on. Won: the Location's last Marauder's battle is over and the
-        Warband stands (the engine waits at "EXPLORE or MARCH" with only the card under them left)."""
+        Warband stands (only the card under them is left, or it was revealed with no decision between: the
+        engine waits at "EXPLORE or MARCH", or, when it cannot march, at the next turn's first decision)."""
         if s[L.DONE]:
             return Fraction(0)
-        if s[L.B_ACTIVE] == 0 and s[L.PHASE] == L.PH_EXPLORE and s[L.LOC_N + HOME] == 1:
+        if s[L.B_ACTIVE] == 0 and s[L.LOC_N + self.home] <= 1:
             return Fraction(1)
         return None
 

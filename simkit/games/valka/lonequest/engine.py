@@ -1792,9 +1792,9 @@ def legal_actions(s, env, out):
     return 2
 
 
-@njit(cache=True, _nrt=False)
-def apply_action(s, rng, env, a):
-    """Apply action ``a`` to the pending decision, then play on to the next decision or the end."""
+@njit(cache=True, inline="always", _nrt=False)
+def apply_choice(s, rng, env, a):
+    """Apply action ``a`` to the pending decision and stop there (``apply_action`` then plays on)."""
     ph = s[L.PHASE]
     s[L.PHASE] = L.PH_NONE
     if ph == L.PH_STRIKE:
@@ -1863,6 +1863,12 @@ def apply_action(s, rng, env, a):
         s[L.WHERE + loot_buff(s, env[E_BUFFS], a, s[L.Q_ARG])] = L.HAND
     elif ph == L.PH_BOON:
         boon_hit(s, env, a)
+
+
+@njit(cache=True, _nrt=False)
+def apply_action(s, rng, env, a):
+    """Apply action ``a`` to the pending decision, then play on to the next decision or the end."""
+    apply_choice(s, rng, env, a)
     advance(s, rng, env)
 
 
