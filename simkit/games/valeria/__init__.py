@@ -78,6 +78,10 @@ GAME = Game(
                             "'augment' (Magic tops up Gold, at least 1 Gold paid)",
         "rules.doubles": "a Citizen matching both dice of a double activates 'twice' (default: each die activates) "
                          "or 'once'",
+        "rules.monster_events": "true: the 2E Monster Event variant (1 Event per player shuffled on top of the "
+                                "Exhausted stack); default false",
+        "rules.preselect_event": "a Monster Event key (scenarios/valeria/cards.toml) preselected among those "
+                                 "shuffled in (needs monster_events; default none)",
         "rules.turn_cap": "a game still running after this many rounds ends, scored, as capped (a simulator guard; "
                           "default 60)",
     },

@@ -36,10 +36,16 @@ NHEAD = 5
 NCOL = NHEAD + 3 * S.MAX_P
 
 
+def _defaults(options) -> dict:
+    opts = {k: v[1] for k, v in OPTIONS.items()}
+    opts.update({"monster_events": False, "preselect_event": ""})
+    opts.update(options)
+    return opts
+
+
 def rules_vector(cards: CardSet, players: int = 4, turn_cap: int = 60, **options) -> np.ndarray:
     r = np.zeros(S.N_RULES, np.int64)
-    opts = {k: v[1] for k, v in OPTIONS.items()}
-    opts.update(options)
+    opts = _defaults(options)
     r[S.R_PLAYERS] = players
     r[S.R_HERALD] = S.HERALD_2E if opts["herald"] == "herald" else S.CONSOLATION_1E
     r[S.R_DOUBLES] = OPTIONS["doubles"][0].index(opts["doubles"])
@@ -50,6 +56,12 @@ def rules_vector(cards: CardSet, players: int = 4, turn_cap: int = 60, **options
     r[S.R_N_DUKE] = len(cards.dukes)
     r[S.R_N_MON] = len(cards.monsters)
     r[S.R_MAGIC_GOLD] = OPTIONS["magic_gold"][0].index(opts["magic_gold"])
+    keys = [e["key"] for e in cards.events]
+    r[S.R_EVENTS] = int(bool(opts["monster_events"]))
+    r[S.R_PRESELECT] = keys.index(opts["preselect_event"]) if opts["preselect_event"] else -1
+    r[S.R_N_EV] = len(cards.events)
+    if r[S.R_EVENTS] and len(cards.events) < 5:
+        raise ValueError("rules.monster_events needs 5 to 10 Monster Events in the cards file")
     return r
 
 
@@ -74,16 +86,16 @@ def expected_activations(cards: CardSet, doubles: str = "twice") -> np.ndarray:
 
 def make_env(cards: CardSet, players: int = 4, turn_cap: int = 60, **options):
     k, m, d, u, a = cards.arrays()
-    opts = {kk: v[1] for kk, v in OPTIONS.items()}
-    opts.update(options)
-    return (k, m, d, u, a, rules_vector(cards, players, turn_cap, **opts), expected_activations(cards, opts["doubles"]))
+    opts = _defaults(options)
+    return (k, m, d, u, a, rules_vector(cards, players, turn_cap, **opts), expected_activations(cards, opts["doubles"]),
+            cards.event_array())
 
 
 @njit(cache=True)
 def _cell_env(env, players):
     rules = env[5].copy()
     rules[S.R_PLAYERS] = players
-    return (env[0], env[1], env[2], env[3], env[4], rules, env[6])
+    return (env[0], env[1], env[2], env[3], env[4], rules, env[6], env[7])
 
 
 @njit(cache=True)
@@ -150,8 +162,7 @@ class ValeriaSim(Simulation):
         self.cards = cards
         self.cards_file = cards_file
         self.players = list(players)
-        self.options = {k: v[1] for k, v in OPTIONS.items()}
-        self.options.update(options or {})
+        self.options = _defaults(options or {})
         self.turn_cap = turn_cap
         self._env = make_env(cards, 4, turn_cap, **self.options)
         self.policy_specs = list(policies)
