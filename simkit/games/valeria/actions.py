@@ -21,14 +21,14 @@ from simkit.games.valeria.cards import (
 )
 from simkit.games.valeria import events as EV
 from simkit.games.valeria.cards import E_REWARD
-from simkit.games.valeria.end import end_triggered, finish
+from simkit.games.valeria.end import end_why, finish
 from simkit.games.valeria.roll import role_counts, start_turn
 from simkit.games.valeria.setup import gain, pay, res
 from simkit.games.valeria.state import (
     A_BUILD, A_GAIN, A_RECRUIT, A_SLAY, ACTIVE, ACTS, CAPPED, DN, DOM_OWNER, DSTACK, ENDING, EXH_AREA, EXH_CIT,
     EXH_DOM, EXH_LEFT, EXH_PLACED, EXH_STACK, GOLD_, MAGIC_, MAX_DSTACK, MAX_SUB, MON_LEFT, MON_OWNER, N_AREAS,
     N_CIT, N_KINDS, N_RES, N_ROLES, NP, OWN, R_MAGIC_GOLD, R_TURN_CAP, ROUNDS, STACK, STRENGTH_, TURNS,
-    A_SLAY_EV, EV_POS, MAX_EV, R_EVENTS,
+    A_SLAY_EV, EV_POS, MAX_EV, R_EVENTS, END_WHY,
 )
 
 
@@ -197,8 +197,11 @@ def apply_action_phase(s, rng, env, a):
 def end_turn(s, rng, env):
     """End Phase: check the end conditions; the round is finished so that everyone has had equal turns (the game
     ends when play comes back to seat 0); ``rules.turn_cap`` rounds end a game as capped (a simulator guard)."""
-    if not s[ENDING] and end_triggered(s, env):
-        s[ENDING] = 1
+    if not s[ENDING]:
+        why = end_why(s, env)
+        if why:
+            s[ENDING] = 1
+            s[END_WHY] = why
     s[TURNS] += 1
     nxt = (s[ACTIVE] + 1) % s[NP]
     if nxt == 0:

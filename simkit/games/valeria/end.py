@@ -20,22 +20,35 @@ from simkit.games.valeria.setup import res
 from simkit.games.valeria.state import (
     DN, DOM_OWNER, ENDING, EXH_PLACED, KEEP, MON_LEFT, MON_OWNER, N_AREAS, N_KINDS, N_ROLES, NP, OVER, OWN,
     P_OVER, PHASE, R_N_DOM, R_N_MON, SCORE, TABLEAU, TO_MOVE, WIN_MASK, MAX_DSTACK, EV_OWNER, R_EVENTS, R_N_EV,
+    WHY_DOMAINS, WHY_EXHAUSTED, WHY_MONSTERS,
 )
+
+
+@njit(cache=True, inline="always")
+def end_why(s, env):
+    """The end conditions that hold (bits ``WHY_MONSTERS``, ``WHY_DOMAINS``, ``WHY_EXHAUSTED``; 0: none). "All
+    Monsters are slain" reads the Monster areas (an Event face up in a Center stack is not in a Monster area)."""
+    why = 0
+    left = 0
+    for a in range(N_AREAS):
+        left += s[MON_LEFT + a]
+    if left == 0:
+        why |= WHY_MONSTERS
+    built = True
+    for d in range(MAX_DSTACK):
+        if s[DN + d] > 0:
+            built = False
+    if built:
+        why |= WHY_DOMAINS
+    if s[EXH_PLACED] >= 2 * s[NP]:
+        why |= WHY_EXHAUSTED
+    return why
 
 
 @njit(cache=True, inline="always")
 def end_triggered(s, env):
     """Any of the three end conditions holds."""
-    left = 0
-    for a in range(N_AREAS):
-        left += s[MON_LEFT + a]
-    if left == 0:
-        return True
-    built = True
-    for d in range(MAX_DSTACK):
-        if s[DN + d] > 0:
-            built = False
-    return built or s[EXH_PLACED] >= 2 * s[NP]
+    return end_why(s, env) != 0
 
 
 @njit(cache=True, _nrt=False)

@@ -263,7 +263,7 @@ def place_choice(s, env, a):
     s[EV_EFF] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def event_invariant(s, env):
     """0 when the variant's cards and tokens are conserved: the Exhausted stack, the Events face up and taken
     make 3 cards per player; each Event is in one place; tokens on cards = placed - returned, none on a taken or

@@ -33,6 +33,8 @@ which policy sits in seat 0 is the scenario's choice, so seat advantage is measu
     TOK_PLACED[3] TOK_CLEARED[3]   tokens placed so far, and returned to the supply (on slaying)
     EV_TODO EV_EFF                 Events still to carry out this Roll Phase (bit mask) and the next effect
                                    of the lowest one
+    END_WHY                        the end conditions that held when the end was triggered (bits: 1 all
+                                   Monsters slain, 2 all Domains built, 4 the Exhausted stacks; 0: not yet)
 """
 
 from __future__ import annotations
@@ -91,7 +93,9 @@ TOK_PLACED = EV_TOK + MAX_EV * N_RES
 TOK_CLEARED = TOK_PLACED + N_RES
 EV_TODO = TOK_CLEARED + N_RES
 EV_EFF = EV_TODO + 1
-STATE_SIZE = EV_EFF + 1
+END_WHY = EV_EFF + 1
+STATE_SIZE = END_WHY + 1
+WHY_MONSTERS, WHY_DOMAINS, WHY_EXHAUSTED = 1, 2, 4
 EV_BOX, EV_STACKED, EV_TAKEN = -3, -2, -1
 
 # phases: whose decision is pending
