@@ -69,7 +69,8 @@ GAME = Game(
         "economy": "heuristic: recruits for income over the game left, builds Domains, gains Gold",
         "hunter": "heuristic: slays Monsters first, gains Strength and Magic toward the next one",
         "random": "baseline: a legal action at random",
-        "search": "search over economy: 8 rollouts per action (face-down Domains and other Dukes resampled)",
+        "search": "search over economy: 8 rollouts per action (face-down Domains, other Dukes and face-down Monster "
+                  "Events resampled)",
     },
     rule_options={
         "rules.herald": "'herald' (2E Herald Starter; default) or 'consolation' (1E: any 1 Resource when no Citizen "

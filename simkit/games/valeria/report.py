@@ -37,7 +37,8 @@ FAMILY = 0.05  # family-wise level of every Holm verdict
 CARD_PLAYERS = 4
 MIN_DEALS = 30  # a card is tested when at least this many deals have an owning seat and as many a seat without
 CPU_NOTE = ("about 95 CPU-seconds, the numba kernels' compilation included, and 6 minutes of wall time at a load "
-            "average of 18 on the 2 shared cores (measured on this page's games)")
+            "average of 18 on the 2 shared cores (measured on this page's games before the Monster Event runs were "
+            "added; their 16,000 heuristic games add a few CPU-seconds)")
 
 
 def _iv(e, digits: int = 3) -> str:

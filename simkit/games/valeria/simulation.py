@@ -285,9 +285,9 @@ class ValeriaSim(Simulation):
 
     def declared_columns(self):
         return {"game": "number", "players": "number", "policy": "text", "seat": "number", "seat_policy": "text",
-                "ended": "text",
                 **dict.fromkeys(("won", "tie", "score", "margin", "rounds", "turns", "capped", "herald_per_roll",
-                                 "income_per_round", "slain", "events_slain"), "number")}
+                                 "income_per_round"), "number"),
+                "ended": "text", "slain": "number", "events_slain": "number"}
 
     def column_values(self):
         return {"players": distinct(self._players), "policy": distinct([c[1] for c in self._cells]),
