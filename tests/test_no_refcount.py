@@ -22,8 +22,10 @@ ALLOCATE = {
     "simkit.core.rng": {},
     "simkit.games.valeria.engine": {
         "resample": "the face-down Domain and Duke pools", "invariants": "a seen-count array",
-        "features": "a zero parameter vector", "policy": "calls learned_action (its score array)"},
+        "features": "a zero parameter vector", "policy": "calls learned_action (its score array)",
+        "_resample_events": "the unseen Monster Event pool"},
     "simkit.games.valeria.actions": {},
+    "simkit.games.valeria.events": {"setup_events": "the Monster Event orders to shuffle"},
     "simkit.games.valeria.roll": {},
     "simkit.games.valeria.end": {},
     "simkit.games.valeria.setup": {"new_game": "the Domain and Duke orders to shuffle"},

@@ -140,3 +140,55 @@ def test_ownership_replays_the_runs_games(small_run):
     assert owned["own"].sum(axis=1).max() <= 5
     assert owned["domains"].sum(axis=1).max() <= 1
     assert owned["own"][:, 4:, :].sum() == 0  # no fifth seat at 4 players
+
+
+# --- the Monster Event variant -------------------------------------------------------------------------------
+
+def test_event_games_reads_the_end_conditions_and_pace_by_hand():
+    rows = pl.DataFrame([
+        {"block": 0, "game": 0, "players": 2, "seat": s, "turns": 20, "rounds": 10, "ended": "monsters+exhausted",
+         "slain": 5, "events_slain": 1} for s in range(2)] + [
+        {"block": 0, "game": 1, "players": 2, "seat": s, "turns": 120, "rounds": 60, "ended": "capped", "slain": 0,
+         "events_slain": 0} for s in range(2)])
+    g = V.event_games(rows)
+    assert g["pace"].to_list() == [0.5, 0.0]
+    assert g["end_exhausted"].to_list() == [1, 0] and g["end_monsters"].to_list() == [1, 0]
+    assert g["end_domains"].to_list() == [0, 0] and g["end_capped"].to_list() == [0, 1]
+
+
+@pytest.fixture(scope="module")
+def event_runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("valeria_events")
+    out = {}
+    for name, extra in (("on", ["rules.monster_events=true"]), ("off", [])):
+        sc = loader.load(PLAYERS, ['play=["economy"]', "players=[2, 4]", *extra])
+        run_simulation(sc.simulation, 120, seed=5, jobs=1, block_size=50, out=base / name)
+        out[name] = V.game_rows(results.scan(base / name).collect())
+    return out
+
+
+def test_event_section_headline_recomputed_from_the_rows(event_runs):
+    """The variant's sentence: mean turns on and off, the share of games ended by the Exhausted stacks and the
+    first seat's share of decided games, each counted by hand from the two runs' rows (one row per seat: a game's
+    numbers are its first seat's row); the variant's runs do slay Events."""
+    on, off = event_runs["on"], event_runs["off"]
+    _, by_seat, info = V.event_rows(on, off)
+    text = V.event_sentence("economy", info, 120)
+    assert on["events_slain"].sum() > 0 and off["events_slain"].sum() == 0
+    for n_p in (2, 4):
+        per = {}
+        for name, f in (("on", on), ("off", off)):
+            g = f.filter(pl.col("players") == n_p, pl.col("seat") == 0)
+            decided = f.filter(pl.col("players") == n_p, pl.col("seat") == 0, pl.col("tie") == 0)
+            per[name] = (g["turns"].mean(), (g["ended"].cast(pl.String).str.contains("exhausted")).mean(),
+                         decided["won"].sum() / decided.height)
+        assert (f"{n_p}p {per['on'][0]:.1f} [" in text and f"against {per['off'][0]:.1f} [" in text), n_p
+        assert f"{n_p}p {per['on'][1]:.3f} against {per['off'][1]:.3f}" in text
+        assert f"{n_p}p first seat {per['on'][2]:.3f} [" in text
+        g_on = on.filter(pl.col("players") == n_p, pl.col("seat") == 0).sort("block", "game")
+        g_off = off.filter(pl.col("players") == n_p, pl.col("seat") == 0).sort("block", "game")
+        d = (g_on["turns"].to_numpy() - g_off["turns"].to_numpy()).mean()
+        assert info[n_p]["turns"][2].estimate == pytest.approx(d)
+        pace = (g_on["slain"].to_numpy() / g_on["rounds"].to_numpy()).mean()
+        assert info[n_p]["pace"][0].estimate == pytest.approx(pace)
+    assert [r["seat"] for r in by_seat] == [1, 2, 1, 2, 3, 4]

@@ -69,7 +69,8 @@ GAME = Game(
         "economy": "heuristic: recruits for income over the game left, builds Domains, gains Gold",
         "hunter": "heuristic: slays Monsters first, gains Strength and Magic toward the next one",
         "random": "baseline: a legal action at random",
-        "search": "search over economy: 8 rollouts per action (face-down Domains and other Dukes resampled)",
+        "search": "search over economy: 8 rollouts per action (face-down Domains, other Dukes and face-down Monster "
+                  "Events resampled)",
     },
     rule_options={
         "rules.herald": "'herald' (2E Herald Starter; default) or 'consolation' (1E: any 1 Resource when no Citizen "
@@ -78,6 +79,10 @@ GAME = Game(
                             "'augment' (Magic tops up Gold, at least 1 Gold paid)",
         "rules.doubles": "a Citizen matching both dice of a double activates 'twice' (default: each die activates) "
                          "or 'once'",
+        "rules.monster_events": "true: the 2E Monster Event variant (1 Event per player shuffled on top of the "
+                                "Exhausted stack); default false",
+        "rules.preselect_event": "a Monster Event key (scenarios/valeria/cards.toml) preselected among those "
+                                 "shuffled in (needs monster_events; default none)",
         "rules.turn_cap": "a game still running after this many rounds ends, scored, as capped (a simulator guard; "
                           "default 60)",
     },

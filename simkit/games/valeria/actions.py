@@ -7,7 +7,9 @@
 * Gain 1 Gold / Strength / Magic.
 * Build a Domain: "pay its cost; the role icons of your Citizens meet its requirement; Starters do not count"
   (the face-up top of a Domain stack; the next one is turned face up).
-A stack emptied by an action takes an Exhausted card while any is left.
+A stack emptied by an action takes an Exhausted card while any is left. With the Monster Event variant
+(``events``) that card may be an Event, slain like a Monster (``A_SLAY_EV``); tokens raise what a Monster needs
+and Gold tokens go to its slayer.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from numba import njit
 from simkit.games.valeria.cards import (
     D_BUILD, D_COST, D_REQ, K_COST, M_MAG, M_REWARD, M_STR, MAX_EFFECTS,
 )
-from simkit.games.valeria.end import end_triggered, finish
+from simkit.games.valeria import events as EV
+from simkit.games.valeria.cards import E_REWARD
+from simkit.games.valeria.end import end_why, finish
 from simkit.games.valeria.roll import role_counts, start_turn
 from simkit.games.valeria.setup import gain, pay, res
 from simkit.games.valeria.state import (
     A_BUILD, A_GAIN, A_RECRUIT, A_SLAY, ACTIVE, ACTS, CAPPED, DN, DOM_OWNER, DSTACK, ENDING, EXH_AREA, EXH_CIT,
     EXH_DOM, EXH_LEFT, EXH_PLACED, EXH_STACK, GOLD_, MAGIC_, MAX_DSTACK, MAX_SUB, MON_LEFT, MON_OWNER, N_AREAS,
     N_CIT, N_KINDS, N_RES, N_ROLES, NP, OWN, R_MAGIC_GOLD, R_TURN_CAP, ROUNDS, STACK, STRENGTH_, TURNS,
+    A_SLAY_EV, EV_POS, MAX_EV, R_EVENTS, END_WHY,
 )
 
 
@@ -91,7 +96,7 @@ def action_legal(s, env, out):
         m = top_monster(s, env, a)
         if m < 0:
             continue
-        need_s, need_m = mons[m, M_STR], mons[m, M_MAG]
+        need_s, need_m = EV.area_need(s, env, m, 1), EV.area_need(s, env, m, 2)
         for x in range(need_s):  # Magic standing in: at most need_s - 1 (at least one Strength)
             if x >= MAX_SUB:
                 break
@@ -111,11 +116,23 @@ def action_legal(s, env, out):
         if dom >= 0 and can_build(s, env, p, dom, rc):
             out[n] = A_BUILD + d
             n += 1
+    if env[5][R_EVENTS]:
+        for e in range(MAX_EV):  # Events face up in the Center stacks: slayable Monsters
+            if s[EV_POS + e] < 0:
+                continue
+            need_s, need_m = EV.event_need(s, env, e, 1), EV.event_need(s, env, e, 2)
+            for x in range(min(need_s, MAX_SUB)):
+                if st >= need_s - x and mg >= need_m + x:
+                    out[n] = A_SLAY_EV + e * MAX_SUB + x
+                    n += 1
     return n
 
 
 @njit(cache=True, _nrt=False)
-def _exhaust(s, slot):
+def _exhaust(s, env, slot):
+    if env[5][R_EVENTS]:
+        EV.reveal(s, slot)
+        return
     if s[EXH_LEFT] > 0:
         s[EXH_LEFT] -= 1
         s[EXH_PLACED] += 1
@@ -127,25 +144,36 @@ def apply_action_phase(s, rng, env, a):
     """Take one action; after the second, the End Phase and the next player's Roll Phase."""
     mons, doms = env[1], env[2]
     p = s[ACTIVE]
-    if a < A_RECRUIT:
+    if a >= A_SLAY_EV:
+        e, x = (a - A_SLAY_EV) // MAX_SUB, (a - A_SLAY_EV) % MAX_SUB
+        ev = env[7]
+        pay(s, p, STRENGTH_, EV.event_need(s, env, e, 1) - x)
+        pay(s, p, MAGIC_, EV.event_need(s, env, e, 2) + x)
+        for j in range(MAX_EFFECTS):
+            if ev[e, E_REWARD + 2 * j + 1] > 0:
+                gain(s, p, ev[e, E_REWARD + 2 * j], ev[e, E_REWARD + 2 * j + 1], False)
+        EV.take_event(s, e, p)
+    elif a < A_RECRUIT:
         area, x = (a - A_SLAY) // MAX_SUB, (a - A_SLAY) % MAX_SUB
         m = top_monster(s, env, area)
-        pay(s, p, STRENGTH_, mons[m, M_STR] - x)
-        pay(s, p, MAGIC_, mons[m, M_MAG] + x)
+        pay(s, p, STRENGTH_, EV.area_need(s, env, m, 1) - x)
+        pay(s, p, MAGIC_, EV.area_need(s, env, m, 2) + x)
         for j in range(MAX_EFFECTS):
             if mons[m, M_REWARD + 2 * j + 1] > 0:
                 gain(s, p, mons[m, M_REWARD + 2 * j], mons[m, M_REWARD + 2 * j + 1], False)
+        if env[5][R_EVENTS]:
+            EV.clear_monster(s, m, p)
         s[MON_OWNER + m] = p
         s[MON_LEFT + area] -= 1
         if s[MON_LEFT + area] == 0:
-            _exhaust(s, EXH_AREA + area)
+            _exhaust(s, env, EXH_AREA + area)
     elif a < A_GAIN:
         k = a - A_RECRUIT
         pay_gold(s, p, recruit_cost(s, env, p, k))
         s[OWN + p * N_KINDS + k] += 1
         s[STACK + k] -= 1
         if s[STACK + k] == 0:
-            _exhaust(s, EXH_CIT + k)
+            _exhaust(s, env, EXH_CIT + k)
     elif a < A_BUILD:
         gain(s, p, a - A_GAIN, 1, False)
     else:
@@ -158,7 +186,7 @@ def apply_action_phase(s, rng, env, a):
         s[DOM_OWNER + dom] = p
         s[DN + d] -= 1
         if s[DN + d] == 0:
-            _exhaust(s, EXH_DOM + d)
+            _exhaust(s, env, EXH_DOM + d)
     s[ACTS] -= 1
     if s[ACTS] > 0:
         return
@@ -169,8 +197,11 @@ def apply_action_phase(s, rng, env, a):
 def end_turn(s, rng, env):
     """End Phase: check the end conditions; the round is finished so that everyone has had equal turns (the game
     ends when play comes back to seat 0); ``rules.turn_cap`` rounds end a game as capped (a simulator guard)."""
-    if not s[ENDING] and end_triggered(s, env):
-        s[ENDING] = 1
+    if not s[ENDING]:
+        why = end_why(s, env)
+        if why:
+            s[ENDING] = 1
+            s[END_WHY] = why
     s[TURNS] += 1
     nxt = (s[ACTIVE] + 1) % s[NP]
     if nxt == 0:

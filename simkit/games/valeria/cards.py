@@ -19,6 +19,20 @@ Monster ``reward`` and Domain ``build`` lists take ``gain`` only. A Domain's ``p
 once per own Roll Phase, change one die by 1 (staying 1..6). Duke ``bonus`` entries ``{per, vp, every}`` score
 ``vp`` for every ``every`` (default 1) of ``per``: a role icon, ``monster``, ``domain``, or ``gold`` /
 ``strength`` / ``magic`` left at the end.
+
+Monster Events (the 2E variant, ``rules.monster_events``): each ``[[monster_events]]`` card has an activation
+``number`` 2..12, the ``strength`` and ``magic`` printed to slay it, its ``vp`` and ``reward`` (``gain`` only) as a
+Monster, and an ``instruction``, a list of 1 to 2 effects carried out when it is in play and its number is rolled:
+
+  ``place``     ``resource`` (gold | strength | magic), ``n``, ``on``: place n cardboard tokens of that Resource
+                ``on = "choice"`` a Monster of the active player's choice (a decision: the top Monster of an
+                area or an Event face up in a Center stack), ``"every"`` every such Monster, or ``"self"`` the
+                Event itself
+  ``all_gain``  ``resource``, ``n``: "All [player icon]": every player takes n of the Resource
+  ``all_lose``  ``resource``, ``n``: every player returns n of the Resource, "if able" (what it holds)
+
+An Event counts as a Monster for a Duke's ``monster`` bonus ("considered a Monster when a [Monster card-type
+icon] icon is referenced on other cards").
 """
 
 from __future__ import annotations
@@ -49,6 +63,16 @@ M_AREA, M_STR, M_MAG, M_VP, M_REWARD = 0, 1, 2, 3, 4  # reward: (resource, n) * 
 MON_COLS = M_REWARD + 2 * MAX_EFFECTS
 D_COST, D_VP, D_REQ, D_BUILD, D_POWER = 0, 1, 2, 2 + N_ROLES, 2 + N_ROLES + 3  # build: n per resource
 DOM_COLS = D_POWER + 1
+EV_OPS = ("none", "place", "all_gain", "all_lose")
+EOP_NONE, EOP_PLACE, EOP_ALL_GAIN, EOP_ALL_LOSE = range(len(EV_OPS))
+PLACE_ON = ("choice", "every", "self")
+ON_CHOICE, ON_EVERY, ON_SELF = range(len(PLACE_ON))
+MAX_EVENTS, MIN_EVENTS, MAX_TOKENS = 10, 5, 3
+# an Event: number, strength, magic, vp, reward (resource, n) * MAX_EFFECTS, instruction (op, resource, on, n) *
+# MAX_EFFECTS
+E_NUM, E_STR, E_MAG, E_VP, E_REWARD = 0, 1, 2, 3, 4
+E_INSTR = E_REWARD + 2 * MAX_EFFECTS
+EV_COLS = E_INSTR + 4 * MAX_EFFECTS
 N_DUKE_CATS = N_ROLES + len(DUKE_PER_EXTRA)  # (vp, every) per category
 DUKE_COLS = 2 * N_DUKE_CATS
 
@@ -62,6 +86,18 @@ class CardSet:
     monsters: tuple[dict, ...]  # area by area, top of each stack first
     domains: tuple[dict, ...]
     dukes: tuple[dict, ...]
+    events: tuple[dict, ...] = ()  # Monster Events (the 2E variant)
+
+    def event_array(self) -> np.ndarray:
+        """The Monster Events as an int32 table (``E_*`` columns); one all-zero row when there are none."""
+        e = np.zeros((max(len(self.events), 1), EV_COLS), np.int32)
+        for i, x in enumerate(self.events):
+            e[i, :E_REWARD] = (x["number"], x["strength"], x["magic"], x["vp"])
+            for j, (r, n) in enumerate(x["reward"]):
+                e[i, E_REWARD + 2 * j:E_REWARD + 2 * j + 2] = (r, n)
+            for j, eff in enumerate(x["instruction"]):
+                e[i, E_INSTR + 4 * j:E_INSTR + 4 * j + 4] = eff
+        return e
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """``(kinds, monsters, domains, dukes, areas)`` int32 tables (column constants above); ``areas[a]`` is
@@ -257,8 +293,58 @@ def load_cards(path: str | Path | None = None) -> CardSet:
     if not MIN_DUKES <= len(dukes) <= MAX_DUKES:
         raise top.error("dukes", f"must list {MIN_DUKES} to {MAX_DUKES} Dukes (2 are dealt to each of up to 5 "
                                  f"players; got {len(dukes)})")
+    events = _events(top, keys, roles, problems)
     top.get("experiment", bool, False)
     top.finish()
     problems.check()
-    return CardSet(notice, roles, areas, tuple(kinds), tuple(monsters), tuple(domains), tuple(dukes))
+    return CardSet(notice, roles, areas, tuple(kinds), tuple(monsters), tuple(domains), tuple(dukes), tuple(events))
+
+
+def _instruction(f: Fields, what: str) -> tuple:
+    """An Event's instruction: 1 to ``MAX_EFFECTS`` effects ``(op, resource, on, n)`` of ``EV_OPS``."""
+    raw = f.get("instruction", list)
+    if not 1 <= len(raw) <= MAX_EFFECTS:
+        raise f.error("instruction", f"of {what} must list 1 to {MAX_EFFECTS} effects (got {len(raw)})")
+    out = []
+    for j, e in enumerate(raw):
+        if not isinstance(e, dict):
+            raise f.error(f"instruction[{j}]", f"of {what} must be a table like {{op = \"place\", resource = "
+                                               f"\"strength\", n = 1, on = \"choice\"}} (got {e!r})")
+        ef = Fields(f.file, e, f"{f.prefix}instruction[{j}].")
+        op = ef.get("op", str)
+        ops = EV_OPS[1:]
+        if op not in ops:
+            raise ef.error("op", f"of {what}: unknown op {op!r}; allowed ops: {', '.join(ops)}")
+        res = RESOURCES.index(ef.get("resource", str, choices=RESOURCES))
+        on = PLACE_ON.index(ef.get("on", str, choices=PLACE_ON)) if op == "place" else 0
+        n = ef.get("n", int, min=1, max=MAX_TOKENS)
+        ef.finish()
+        out.append((EV_OPS.index(op), res, on, n))
+    return tuple(out)
+
+
+def _events(top: Fields, keys: set, roles, problems) -> list[dict]:
+    """The ``[[monster_events]]`` cards (none, or ``MIN_EVENTS`` to ``MAX_EVENTS``: one per player is shuffled into
+    the Exhausted stack)."""
+    if "monster_events" not in top.data:
+        return []
+    events = []
+    for f in _rows(top, "monster_events"):
+        with problems.row():
+            key, name = _key(f, keys), f.get("name", str)
+            what = f"Monster Event {name!r}"
+            number = f.get("number", int, min=2, max=12)
+            st = f.get("strength", int, min=1, max=12)
+            mg = f.get("magic", int, 0, min=0, max=MAX_N)
+            vp = f.get("vp", int, min=0, max=12)
+            reward = [(e[1], e[3]) for e in _effects(f, "reward", what, ("gain",), roles, [])]
+            instruction = _instruction(f, what)
+            f.finish()
+            events.append(dict(key=key, name=name, number=number, strength=st, magic=mg, vp=vp, reward=reward,
+                               instruction=instruction))
+    problems.check()
+    if not MIN_EVENTS <= len(events) <= MAX_EVENTS:
+        raise top.error("monster_events", f"must list {MIN_EVENTS} to {MAX_EVENTS} Monster Events (1 per player is "
+                                          f"shuffled into the Exhausted stack, up to 5 players; got {len(events)})")
+    return events
 

@@ -3,35 +3,52 @@
 "When all Monsters are slain, all Domains are built, or the number of Exhausted stacks reaches twice the number
 of players, finish the round so everyone has equal turns." Score: Victory Points printed on Monsters, Domains and
 Citizens, plus the kept Duke's bonuses; "tie: fewest cards in the tableau" (Citizens, Starters included, Monsters
-and Domains); still tied: a shared win.
+and Domains); still tied: a shared win. Monster Event variant: "At the end of the game, Monster Event cards are
+counted as if they were standard Monster cards. You gain the Victory Points printed on the card and you may count
+any icons present on the card for bonus points given to you by Duke and Noble cards" (an Event slain counts for a
+Duke's ``monster`` bonus and in the tableau); "If there is a Monster Event card in one of the Center Stacks, the
+stack is still considered to be Exhausted" (``EXH_PLACED`` counts it).
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from simkit.games.valeria.cards import K_VP, M_VP, D_VP
+from simkit.games.valeria.cards import E_VP, K_VP, M_VP, D_VP
 from simkit.games.valeria.roll import role_count
 from simkit.games.valeria.setup import res
 from simkit.games.valeria.state import (
     DN, DOM_OWNER, ENDING, EXH_PLACED, KEEP, MON_LEFT, MON_OWNER, N_AREAS, N_KINDS, N_ROLES, NP, OVER, OWN,
-    P_OVER, PHASE, R_N_DOM, R_N_MON, SCORE, TABLEAU, TO_MOVE, WIN_MASK, MAX_DSTACK,
+    P_OVER, PHASE, R_N_DOM, R_N_MON, SCORE, TABLEAU, TO_MOVE, WIN_MASK, MAX_DSTACK, EV_OWNER, R_EVENTS, R_N_EV,
+    WHY_DOMAINS, WHY_EXHAUSTED, WHY_MONSTERS,
 )
+
+
+@njit(cache=True, inline="always")
+def end_why(s, env):
+    """The end conditions that hold (bits ``WHY_MONSTERS``, ``WHY_DOMAINS``, ``WHY_EXHAUSTED``; 0: none). "All
+    Monsters are slain" reads the Monster areas (an Event face up in a Center stack is not in a Monster area)."""
+    why = 0
+    left = 0
+    for a in range(N_AREAS):
+        left += s[MON_LEFT + a]
+    if left == 0:
+        why |= WHY_MONSTERS
+    built = True
+    for d in range(MAX_DSTACK):
+        if s[DN + d] > 0:
+            built = False
+    if built:
+        why |= WHY_DOMAINS
+    if s[EXH_PLACED] >= 2 * s[NP]:
+        why |= WHY_EXHAUSTED
+    return why
 
 
 @njit(cache=True, inline="always")
 def end_triggered(s, env):
     """Any of the three end conditions holds."""
-    left = 0
-    for a in range(N_AREAS):
-        left += s[MON_LEFT + a]
-    if left == 0:
-        return True
-    built = True
-    for d in range(MAX_DSTACK):
-        if s[DN + d] > 0:
-            built = False
-    return built or s[EXH_PLACED] >= 2 * s[NP]
+    return end_why(s, env) != 0
 
 
 @njit(cache=True, _nrt=False)
@@ -46,6 +63,11 @@ def score_seat(s, env, p):
         if s[MON_OWNER + m] == p:
             vp += mons[m, M_VP]
             n_mon += 1
+    if rules[R_EVENTS]:
+        for e in range(rules[R_N_EV]):
+            if s[EV_OWNER + e] == p:
+                vp += env[7][e, E_VP]
+                n_mon += 1
     n_dom = 0
     for d in range(rules[R_N_DOM]):
         if s[DOM_OWNER + d] == p:
@@ -78,6 +100,9 @@ def tableau(s, env, p):
         c += 1 if s[MON_OWNER + m] == p else 0
     for d in range(env[5][R_N_DOM]):
         c += 1 if s[DOM_OWNER + d] == p else 0
+    if env[5][R_EVENTS]:
+        for e in range(env[5][R_N_EV]):
+            c += 1 if s[EV_OWNER + e] == p else 0
     return c
 
 

@@ -3,12 +3,14 @@
 The phases are ``setup`` (Game Setup), ``roll`` (Roll and Harvest Phases), ``actions`` (Action and End Phases)
 and ``end`` (end of game, scoring); the state layout is in ``state``. Decisions, each of the seat whose it is:
 which dealt Duke to keep, whether and how to change a die with a Domain, whom the Thief robs, which Resource an
-"any 1 Resource" power (Herald, 1E consolation) gives, and the Action Phase's two actions.
+"any 1 Resource" power (Herald, 1E consolation) gives, the Action Phase's two actions, and (Monster Event variant)
+which Monster takes an Event's tokens.
 
-``env = (kinds, monsters, domains, dukes, areas, rules, expected_activations)`` from
-:meth:`simkit.games.valeria.cards.CardSet.arrays`, :func:`simkit.games.valeria.simulation.rules_vector` and
-:func:`simkit.games.valeria.simulation.expected_activations`. Hidden information: the face-down Domains (from
-everyone) and the other seats' Dukes; the chance stream.
+``env = (kinds, monsters, domains, dukes, areas, rules, expected_activations, events)`` from
+:meth:`simkit.games.valeria.cards.CardSet.arrays`, :func:`simkit.games.valeria.simulation.rules_vector`,
+:func:`simkit.games.valeria.simulation.expected_activations` and :meth:`~simkit.games.valeria.cards.CardSet.event_array`.
+Hidden information: the face-down Domains (from everyone), the other seats' Dukes, the face-down Monster Events of
+the Exhausted stack (which and in what order); the chance stream.
 """
 
 from __future__ import annotations
@@ -21,18 +23,22 @@ from simkit.core.decision import reseed
 from simkit.core.policies import LEARNED, RANDOM
 from simkit.core.rng import randbelow
 from simkit.games.valeria import actions as A
+from simkit.games.valeria import events as EV
 from simkit.games.valeria import roll as R
 from simkit.games.valeria.cards import (
     D_BUILD, D_COST, D_POWER, D_REQ, D_VP, K_OFF, K_ON, K_ROLE, K_VP, M_MAG, M_REWARD, M_STR, M_VP, MAX_EFFECTS, OP_ANY, OP_GAIN,
-    OP_PER_ROLE, OP_STEAL,
+    OP_PER_ROLE, OP_STEAL, E_REWARD, E_VP,
 )
-from simkit.games.valeria.setup import new_game, res  # noqa: F401  (new_game: the engine's set-up)
+from simkit.games.valeria.setup import new_game as _base_setup
+from simkit.games.valeria.setup import res
 from simkit.games.valeria.state import (
     A_ADJ, A_ADJ_DONE, A_ANY, A_BUILD, A_GAIN, A_KEEP, A_RECRUIT, A_SLAY, A_TARGET, ACTIVE, ACTS, CURSOR, D1, D2,
     DEALT, DECISIONS, DN, DOM_OWNER, DSTACK, EXH_LEFT, EXH_PLACED, EXH_STACK, GAINED, GOLD, GOLD_, HERALD_2E, KEEP,
     MAGIC_, MAX_DSTACK, MAX_P, MAX_SUB, MON_LEFT, MON_OWNER, N_AREAS, N_CIT, N_KINDS, N_RES, N_ROLES,
     NP, OVER, OWN, P_ACTION, P_ADJUST, P_ANY, P_DUKE, P_OVER, P_THIEF, PHASE, R_DOUBLES, R_HERALD, R_N_DOM,
     R_N_DUKE, R_N_MON, SPENT, STACK, STRENGTH_, TO_MOVE, WIN_MASK, DOUBLES_ONCE, MAX_DOM,
+    A_PLACE, A_SLAY_EV, EV_BOX, EV_HI, EV_LO, EV_POS, EV_SEQ, EV_STACKED, EV_TOK, MAX_EV, MON_TOK, P_EVENT,
+    R_EVENTS, R_PRESELECT, EV_TODO,
 )
 
 # --- parameters: name -> (index, default, description, low, high) ----------------------------------------------
@@ -64,6 +70,14 @@ PRESETS = {
 # the interface
 # ============================================================================================================
 
+@njit(cache=True)
+def new_game(s, rng, env):
+    """Game Setup (``setup.new_game``), with the Monster Event variant's Exhausted stack (``events``) when on."""
+    _base_setup(s, rng, env)
+    if env[5][R_EVENTS]:
+        EV.setup_events(s, rng, env)
+
+
 @njit(cache=True, _nrt=False)
 def legal_actions(s, env, out):
     ph = s[PHASE]
@@ -79,6 +93,8 @@ def legal_actions(s, env, out):
         out[0] = A_KEEP
         out[1] = A_KEEP + 1
         return 2
+    if ph == P_EVENT:
+        return EV.event_legal(s, env, out)
     return 0
 
 
@@ -95,6 +111,8 @@ def apply_action(s, rng, env, a):
         R.apply_target(s, env, a)
     elif ph == P_ADJUST:
         R.apply_adjust(s, env, a)
+    elif ph == P_EVENT:
+        R.apply_event(s, env, a)
     elif ph == P_DUKE:
         p = s[CURSOR]
         s[KEEP + p] = s[DEALT + 2 * p + a - A_KEEP]
@@ -172,7 +190,56 @@ def resample(s, rng, env, seat, srng):
         m += 2
         if s[KEEP + q] >= 0:
             s[KEEP + q] = s[DEALT + 2 * q]
+    if env[5][R_EVENTS]:
+        _resample_events(s, env, srng)
     reseed(rng, srng)
+
+
+@njit(cache=True)
+def _resample_events(s, env, srng):
+    """The face-down Events of the Exhausted stack: redrawn from the Events no seat has seen (in the box or face
+    down), the preselected one kept among them, and reshuffled."""
+    pre = env[5][R_PRESELECT]
+    pos = np.empty(MAX_EV, np.int64)
+    k = 0
+    pre_in = False
+    for i in range(s[EV_LO], s[EV_HI]):
+        if s[EV_SEQ + i] >= 0:
+            pos[k] = i
+            k += 1
+            if s[EV_SEQ + i] == pre:
+                pre_in = True
+    if k == 0:
+        return
+    pool = np.empty(MAX_EV, np.int32)
+    m = 0
+    for e in range(MAX_EV):
+        if (s[EV_POS + e] == EV_BOX or s[EV_POS + e] == EV_STACKED) and not (pre_in and e == pre):
+            pool[m] = e
+            m += 1
+    for i in range(m - 1, 0, -1):
+        j = randbelow(srng, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    chosen = np.empty(k, np.int32)
+    c = 0
+    if pre_in:
+        chosen[0] = pre
+        c = 1
+    for i in range(k - c):
+        chosen[c + i] = pool[i]
+    for i in range(k - 1, 0, -1):
+        j = randbelow(srng, i + 1)
+        t = chosen[i]
+        chosen[i] = chosen[j]
+        chosen[j] = t
+    for e in range(MAX_EV):
+        if s[EV_POS + e] == EV_STACKED:
+            s[EV_POS + e] = EV_BOX
+    for i in range(k):
+        s[EV_SEQ + pos[i]] = chosen[i]
+        s[EV_POS + chosen[i]] = EV_STACKED
 
 
 # ============================================================================================================
@@ -190,7 +257,7 @@ def progress_left(s, env):
     for d in range(MAX_DSTACK):
         dom += s[DN + d]
     x = min(mon / max(rules[R_N_MON], 1), dom / max(rules[R_N_DOM], 1))
-    return min(x, s[EXH_LEFT] / max(2 * s[NP], 1))
+    return min(x, max(2 * s[NP] - s[EXH_PLACED], 0) / max(2 * s[NP], 1))
 
 
 @njit(cache=True, inline="always")
@@ -241,15 +308,34 @@ def _near(s, env, p, r, rc):
                 if ok:
                     return 1.0
         return 0.0
-    for a in range(N_AREAS):
-        m = A.top_monster(s, env, a)
-        if m < 0:
+    for t in range(N_AREAS + (MAX_EV if env[5][R_EVENTS] else 0)):
+        if not EV.is_target(s, t):
             continue
-        before = shortfall(mons[m, M_STR], mons[m, M_MAG], st, mg)
-        after = shortfall(mons[m, M_STR], mons[m, M_MAG], st + (r == STRENGTH_), mg + (r == MAGIC_))
+        need_s, need_m = target_need(s, env, t)
+        before = shortfall(need_s, need_m, st, mg)
+        after = shortfall(need_s, need_m, st + (r == STRENGTH_), mg + (r == MAGIC_))
         if 0 < before <= 3 and after < before:
             return 1.0
     return 0.0
+
+
+@njit(cache=True, inline="always")
+def target_need(s, env, t):
+    """(Strength, Magic) to slay target ``t``: an area's top Monster (0..4) or N_AREAS + an Event face up."""
+    if t < N_AREAS:
+        m = A.top_monster(s, env, t)
+        return EV.area_need(s, env, m, 1), EV.area_need(s, env, m, 2)
+    return EV.event_need(s, env, t - N_AREAS, 1), EV.event_need(s, env, t - N_AREAS, 2)
+
+
+@njit(cache=True, inline="always")
+def place_value(s, env, a, p):
+    """The heuristic's value of putting the current Event effect's tokens on target ``a - A_PLACE``: Strength and
+    Magic where seat ``p`` is farthest from slaying, Gold where it is nearest."""
+    e, op, r, on, n = EV.current(s, env)
+    need_s, need_m = target_need(s, env, a - A_PLACE)
+    short = shortfall(need_s, need_m, res(s, p, STRENGTH_), res(s, p, MAGIC_))
+    return -float(short) if r == GOLD_ else float(short)
 
 
 @njit(cache=True, inline="always")
@@ -258,12 +344,19 @@ def action_value(s, env, a, params, rc, left):
     ``left`` the share of the game left (``progress_left``)."""
     mons, doms, kinds = env[1], env[2], env[0]
     p = s[ACTIVE]
+    if a >= A_SLAY_EV:
+        e, x = (a - A_SLAY_EV) // MAX_SUB, (a - A_SLAY_EV) % MAX_SUB
+        rew = float(s[EV_TOK + N_RES * e + GOLD_])
+        for j in range(MAX_EFFECTS):
+            rew += env[7][e, E_REWARD + 2 * j + 1]
+        return params[0] * env[7][e, E_VP] + params[3] + 0.3 * rew - 0.05 * x
     if a < A_RECRUIT:
         area, x = (a - A_SLAY) // MAX_SUB, (a - A_SLAY) % MAX_SUB
         m = A.top_monster(s, env, area)
         rew = 0.0
         for j in range(MAX_EFFECTS):
             rew += mons[m, M_REWARD + 2 * j + 1]
+        rew += s[MON_TOK + N_RES * m + GOLD_]
         return params[0] * mons[m, M_VP] + params[3] + 0.3 * rew - 0.05 * x
     if a < A_GAIN:
         k = a - A_RECRUIT
@@ -347,6 +440,8 @@ def heuristic(s, env, legal, n, params, prng):
             v = float(res(s, a - A_TARGET, GOLD_))
         elif ph == P_DUKE:
             v = duke_value(s, env, p, s[DEALT + 2 * p + a - A_KEEP], params)
+        elif ph == P_EVENT:
+            v = place_value(s, env, a, p)
         else:
             d1, d2 = s[D1], s[D2]
             if a != A_ADJ_DONE:
@@ -371,7 +466,7 @@ def heuristic(s, env, legal, n, params, prng):
 FEATURES = ("is_base", "slay", "recruit", "build", "gain_gold", "gain_strength", "gain_magic", "any_gold",
             "any_strength", "any_magic", "thief_target_gold", "keep_duke_value", "adjust_die", "adjust_done",
             "action_vp", "recruit_income_left", "gold_cost", "slay_x_progress", "recruit_x_progress",
-            "build_x_progress")
+            "build_x_progress", "slay_event", "slay_gold_tokens", "place_strength_magic_short", "place_gold_short")
 N_FEATURES = len(FEATURES)
 MAX_NNZ = 6
 
@@ -379,8 +474,10 @@ MAX_NNZ = 6
 @njit(cache=True)
 def features(s, env, a, is_base, idx, val):
     """Sparse features of ``a``: whether the base heuristic plays it, its kind, its Victory Points, the income of
-    a recruit over the game left, the Gold it costs, and its kind times the share of the game left (only what the
-    mover sees: no face-down Domain, no other seat's Duke)."""
+    a recruit over the game left, the Gold it costs, and its kind times the share of the game left; Monster Event
+    variant: a slay of an Event, the Gold tokens a slay takes, and for a token's placement the mover's shortfall
+    on that Monster (only what the mover sees: no face-down Domain, no other seat's Duke, nothing of the Exhausted
+    stack but how many cards it holds)."""
     m = 0
     if is_base:
         idx[m], val[m] = 0, 1.0
@@ -389,12 +486,25 @@ def features(s, env, a, is_base, idx, val):
     p = s[TO_MOVE]
     if ph == P_ACTION:
         left = progress_left(s, env)
-        if a < A_RECRUIT:
+        if a >= A_SLAY_EV:
+            e = (a - A_SLAY_EV) // MAX_SUB
+            idx[m], val[m] = 1, 1.0
+            idx[m + 1], val[m + 1] = 14, env[7][e, E_VP] / 5.0
+            idx[m + 2], val[m + 2] = 17, left
+            idx[m + 3], val[m + 3] = 20, 1.0
+            m += 4
+            if s[EV_TOK + N_RES * e + GOLD_] > 0:
+                idx[m], val[m] = 21, s[EV_TOK + N_RES * e + GOLD_] / 5.0
+                m += 1
+        elif a < A_RECRUIT:
             mm = A.top_monster(s, env, (a - A_SLAY) // MAX_SUB)
             idx[m], val[m] = 1, 1.0
             idx[m + 1], val[m + 1] = 14, env[1][mm, M_VP] / 5.0
             idx[m + 2], val[m + 2] = 17, left
             m += 3
+            if s[MON_TOK + N_RES * mm + GOLD_] > 0:
+                idx[m], val[m] = 21, s[MON_TOK + N_RES * mm + GOLD_] / 5.0
+                m += 1
         elif a < A_GAIN:
             k = a - A_RECRUIT
             rc = R.role_counts(s, env[0], p)
@@ -422,6 +532,12 @@ def features(s, env, a, is_base, idx, val):
         m += 1
     elif ph == P_DUKE:
         idx[m], val[m] = 11, duke_value(s, env, p, s[DEALT + 2 * p + a - A_KEEP], np.zeros(N_PARAMS)) / 5.0
+        m += 1
+    elif ph == P_EVENT:
+        e, op, r, on, n = EV.current(s, env)
+        need_s, need_m = target_need(s, env, a - A_PLACE)
+        short = shortfall(need_s, need_m, res(s, p, STRENGTH_), res(s, p, MAGIC_))
+        idx[m], val[m] = (23 if r == GOLD_ else 22), short / 5.0
         m += 1
     else:
         idx[m], val[m] = (13, 1.0) if a == A_ADJ_DONE else (12, 1.0)
@@ -453,7 +569,8 @@ def invariants(s, env):
     """0 when the state keeps the rules' bookkeeping, else a code: 1 Resources (held = taken - paid, never
     negative), 2 Citizens (each stack plus the copies owned is 5; one of each Starter per seat), 3 Monsters (each
     area's slain ones are its top ones, plus those left make the area), 4 Domains (each exactly once: in a stack
-    or built), 5 Exhausted cards (left plus placed is 2 per player), 6 Dukes (dealt distinct; kept one of the
+    or built), 5 Exhausted cards (left plus placed is 2 per player; with Monster Events ``events.event_invariant``:
+    3 cards per player, and the tokens), 6 Dukes (dealt distinct; kept one of the
     two), 7 phase and counters."""
     n = s[NP]
     rules = env[5]
@@ -492,11 +609,15 @@ def invariants(s, env):
             seen[i] += 1
         if seen[i] != 1:
             return 4
-    placed = 0
-    for i in range(N_CIT + N_AREAS + MAX_DSTACK):
-        placed += s[EXH_STACK + i]
-    if s[EXH_LEFT] + s[EXH_PLACED] != 2 * n or placed != s[EXH_PLACED] or s[EXH_LEFT] < 0:
-        return 5
+    if rules[R_EVENTS]:
+        if EV.event_invariant(s, env) != 0:
+            return 5
+    else:
+        placed = 0
+        for i in range(N_CIT + N_AREAS + MAX_DSTACK):
+            placed += s[EXH_STACK + i]
+        if s[EXH_LEFT] + s[EXH_PLACED] != 2 * n or placed != s[EXH_PLACED] or s[EXH_LEFT] < 0:
+            return 5
     for p in range(n):
         u0, u1 = s[DEALT + 2 * p], s[DEALT + 2 * p + 1]
         if u0 == u1 or not (0 <= u0 < rules[R_N_DUKE]) or not (0 <= u1 < rules[R_N_DUKE]):
@@ -509,6 +630,8 @@ def invariants(s, env):
         if kp != -1 and kp != u0 and kp != u1:
             return 6
     if s[PHASE] == P_ACTION and not 1 <= s[ACTS] <= 2:
+        return 7
+    if s[PHASE] == P_EVENT and (s[TO_MOVE] != s[ACTIVE] or s[EV_TODO] == 0):
         return 7
     if (s[PHASE] == P_OVER) != (s[OVER] == 1) or s[TO_MOVE] >= n:
         return 7

@@ -1,11 +1,12 @@
 """The Valeria: Card Kingdoms report: the seat advantage at 2 to 5 players, the 2E Herald against the 1E
-consolation, a Citizen and Domain value table and the skill ladder (issue 22).
+consolation, the Monster Event variant, a Citizen and Domain value table and the skill ladder (issue 22).
 
 ``bundled_report(out_dir)`` plays, from root seed 2026: the skill ladder (``scenarios/valeria/ladder.toml``: a hero
 in every seat against a field, for each heuristic field; then `search` on a small sample against the strongest
 field), which names the strongest practical policy (the heuristic with the best mean win rate over the fields);
 that policy in every seat at 2, 3, 4 and 5 players (``scenarios/valeria/players.toml``) under the 2E Herald and
-under the 1E consolation, on the same deals; and the 4-player games again with what each seat owned at the end
+under the 1E consolation, and with the Monster Event variant (``rules.monster_events = true``), on the same deals;
+and the 4-player games again with what each seat owned at the end
 (``ownership.py``). It writes ``out_dir/valeria/report.md`` and its plots. Seats are numbered in turn order from 1
 (the first player; seat 0 in the rows). The deal (``block``, ``game``) is the unit of every interval.
 """
@@ -21,6 +22,7 @@ from simkit.core import results
 from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, write_markdown
 from simkit.core.stats import (
     Estimate, clustered_difference, clustered_difference_p, clustered_mean, clustered_rate, holm, paired_difference,
+    paired_rate_difference,
 )
 from simkit.core.tables import render
 
@@ -35,7 +37,8 @@ FAMILY = 0.05  # family-wise level of every Holm verdict
 CARD_PLAYERS = 4
 MIN_DEALS = 30  # a card is tested when at least this many deals have an owning seat and as many a seat without
 CPU_NOTE = ("about 95 CPU-seconds, the numba kernels' compilation included, and 6 minutes of wall time at a load "
-            "average of 18 on the 2 shared cores (measured on this page's games)")
+            "average of 18 on the 2 shared cores (measured on this page's games before the Monster Event runs were "
+            "added; their 16,000 heuristic games add a few CPU-seconds)")
 
 
 def _iv(e, digits: int = 3) -> str:
@@ -135,6 +138,95 @@ def herald_rows(herald: pl.DataFrame, consolation: pl.DataFrame) -> tuple[list[d
             "unluckiest 2E − 1E": _pd(cell["unlucky"][2]),
             "deals": len(g)})
     return by_seat, by_count, info
+
+
+# ------------------------------------------------------------------------------------------- Monster Events
+
+END_KINDS = ("exhausted", "monsters", "domains", "capped")  # how a game ends: the conditions that held
+
+
+def event_games(rows: pl.DataFrame) -> pl.DataFrame:
+    """One row per deal and player count: turns, rounds, the end conditions (a 0/1 column per ``END_KINDS``),
+    Monsters slain per round (Events included) and Events slain."""
+    g = (rows.group_by("players", "block", "game")
+         .agg(turns=pl.col("turns").first(), rounds=pl.col("rounds").first(), ended=pl.col("ended").cast(pl.String).first(),
+              slain=pl.col("slain").first(), events_slain=pl.col("events_slain").first())
+         .sort("players", "block", "game"))
+    return g.with_columns(pace=pl.col("slain") / pl.max_horizontal(pl.col("rounds"), pl.lit(1)),
+                          **{f"end_{k}": pl.col("ended").str.contains(k).cast(pl.Int64) for k in END_KINDS})
+
+
+def event_rows(on: pl.DataFrame, off: pl.DataFrame) -> tuple[list[dict], list[dict], dict]:
+    """The variant on against off on the same deals: per player count the turns, the pace (Monsters slain per
+    round), the Events slain and how games end, each with the paired difference on − off over the deals (means:
+    :func:`paired_difference`; 0/1 outcomes: :func:`paired_rate_difference`); per count and seat the win share of
+    the decided games on and off (:func:`seat_shares`) and the paired difference of the seat's sole wins over all
+    deals."""
+    both = event_games(on).join(event_games(off), on=["players", "block", "game"], suffix="_off")
+    by_count, info = [], {}
+    for (n_p,), g in sorted(both.group_by(["players"]), key=lambda x: x[0]):
+        n_p = int(n_p)
+        cell = {}
+        for col in ("turns", "pace", "events_slain"):
+            a, b = g[col].to_numpy().astype(float), g[f"{col}_off"].to_numpy().astype(float)
+            d = a - b
+            cell[col] = (_mean(a), _mean(b), paired_difference(len(d), float(d.sum()), float((d * d).sum())))
+        for k in END_KINDS:
+            a, b = g[f"end_{k}"].to_numpy(), g[f"end_{k}_off"].to_numpy()
+            cell[k] = (clustered_rate(a, np.ones(len(a))), clustered_rate(b, np.ones(len(b))),
+                       paired_rate_difference(b, a))
+        info[n_p] = cell
+        by_count.append({
+            "players": n_p, "turns on": _iv(cell["turns"][0], 1), "turns off": _iv(cell["turns"][1], 1),
+            "turns on − off": _pd(cell["turns"][2], 2),
+            "slain/round on": _iv(cell["pace"][0]), "slain/round off": _iv(cell["pace"][1]),
+            "slain/round on − off": _pd(cell["pace"][2]),
+            "Events slain on": _iv(cell["events_slain"][0], 2),
+            **{f"ends: {k} on": _iv(cell[k][0]) for k in END_KINDS[:3]},
+            **{f"ends: {k} off": _iv(cell[k][1]) for k in END_KINDS[:3]},
+            "capped on/off": f"{cell['capped'][0].estimate:.3f}/{cell['capped'][1].estimate:.3f}",
+            "deals": len(g)})
+    s_on, s_off = ({(r["players"], r["seat"]): r for r in seat_shares(f)} for f in (on, off))
+    by_seat = []
+    for key in sorted(s_on):
+        n_p, seat = key
+        a = on.filter(pl.col("players") == n_p, pl.col("seat") == seat).sort("block", "game")["won"].to_numpy()
+        b = off.filter(pl.col("players") == n_p, pl.col("seat") == seat).sort("block", "game")["won"].to_numpy()
+        d = paired_rate_difference(b, a)
+        info[n_p].setdefault("seats", {})[seat] = (s_on[key]["share"], s_off[key]["share"], d)
+        by_seat.append({"players": n_p, "seat": seat + 1, "win share on": _iv(s_on[key]["share"]),
+                        "win share off": _iv(s_off[key]["share"]), "fair": f"{1 / n_p:.3f}",
+                        "sole wins on − off (paired)": _pd(d), "deals": len(a)})
+    return by_count, by_seat, info
+
+
+def event_sentence(policy: str, info: dict, games: int) -> str:
+    """The variant in one paragraph, numbers first: game length in turns, the pace, how games end, and the first
+    and the last seat's share, on against off at each count."""
+    turns = "; ".join(f"{n}p {_iv(info[n]['turns'][0], 1)} against {_iv(info[n]['turns'][1], 1)} "
+                      f"({_pd(info[n]['turns'][2], 2)})" for n in sorted(info))
+    pace = "; ".join(f"{n}p {_iv(info[n]['pace'][0])} against {_iv(info[n]['pace'][1])}" for n in sorted(info))
+    ends = "; ".join(f"{n}p {info[n]['exhausted'][0].estimate:.3f} against {info[n]['exhausted'][1].estimate:.3f}"
+                     for n in sorted(info))
+    seats = []
+    for n in sorted(info):
+        ss = info[n]["seats"]
+        first, last = ss[0], ss[max(ss)]
+        seats.append(f"{n}p first seat {_iv(first[0])} against {_iv(first[1])}, last seat {_iv(last[0])} against "
+                     f"{_iv(last[1])}")
+    longer = [n for n in sorted(info) if info[n]["turns"][2].low > 0]
+    shorter = [n for n in sorted(info) if info[n]["turns"][2].high < 0]
+    moved = [f"{n}p seat {s + 1}" for n in sorted(info) for s, v in sorted(info[n]["seats"].items())
+             if v[2].low > 0 or v[2].high < 0]
+    read = ("Read: the variant " + ("lengthens the game at " + _counts(longer) if longer else "")
+            + (" and " if longer and shorter else "") + ("shortens it at " + _counts(shorter) if shorter else "")
+            + ("changes the game's length at no player count" if not longer and not shorter else "")
+            + "; the seats whose sole-win rate moves (paired 95% interval excluding 0): "
+            + (", ".join(moved) if moved else "none") + ".")
+    return (f"**The Monster Event variant** (`{policy}` in every seat, the same {games:,} deals per count, variant "
+            f"on against off, paired deal by deal): game length in turns {turns}; Monsters slain per round (Events "
+            f"included) {pace}; games ended by the Exhausted stacks {ends}; seat win shares (decided games) "
+            + "; ".join(seats) + ". " + read)
 
 
 # ------------------------------------------------------------------------------------------- the value table
@@ -289,7 +381,7 @@ def _ord(seat: int) -> str:
 
 
 def headline(policy: str, shares: list[dict], info: dict, games: int, cards_line: str = "",
-             ladder_line: str = "") -> str:
+             ladder_line: str = "", event_line: str = "") -> str:
     """The answer, numbers first: the first seat's share and the extreme seat at each count, the Holm verdicts,
     and the Herald's effect on the luck gap, game length and the unluckiest harvester at each count."""
     parts = []
@@ -321,9 +413,9 @@ def headline(policy: str, shares: list[dict], info: dict, games: int, cards_line
             f" **2E Herald against the 1E consolation** (the same deals, n = {n_deals:,} per count): the luck gap "
             f"(best less worst harvester's Resources per round in a game) is " + "; ".join(h)
             + f"; game length changes by {rounds} rounds (paired); the unluckiest harvester wins {unlucky}. "
-            + herald_verdict(info) + (" " + cards_line if cards_line else "") + (" " + ladder_line if ladder_line
+            + herald_verdict(info) + (" " + event_line if event_line else "") + (" " + cards_line if cards_line
                                                                                   else "")
-            + " The Monster Event variant is not in the engine yet: not measured here.")
+            + (" " + ladder_line if ladder_line else ""))
 
 
 def cards_sentence(rows: list[dict], policy: str) -> str:
@@ -394,7 +486,12 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
                         overrides=[play])
     run_c = run_bundled("valeria/players.toml", base / "run" / "consolation", games, seed=SEED, jobs=jobs,
                         overrides=[play, 'rules.herald="consolation"'])
+    run_e = run_bundled("valeria/players.toml", base / "run" / "events", games, seed=SEED, jobs=jobs,
+                        overrides=[play, "rules.monster_events=true"])
     herald, consolation = game_rows(results.scan(run_h)), game_rows(results.scan(run_c))
+    events = game_rows(results.scan(run_e))
+    ev_count, ev_seat, ev_info = event_rows(events, herald)
+    event_line = event_sentence(best, ev_info, games)
     shares = seat_shares(herald)
     by_seat, by_count, info = herald_rows(herald, consolation)
     sim = loader.load(scenarios_dir() / "valeria" / "players.toml", [play, f"players=[{CARD_PLAYERS}]"]).simulation
@@ -417,11 +514,10 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     cards_line = cards_sentence(vrows, best)
     ladder_line = ladder_sentence(ladders, s_rungs, best)
     text = (
-        "# Valeria: Card Kingdoms: seat advantage, the 2E Herald, Citizens and Domains, the skill ladder\n\n"
+        "# Valeria: Card Kingdoms: seat advantage, the 2E Herald, the Monster Event variant, Citizens and Domains, "
+        "the skill ladder\n\n"
         f"{STAND_IN_NOTICE}\n\n"
-        + headline(best, shares, info, games, cards_line, ladder_line) + "\n\n"
-        "The **Monster Event** variant (2E) is not in the engine yet, so this page does not measure it (its "
-        "activation odds are exact in `simkit odds valeria`).\n\n"
+        + headline(best, shares, info, games, cards_line, ladder_line, event_line) + "\n\n"
         "## What was simulated\n\n"
         f"Stand-in card data (`scenarios/valeria/cards.toml`), rule options at their defaults (docs/rules.md) but "
         f"`rules.herald`. The skill ladder names the strongest practical policy: **`{best}`** (mean win rate over the "
@@ -454,6 +550,20 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "paired deal by deal (the normal interval of the mean difference).\n\n"
         "By seat:\n\n" + render(by_seat, "md") + "\n"
         "By player count:\n\n" + render(by_count, "md") + "\n"
+        "## The Monster Event variant\n\n"
+        f"`{best}` in every seat at 2 to 5 players, 2E Herald, the same {games:,} deals (root seed {SEED}) with "
+        "`--set 'rules.monster_events=true'` (variant on: 1 stand-in Monster Event per player shuffled on top of "
+        "the Exhausted stack, docs/rules.md) and without (off: the Herald games above). The Events are shuffled "
+        "after the rest of the set-up, so a deal is the same on and off up to the first Event (then the games "
+        "part). *Turns*: every player's turns in the game. *Slain per round*: Monsters slain in the game (Events "
+        "included) over its rounds. *Ends*: the share of games whose end was triggered with that condition "
+        "holding (the Exhausted stacks reaching twice the players, all Monster areas slain, all Domains built; "
+        "more than one can hold; capped: `rules.turn_cap` reached). Means are Student's t over deals; on − off "
+        "differences are paired deal by deal (the normal interval of the mean difference; for 0/1 outcomes "
+        "Newcombe's paired interval). Seat win shares are of the decided games, as above; the paired "
+        "difference is of the seat's sole wins over all deals.\n\n"
+        "By player count:\n\n" + render(ev_count, "md") + "\n"
+        "By seat:\n\n" + render(ev_seat, "md") + "\n"
         "## Citizens and Domains\n\n"
         f"Under `{best}` in every seat, {CARD_PLAYERS} players, 2E Herald, the same {games:,} deals. For each "
         "Citizen, the seats that owned at least one at the end (`seats owning`: the share of all seats; "
@@ -480,6 +590,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         f"{SEARCH_SEED}:\n\n" + render(table_rows(s_rungs), "md") + "\n"
         "## Runs\n\n"
         + manifest_section(results.manifest(run_h)).replace("## Run\n", "### 2E Herald run\n", 1) + "\n"
-        + manifest_section(results.manifest(run_c)).replace("## Run\n", "### 1E consolation run\n", 1)
+        + manifest_section(results.manifest(run_c)).replace("## Run\n", "### 1E consolation run\n", 1) + "\n"
+        + manifest_section(results.manifest(run_e)).replace("## Run\n", "### Monster Event variant run\n", 1)
     )
     return [write_markdown(base / "report.md", text), png_seat, png_herald, png_ladder]

@@ -20,11 +20,12 @@ from simkit.core.rng import roll
 from simkit.games.valeria.cards import (
     D_POWER, K_NUM0, K_OFF, K_ON, MAX_EFFECTS, OP_ANY, OP_GAIN, OP_PER_ROLE, OP_STEAL, K_ROLE,
 )
+from simkit.games.valeria import events as EV
 from simkit.games.valeria.setup import gain, pay, res
 from simkit.games.valeria.state import (
     A_ADJ, A_ADJ_DONE, ACTIVE, ACTS, ADJ_USED, D1, D2, DOM_OWNER, GOLD_, HERALD, HERALD_2E, N_CIT, N_KINDS,
     NP, OWN, P_ACTION, P_ADJUST, P_ANY, P_THIEF, PEND_ANY, PEND_STEAL, PHASE, R_DOUBLES, R_HERALD, R_N_DOM,
-    STEAL_AMT, TO_MOVE, DOUBLES_ONCE, A_TARGET, A_ANY, N_RES,
+    STEAL_AMT, TO_MOVE, DOUBLES_ONCE, A_TARGET, A_ANY, N_RES, R_EVENTS,
 )
 
 
@@ -88,6 +89,25 @@ def start_turn(s, rng, env):
         s[PHASE] = P_ADJUST
         s[TO_MOVE] = s[ACTIVE]
         return
+    end_roll(s, env)
+
+
+@njit(cache=True, _nrt=False)
+def end_roll(s, env):
+    """The end of the Roll Phase: with the Monster Event variant, the Events rolled are carried out ("before the
+    Harvest Phase"; ``events.activate``), then the Harvest."""
+    if env[5][R_EVENTS] and EV.activate(s, env):
+        return
+    begin_harvest(s, env)
+
+
+@njit(cache=True, _nrt=False)
+def apply_event(s, env, a):
+    """The active player's choice of the Monster that takes an Event's tokens; then the rest of the Events and the
+    Harvest."""
+    EV.place_choice(s, env, a)
+    if EV.event_step(s, env):
+        return
     begin_harvest(s, env)
 
 
@@ -128,14 +148,14 @@ def adjust_legal(s, env, out):
 def apply_adjust(s, env, a):
     """Use one Domain on one die (``A_ADJ + domain * 4 + die * 2 + up``), or keep the roll (``A_ADJ_DONE``)."""
     if a == A_ADJ_DONE:
-        begin_harvest(s, env)
+        end_roll(s, env)
         return
     x = a - A_ADJ
     d, die, up = x // 4, (x % 4) // 2, x % 2
     s[D1 + die] += 1 if up else -1
     s[ADJ_USED] |= 1 << d
     if n_adjust_options(s, env) == 0:
-        begin_harvest(s, env)
+        end_roll(s, env)
 
 
 @njit(cache=True, _nrt=False)

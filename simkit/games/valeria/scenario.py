@@ -56,6 +56,15 @@ def read_valeria(fields) -> dict:
     r = fields.table("rules", default={})
     options = {name: r.get(name, str, default, choices=allowed) for name, (allowed, default) in OPTIONS.items()}
     turn_cap = r.get("turn_cap", int, 60, min=5, max=10_000)
+    options["monster_events"] = r.get("monster_events", bool, False)
+    keys = [e["key"] for e in cards.events]
+    options["preselect_event"] = r.get("preselect_event", str, "", choices=["", *keys] if keys else [""])
+    if options["monster_events"] and not keys:
+        raise r.error("monster_events", f"needs Monster Events in the cards file {cwd_relative(cards_path)} "
+                                        "([[monster_events]], 5 to 10); allowed values: false")
+    if options["preselect_event"] and not options["monster_events"]:
+        raise r.error("preselect_event", "needs rules.monster_events = true; allowed values: '' (none) or an "
+                                         "Event key with the variant on")
     r.finish()
     fields.finish()
     return {"cards": cards, "players": players, "policies": policies, "opponent": opponent, "options": options,

@@ -8,7 +8,9 @@ reported: the seat advantage. Every cell replays the same game streams (game g o
 Rows (one per game per cell per reported seat)::
 
     game, players, policy, seat, seat_policy, won (the seat is the sole winner), tie (a shared win), score,
-    margin (score less the best other score), rounds, turns, capped, herald_per_roll, income_per_round
+    margin (score less the best other score), rounds, turns, capped, herald_per_roll, income_per_round,
+    ended (the end conditions that held when the end was triggered: "monsters", "domains", "exhausted" joined by
+    "+", or "capped"), slain (Monsters slain in the game, Monster Events included), events_slain
 """
 
 from __future__ import annotations
@@ -31,15 +33,24 @@ from simkit.games.valeria.scenario import OPTIONS, read_valeria  # noqa: F401  (
 FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy)
 SEARCHER = D.specialize(FNS, __name__)  # the generic search, compiled (and cached) for Valeria
 play_to_end = SEARCHER.play_to_end
-# per game: winner mask, rounds, turns, decisions, capped, then per seat: score, herald, harvest
-NHEAD = 5
+# per game: winner mask, rounds, turns, decisions, capped, end conditions, Monsters slain, Events slain, then per
+# seat: score, herald, harvest
+NHEAD = 8
+ENDED = ("capped", "monsters", "domains", "monsters+domains", "exhausted", "monsters+exhausted",
+         "domains+exhausted", "monsters+domains+exhausted")  # by END_WHY
 NCOL = NHEAD + 3 * S.MAX_P
+
+
+def _defaults(options) -> dict:
+    opts = {k: v[1] for k, v in OPTIONS.items()}
+    opts.update({"monster_events": False, "preselect_event": ""})
+    opts.update(options)
+    return opts
 
 
 def rules_vector(cards: CardSet, players: int = 4, turn_cap: int = 60, **options) -> np.ndarray:
     r = np.zeros(S.N_RULES, np.int64)
-    opts = {k: v[1] for k, v in OPTIONS.items()}
-    opts.update(options)
+    opts = _defaults(options)
     r[S.R_PLAYERS] = players
     r[S.R_HERALD] = S.HERALD_2E if opts["herald"] == "herald" else S.CONSOLATION_1E
     r[S.R_DOUBLES] = OPTIONS["doubles"][0].index(opts["doubles"])
@@ -50,6 +61,12 @@ def rules_vector(cards: CardSet, players: int = 4, turn_cap: int = 60, **options
     r[S.R_N_DUKE] = len(cards.dukes)
     r[S.R_N_MON] = len(cards.monsters)
     r[S.R_MAGIC_GOLD] = OPTIONS["magic_gold"][0].index(opts["magic_gold"])
+    keys = [e["key"] for e in cards.events]
+    r[S.R_EVENTS] = int(bool(opts["monster_events"]))
+    r[S.R_PRESELECT] = keys.index(opts["preselect_event"]) if opts["preselect_event"] else -1
+    r[S.R_N_EV] = len(cards.events)
+    if r[S.R_EVENTS] and len(cards.events) < 5:
+        raise ValueError("rules.monster_events needs 5 to 10 Monster Events in the cards file")
     return r
 
 
@@ -74,16 +91,16 @@ def expected_activations(cards: CardSet, doubles: str = "twice") -> np.ndarray:
 
 def make_env(cards: CardSet, players: int = 4, turn_cap: int = 60, **options):
     k, m, d, u, a = cards.arrays()
-    opts = {kk: v[1] for kk, v in OPTIONS.items()}
-    opts.update(options)
-    return (k, m, d, u, a, rules_vector(cards, players, turn_cap, **opts), expected_activations(cards, opts["doubles"]))
+    opts = _defaults(options)
+    return (k, m, d, u, a, rules_vector(cards, players, turn_cap, **opts), expected_activations(cards, opts["doubles"]),
+            cards.event_array())
 
 
 @njit(cache=True)
 def _cell_env(env, players):
     rules = env[5].copy()
     rules[S.R_PLAYERS] = players
-    return (env[0], env[1], env[2], env[3], env[4], rules, env[6])
+    return (env[0], env[1], env[2], env[3], env[4], rules, env[6], env[7])
 
 
 @njit(cache=True)
@@ -93,6 +110,15 @@ def record(s, row):
     row[2] = s[S.TURNS]
     row[3] = s[S.DECISIONS]
     row[4] = s[S.CAPPED]
+    row[5] = s[S.END_WHY]
+    slain = 0
+    for m in range(S.MAX_MON):
+        slain += 1 if s[S.MON_OWNER + m] >= 0 else 0
+    ev = 0
+    for e in range(S.MAX_EV):
+        ev += 1 if s[S.EV_OWNER + e] >= 0 and s[S.EV_POS + e] == S.EV_TAKEN else 0
+    row[6] = slain + ev
+    row[7] = ev
     for p in range(S.MAX_P):
         row[NHEAD + 3 * p] = s[S.SCORE + p]
         row[NHEAD + 3 * p + 1] = s[S.HERALD + p]
@@ -150,8 +176,7 @@ class ValeriaSim(Simulation):
         self.cards = cards
         self.cards_file = cards_file
         self.players = list(players)
-        self.options = {k: v[1] for k, v in OPTIONS.items()}
-        self.options.update(options or {})
+        self.options = _defaults(options or {})
         self.turn_cap = turn_cap
         self._env = make_env(cards, 4, turn_cap, **self.options)
         self.policy_specs = list(policies)
@@ -253,16 +278,21 @@ class ValeriaSim(Simulation):
             "capped": o[:, 4].astype(np.int8),
             "herald_per_roll": o[np.arange(len(seat)), NHEAD + 3 * seat + 1] / turns,
             "income_per_round": o[np.arange(len(seat)), NHEAD + 3 * seat + 2] / rounds,
+            "ended": np.array(ENDED)[o[:, 5]],
+            "slain": o[:, 6].astype(np.int16),
+            "events_slain": o[:, 7].astype(np.int8),
         }
 
     def declared_columns(self):
         return {"game": "number", "players": "number", "policy": "text", "seat": "number", "seat_policy": "text",
                 **dict.fromkeys(("won", "tie", "score", "margin", "rounds", "turns", "capped", "herald_per_roll",
-                                 "income_per_round"), "number")}
+                                 "income_per_round"), "number"),
+                "ended": "text", "slain": "number", "events_slain": "number"}
 
     def column_values(self):
         return {"players": distinct(self._players), "policy": distinct([c[1] for c in self._cells]),
-                "seat": distinct(self._row_seat), "seat_policy": distinct([c[2][s] for c in self._cells for s in c[3]])}
+                "seat": distinct(self._row_seat), "seat_policy": distinct([c[2][s] for c in self._cells for s in c[3]]),
+                "ended": list(ENDED)}
 
     def describe(self):
         return {"cards": self.cards_file, "cards_notice": self.cards.notice, "players": self.players,

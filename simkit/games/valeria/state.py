@@ -23,6 +23,18 @@ which policy sits in seat 0 is the scenario's choice, so seat advantage is measu
     HARVEST[5]                     Resources taken in Harvest Phases so far (income)
     SCORE[5] TABLEAU[5]            final Victory Points and tableau size (tie-break)
     EXH_STACK[21]                  1 where an Exhausted card lies (Citizen stacks, areas, Domain stacks)
+    Monster Event variant (``rules.monster_events``; all 0 when off):
+    EV_SEQ[15] EV_LO EV_HI          the Exhausted stack, bottom first: -1 an Exhausted card, else a Monster
+                                   Event (face down: hidden from every seat); the cards left are EV_SEQ[LO:HI]
+    EV_POS[10] EV_OWNER[10]        each Event: -3 in the box, -2 in the Exhausted stack, -1 taken, else the
+                                   Center stack slot it lies face up in; the seat that slew it (-1)
+    EV_SLOT[21]                    1 + the Event face up in each Center stack slot (0: none)
+    MON_TOK[25][3] EV_TOK[10][3]   Resource tokens on each Monster and each Event (Gold, Strength, Magic)
+    TOK_PLACED[3] TOK_CLEARED[3]   tokens placed so far, and returned to the supply (on slaying)
+    EV_TODO EV_EFF                 Events still to carry out this Roll Phase (bit mask) and the next effect
+                                   of the lowest one
+    END_WHY                        the end conditions that held when the end was triggered (bits: 1 all
+                                   Monsters slain, 2 all Domains built, 4 the Exhausted stacks; 0: not yet)
 """
 
 from __future__ import annotations
@@ -66,11 +78,29 @@ SCORE = HARVEST + MAX_P
 TABLEAU = SCORE + MAX_P
 EXH_STACK = TABLEAU + MAX_P
 EXH_CIT, EXH_AREA, EXH_DOM = 0, N_CIT, N_CIT + N_AREAS
-STATE_SIZE = EXH_STACK + N_CIT + N_AREAS + MAX_DSTACK
+N_SLOTS = N_CIT + N_AREAS + MAX_DSTACK
+MAX_EV = 10
+MAX_SEQ = 3 * MAX_P
+EV_SEQ = EXH_STACK + N_SLOTS
+EV_LO = EV_SEQ + MAX_SEQ
+EV_HI = EV_LO + 1
+EV_POS = EV_HI + 1
+EV_OWNER = EV_POS + MAX_EV
+EV_SLOT = EV_OWNER + MAX_EV
+MON_TOK = EV_SLOT + N_SLOTS
+EV_TOK = MON_TOK + MAX_MON * N_RES
+TOK_PLACED = EV_TOK + MAX_EV * N_RES
+TOK_CLEARED = TOK_PLACED + N_RES
+EV_TODO = TOK_CLEARED + N_RES
+EV_EFF = EV_TODO + 1
+END_WHY = EV_EFF + 1
+STATE_SIZE = END_WHY + 1
+WHY_MONSTERS, WHY_DOMAINS, WHY_EXHAUSTED = 1, 2, 4
+EV_BOX, EV_STACKED, EV_TAKEN = -3, -2, -1
 
 # phases: whose decision is pending
-P_DUKE, P_ADJUST, P_THIEF, P_ANY, P_ACTION, P_OVER = range(6)
-PHASE_NAMES = ("duke", "adjust", "thief", "any", "action", "over")
+P_DUKE, P_ADJUST, P_THIEF, P_ANY, P_ACTION, P_OVER, P_EVENT = range(7)
+PHASE_NAMES = ("duke", "adjust", "thief", "any", "action", "over", "event")
 
 # actions
 A_SLAY = 0                               # + area * MAX_SUB + Magic standing in for Strength
@@ -82,10 +112,13 @@ A_ANY = A_TARGET + MAX_P                 # + Resource taken (Herald, consolation
 A_KEEP = A_ANY + N_RES                   # + 0/1: which dealt Duke to keep
 A_ADJ = A_KEEP + 2                       # + Domain * 4 + die * 2 + (0: -1, 1: +1)
 A_ADJ_DONE = A_ADJ + MAX_DOM * 4         # roll as it stands
-MAX_ACTIONS = A_ADJ_DONE + 1
+A_SLAY_EV = A_ADJ_DONE + 1              # + Event * MAX_SUB + Magic standing in for Strength
+A_PLACE = A_SLAY_EV + MAX_EV * MAX_SUB   # + target: a Monster area's top card (0..4) or N_AREAS + Event
+MAX_ACTIONS = A_PLACE + N_AREAS + MAX_EV
 
 # rule vector (int64)
-R_PLAYERS, R_HERALD, R_DOUBLES, R_TURN_CAP, R_START_GOLD, R_START_MAGIC, R_N_DOM, R_N_DUKE, R_N_MON, R_MAGIC_GOLD = range(10)
-N_RULES = 10
+(R_PLAYERS, R_HERALD, R_DOUBLES, R_TURN_CAP, R_START_GOLD, R_START_MAGIC, R_N_DOM, R_N_DUKE, R_N_MON, R_MAGIC_GOLD,
+ R_EVENTS, R_PRESELECT, R_N_EV) = range(13)
+N_RULES = 13
 CONSOLATION_1E, HERALD_2E = 0, 1
 DOUBLES_TWICE, DOUBLES_ONCE = 0, 1
