@@ -662,3 +662,24 @@ def test_whole_game_rounds_and_seat_zero_reward_match_an_independent_chain(tmp_p
         assert abs(counts.get(r, 0) / n - q) < 4 * se, (r, counts.get(r, 0) / n, q)
     mean, sd = float(np.mean(rewards)), float(np.std(rewards))
     assert abs(mean - float(exact_reward)) < 4 * sd / n ** 0.5, (mean, float(exact_reward))
+
+
+def test_every_bad_card_of_every_section_is_reported_at_once(tmp_path):
+    # a Citizen, a Monster, a Domain and a Duke, each wrong: one error naming all four (before, the file stopped
+    # at the first section with a problem, so the Monster, Domain and Duke errors showed only on later passes)
+    src = K.default_cards_path().read_text()
+    edits = [('role = "holy"', 'role = "priest"'),
+             ('reward = [{op = "gain", resource = "gold", n = 1}]', 'reward = [{op = "any", n = 1}]'),
+             ('power = "adjust_die"', 'power = "reroll"'), ('{per = "monster", vp = 2}', '{per = "dragons", vp = 2}')]
+    for old, new in edits:
+        assert old in src, old
+        src = src.replace(old, new, 1)
+    p = tmp_path / "cards.toml"
+    p.write_text(src)
+    with pytest.raises(InputError) as exc:
+        K.load_cards(p)
+    msg = str(exc.value)
+    for needle in ("citizens.monk.role", "monsters.goblin.reward[0].op", "domains.watchtower.power",
+                   "dukes.duke_hunt.bonus[0].per"):
+        assert needle in msg, (needle, msg)
+    assert "\n" not in msg

@@ -223,13 +223,14 @@ def load_cards(path: str | Path | None = None) -> CardSet:
                               starter=False, on_turn=_effects(f, "on_turn", what, citizen_ops, roles),
                               off_turn=_effects(f, "off_turn", what, citizen_ops, roles)))
             f.finish()
-    problems.check()
+    # every section is read whatever the ones before it hold, so that every problem is reported at once; a
+    # section's count is checked only when its own cards were read without a problem (else it may follow from one)
     rows = _rows(top, "starters")
     got = [(r.data.get("key"), r.data.get("numbers")) for r in rows]
     want = [(k, [n]) for k, n in STARTERS]
     if got != want:
-        raise top.error("starters", "must be the Peasant (key 'peasant', numbers [5]) and the Knight (key 'knight', "
-                                    f"numbers [6]), in that order (got {got!r})")
+        problems.add(top.error("starters", "must be the Peasant (key 'peasant', numbers [5]) and the Knight (key "
+                                           f"'knight', numbers [6]), in that order (got {got!r})"))
     for f in rows:
         with problems.row():
             key, name = _key(f, keys), f.get("name", str)
@@ -238,8 +239,8 @@ def load_cards(path: str | Path | None = None) -> CardSet:
                               on_turn=_effects(f, "on_turn", what, citizen_ops, roles),
                               off_turn=_effects(f, "off_turn", what, citizen_ops, roles)))
             f.finish()
-    problems.check()
     monsters = []
+    before = len(problems.errors)
     for f in _rows(top, "monsters"):
         with problems.row():
             key, name = _key(f, keys), f.get("name", str)
@@ -250,13 +251,14 @@ def load_cards(path: str | Path | None = None) -> CardSet:
             reward = [(e[1], e[3]) for e in _effects(f, "reward", f"Monster {name!r}", ("gain",), roles, [])]
             f.finish()
             monsters.append(dict(key=key, name=name, area=area, strength=st, magic=mg, vp=vp, reward=reward))
-    problems.check()
     for a, name in enumerate(areas):
         n = sum(m["area"] == a for m in monsters)
-        if not 1 <= n <= MAX_MONSTERS_PER_AREA:
-            raise top.error("monsters", f"must give area {name!r} 1 to {MAX_MONSTERS_PER_AREA} Monsters (got {n})")
+        if len(problems.errors) == before and not 1 <= n <= MAX_MONSTERS_PER_AREA:
+            problems.add(top.error("monsters", f"must give area {name!r} 1 to {MAX_MONSTERS_PER_AREA} Monsters "
+                                               f"(got {n})"))
     monsters.sort(key=lambda m: m["area"])  # stable: top of each stack first
     domains = []
+    before = len(problems.errors)
     for f in _rows(top, "domains"):
         with problems.row():
             key, name = _key(f, keys), f.get("name", str)
@@ -269,12 +271,12 @@ def load_cards(path: str | Path | None = None) -> CardSet:
             power = POWERS.index(f.get("power", str, "none", choices=POWERS))
             f.finish()
             domains.append(dict(key=key, name=name, cost=cost, vp=vp, requires=req, build=build, power=power))
-    problems.check()
-    if not domains or len(domains) % DOMAIN_STACK or len(domains) > MAX_DOMAINS:
-        raise top.error("domains", f"must list a multiple of {DOMAIN_STACK} Domains, at most {MAX_DOMAINS} (stacks "
-                                   f"of 2 face down + 1 face up; got {len(domains)})")
+    if len(problems.errors) == before and (not domains or len(domains) % DOMAIN_STACK or len(domains) > MAX_DOMAINS):
+        problems.add(top.error("domains", f"must list a multiple of {DOMAIN_STACK} Domains, at most {MAX_DOMAINS} "
+                                          f"(stacks of 2 face down + 1 face up; got {len(domains)})"))
     cats = roles + DUKE_PER_EXTRA
     dukes = []
+    before = len(problems.errors)
     for f in _rows(top, "dukes"):
         with problems.row():
             key, name = _key(f, keys), f.get("name", str)
@@ -289,10 +291,9 @@ def load_cards(path: str | Path | None = None) -> CardSet:
                 bf.finish()
             f.finish()
             dukes.append(dict(key=key, name=name, bonus=tuple(bonus)))
-    problems.check()
-    if not MIN_DUKES <= len(dukes) <= MAX_DUKES:
-        raise top.error("dukes", f"must list {MIN_DUKES} to {MAX_DUKES} Dukes (2 are dealt to each of up to 5 "
-                                 f"players; got {len(dukes)})")
+    if len(problems.errors) == before and not MIN_DUKES <= len(dukes) <= MAX_DUKES:
+        problems.add(top.error("dukes", f"must list {MIN_DUKES} to {MAX_DUKES} Dukes (2 are dealt to each of up to 5 "
+                                        f"players; got {len(dukes)})"))
     events = _events(top, keys, roles, problems)
     top.get("experiment", bool, False)
     top.finish()
@@ -329,6 +330,7 @@ def _events(top: Fields, keys: set, roles, problems) -> list[dict]:
     if "monster_events" not in top.data:
         return []
     events = []
+    before = len(problems.errors)
     for f in _rows(top, "monster_events"):
         with problems.row():
             key, name = _key(f, keys), f.get("name", str)
@@ -342,9 +344,9 @@ def _events(top: Fields, keys: set, roles, problems) -> list[dict]:
             f.finish()
             events.append(dict(key=key, name=name, number=number, strength=st, magic=mg, vp=vp, reward=reward,
                                instruction=instruction))
-    problems.check()
-    if not MIN_EVENTS <= len(events) <= MAX_EVENTS:
-        raise top.error("monster_events", f"must list {MIN_EVENTS} to {MAX_EVENTS} Monster Events (1 per player is "
-                                          f"shuffled into the Exhausted stack, up to 5 players; got {len(events)})")
+    if len(problems.errors) == before and not MIN_EVENTS <= len(events) <= MAX_EVENTS:
+        problems.add(top.error("monster_events", f"must list {MIN_EVENTS} to {MAX_EVENTS} Monster Events (1 per "
+                                                 f"player is shuffled into the Exhausted stack, up to 5 players; got "
+                                                 f"{len(events)})"))
     return events
 
