@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.core.stats import Estimate, bounded_mean, wilson
+from simkit.core import yardstick
+from simkit.core.stats import Estimate
 from simkit.games.valhalla.solo import layout as L
 
 SEED = 2030
@@ -162,24 +163,9 @@ def measure(sim, policy: str, names, n: int = BATTLES, seed: int = SEED, max_sta
     return y
 
 
-def mean_interval_of(values) -> Estimate:
-    """The mean of the per-battle values (probabilities, so in [0, 1]) with its 95% interval over the n battles:
-    :func:`simkit.core.stats.bounded_mean` (Clopper–Pearson on the sum; a normal interval does not hold its
-    level on 30 battles most of which lose nothing)."""
-    return bounded_mean(values)
-
-
 def summary(y: Yardstick) -> dict[str, dict]:
-    """Per policy: mean P(win) optimal and under the policy, the loss per battle (95%, :func:`mean_interval_of`) and the share of first
-    roll decisions on which its choice is optimal (Wilson 95%, n = battles with a roll decision)."""
-    out = {}
-    for p in y.policies:
-        firsts = [r[f"{p} agrees"] for r in y.rows if f"{p} agrees" in r]
-        out[p] = {"optimal": mean_interval_of([r["optimal"] for r in y.rows]),
-                  "policy": mean_interval_of([r[p] for r in y.rows]),
-                  "lost": mean_interval_of([r[f"{p} lost"] for r in y.rows]),
-                  "agree": wilson(sum(firsts), len(firsts)), "decisions": len(firsts)}
-    return out
+    """Per policy, over the battles solved: :func:`simkit.core.yardstick.summary`."""
+    return yardstick.summary(y.rows, y.policies)
 
 
 def _iv(e: Estimate, d: int = 3) -> str:

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from simkit.core.stats import Estimate, bounded_mean, wilson
+from simkit.core import yardstick
+from simkit.core.stats import Estimate
 from simkit.games.valka.lonequest import engine as E
 from simkit.games.valka.lonequest import layout as L
 
@@ -198,16 +199,8 @@ def measure(sim, names, games: int = GAMES, seed: int = SEED, max_work: int = MA
 
 
 def summary(y: Yardstick) -> dict[str, dict]:
-    """Per policy: mean P(clear) optimal and under the policy and the loss per battle (95%, ``bounded_mean`` over
-    the battles), and the share of the games' first decisions on which its choice is optimal (Wilson 95%)."""
-    out = {}
-    for p in y.policies:
-        firsts = [r[f"{p} agrees"] for r in y.rows if f"{p} agrees" in r]
-        out[p] = {"optimal": bounded_mean([r["optimal"] for r in y.rows]),
-                  "policy": bounded_mean([r[p] for r in y.rows]),
-                  "lost": bounded_mean([r[f"{p} lost"] for r in y.rows]),
-                  "agree": wilson(sum(firsts), len(firsts)), "decisions": len(firsts)}
-    return out
+    """Per policy, over the battles solved: :func:`simkit.core.yardstick.summary`."""
+    return yardstick.summary(y.rows, y.policies)
 
 
 def _iv(e: Estimate, d: int = 3) -> str:
