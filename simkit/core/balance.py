@@ -805,8 +805,12 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
     used = [0]
     margins: list[float] = []  # set from the first candidate scored (the unedited data)
 
+    def canonical(edits) -> tuple:
+        """A candidate's key: its edits that change a value, sorted (the same candidate whatever the slots)."""
+        return tuple(sorted((k, v) for k, v in edits if v != varies[k].current))
+
     def evaluate(edits: tuple) -> Evaluation:
-        edits = tuple(sorted((k, v) for k, v in edits if v != varies[k].current))
+        edits = canonical(edits)
         if edits in cache:
             return cache[edits]
         try:
@@ -876,9 +880,10 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
     explore = np.random.default_rng([int(seed) % (2 ** 32), 24])  # the search's own stream: reproducible
 
     def unseen() -> tuple[dict, tuple] | None:
-        """Parameters (and edits) of a random candidate not scored yet (1 to ``k_slots`` edits), for TPE to try when it
-        proposes one it has already scored: in a small space TPE repeats itself, and a repeat costs no games,
-        so without this the search would stop exploring (Draw to Ten's 0.60 band, two edits away, was missed)."""
+        """Parameters (and edits) of a random candidate not scored yet (1 to ``k_slots`` edits), for TPE to try
+        when it proposes one it has already scored: in a small space TPE repeats itself, and a repeat costs no
+        games, so without this the search would stop exploring (Draw to Ten's 0.60 band, two edits away, was
+        missed)."""
         for _ in range(100):
             k = int(explore.integers(1, k_slots + 1))
             chosen = [names[i] for i in explore.choice(len(names), size=min(k, len(names)), replace=False)]
@@ -897,7 +902,7 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
                     x = int(explore.integers(len(v.choices)))
                     params[name], value = x, v.choices[x]
                 edits.append((name, value))
-            if tuple(sorted((a, b) for a, b in edits if b != varies[a].current)) not in cache:
+            if canonical(edits) not in cache:
                 return params, tuple(edits)
         return None
 

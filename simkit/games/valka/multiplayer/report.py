@@ -145,8 +145,9 @@ def card_table(seats: pl.DataFrame, cards, prefix: str, policy: str | None = Non
                kinds: tuple[str, ...] | None = None) -> tuple[list[dict], int]:
     """Per card (identical Buffs and Events pooled), over the seats played by ``policy`` (all seats if None): the
     seat's win rate when the card was in its opening hand (``open``) or played by it (``played``) against when it
-    was not, and the difference (the effect); a win shared by k seats counts 1/k (:func:`win_share`). ``flag`` marks the effects that differ from zero by the clustered
-    t-test of :func:`_difference_p`, Holm-corrected over the cards of the table (family-wise ``FLAG_FAMILY``):
+    was not, and the difference (the effect); a win shared by k seats counts 1/k (:func:`win_share`). ``flag``
+    marks the effects that differ from zero by the clustered t-test of :func:`_difference_p`, Holm-corrected over
+    the cards of the table (family-wise ``FLAG_FAMILY``):
     ``above zero`` or ``below zero``. A card the policy never played (or always played) has no effect: its row
     says so; nor has one with fewer than ``MIN_SEATS`` seats with it (or without it), too few for the test: "too
     few plays (n)", left out of the Holm family. ``kinds`` (Fighter, Buff, Event) keeps only those cards (their
