@@ -95,3 +95,23 @@ def test_sweep_api_matches_the_runs_it_plays():
                         seed=2, jobs=1, metrics=["attacker_hits"], where={"strike": 1})
     assert [r["grid.bonus"] for r in rows] == [0, 3] and all(r["n"] == 400 for r in rows)
     assert rows[1]["estimate"] > rows[0]["estimate"]  # +3 Strike hits more often
+
+
+def test_one_metric_of_the_game_compares_in_a_game_with_a_row_per_seat():
+    """``--metric rounds`` alone in Valeria (four rows a game, one per seat; ``rounds`` is grouped without the
+    seat): every row is paired with its own seat's, so each game's A and B sums are 4 × its rounds (it failed
+    with "do not have the same cells" when the rows were paired on the compared metric's groups only)."""
+    from simkit.core import loader
+    from simkit.core.compare import PairedSim
+
+    scen = ROOT / "scenarios/valeria"
+    a = loader.load(scen / "standard.toml", overrides=['play=["economy"]']).simulation
+    b = loader.load(scen / "monster_events.toml", overrides=['play=["economy"]']).simulation
+    paired = PairedSim(a, b, ["rounds"])
+    key, n = (5, 0), 4
+    out = pl.DataFrame(paired.run_block(key, n))
+    fa, fb = pl.DataFrame(a.run_block(key, n)), pl.DataFrame(b.run_block(key, n))
+    pooled = out.filter(pl.col("metric") == "rounds", pl.col("group") == "all").sort("game")
+    per_game = lambda f: f.group_by("game").agg(pl.col("rounds").sum()).sort("game")["rounds"].to_list()
+    assert pooled.height == n and pooled["c"].to_list() == [4] * n
+    assert pooled["ka"].to_list() == per_game(fa) and pooled["kb"].to_list() == per_game(fb)

@@ -49,6 +49,9 @@ class PairedSim(Simulation):
         self.default_block_size = a.default_block_size
         specs = [m for m in a.metrics if m.trials is None]
         names = [m.name for m in specs]
+        # a row is a cell's game: paired on the groups of every metric, whichever are compared (a metric of the
+        # game, such as rounds, is grouped without the seat, but its rows are still one per seat)
+        self.pair_keys = ["game"] + list(dict.fromkeys(k for m in specs for k in m.by))
         if metric_names:
             bad = [n for n in metric_names if n not in names]
             if bad:
@@ -81,7 +84,7 @@ class PairedSim(Simulation):
             raise InputError("compare: the two scenarios do not have the same cells (warbands, policies, "
                              "levels …); compare scenarios that differ only in card data or rule options")
         # pair every row of A with the row of B for the same cell and game
-        cell_keys = ["game"] + [b for b in dict.fromkeys(k for _, _, _, by in self.specs for k in by)]
+        cell_keys = self.pair_keys
         cols = list(dict.fromkeys(c for _, c, _, _ in self.specs))
         j = fa.select(*cell_keys, *cols).join(fb.select(*cell_keys, *[pl.col(c).alias(c + "__b") for c in cols]),
                                               on=cell_keys, how="inner")
