@@ -233,6 +233,29 @@ def test_the_lonequest_copies_load_with_an_edit_to_a_printed_rulebook_value(tmp_
             old.read_text().splitlines(True), new.read_text().splitlines(True), fromfile=str(old), tofile=str(new)))
 
 
+def test_the_valhalla_solo_copies_find_the_unedited_deck(tmp_path):
+    # the scenario names two files (cards, deck) and a learned policy's weights: an edit to the cards leaves the deck
+    # as it is, and the run folder's copy of the scenario must name the original deck.toml from where it lies
+    data = tmp_path / "valhalla"
+    data.mkdir()
+    for name in ("solo.toml", "cards.toml", "deck.toml", "solo.learned.npz"):
+        shutil.copy(ROOT / "scenarios/valhalla" / name, data / name)
+    scenario = data / "solo.toml"
+    d = read_toml(scenario)[0]
+    v = B.parse_vary("monsters.troll.base.0.strength=5:9", scenario, d)
+    out = tmp_path / "runs" / "run"
+    out.mkdir(parents=True)
+    B.write_copies(scenario, d, {v.name: v}, ((v.name, 8),), out)
+    for copy, cards in ((data / "solo.balanced.toml", data / "cards.balanced.toml"),
+                        (out / "solo.balanced.toml", out / "cards.balanced.toml")):
+        files = loader.load(copy).simulation.files
+        assert Path(files["cards"]).resolve() == cards.resolve(), copy
+        assert Path(files["deck"]).resolve() == (data / "deck.toml").resolve(), copy
+        troll = next(m for m in _toml(cards)["monsters"] if m["key"] == "troll")
+        assert troll["base"][0]["strength"] == 8
+    assert _toml(out / "solo.balanced.toml")["deck"] == "../../valhalla/deck.toml"
+
+
 # --- Draw to Ten through the command: printed result, report, plot -----------------------------------------------
 
 @pytest.fixture(scope="module")
