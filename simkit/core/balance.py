@@ -547,6 +547,7 @@ class BalanceResult:
     search_check: list = field(default_factory=list)  # rows under `search`, if asked
     notes: list = field(default_factory=list)
     margins: list = field(default_factory=list)  # how far inside each band the search aimed (module docstring)
+    search_score: float = math.nan  # the best candidate's score on the search's games (what the search minimises)
 
     @property
     def all_met(self) -> bool:
@@ -633,8 +634,28 @@ def edited_texts(scenario: Path, data: dict, varies: dict[str, Vary], edits: tup
                 node = parent[key]
             parent, key = _step(node, p[-1], "", ".".join(p))
             parent[key] = value
+        if path != scenario:
+            _mark_experiment(doc)
         out[path] = (text, tomlkit.dumps(doc))
     return out
+
+
+def _mark_experiment(doc) -> None:
+    """Mark an edited card file ``experiment = true`` after its ``notice``, as ``--set`` marks its copies: games
+    that check facts the rulebook prints (The Old Gob's base Health 3) relax only those checks for such files, so
+    the copy loads (impossible values are still refused)."""
+    import tomlkit
+
+    if "experiment" in doc or "notice" not in doc:
+        return
+    item = tomlkit.item(True)
+    item.comment("an edited copy (simkit balance): its values may differ from the rulebook's")
+    item.trivia.comment_ws = "  "
+    at = next((i for i, (k, _) in enumerate(doc.body) if k is not None and k.key == "notice"), None)
+    if at is None:
+        doc["experiment"] = item
+    else:
+        doc._insert_at(at + 1, "experiment", item)  # beside the notice, not after the last table
 
 
 def balanced_name(path: Path) -> Path:
@@ -644,27 +665,32 @@ def balanced_name(path: Path) -> Path:
 def write_copies(scenario: Path, data: dict, varies: dict[str, Vary], edits: tuple, out: Path | None,
                  beside: bool = True) -> tuple[dict[str, str], list[Path]]:
     """Write the edited files as ``NAME.balanced.toml`` beside the originals (never over them) and into the run
-    folder, with a copy of the scenario that names the edited card files; return the diffs and the paths."""
+    folder, with a copy of the scenario that names the edited card files; return the diffs (each original to the
+    copy written beside it) and the paths. The run folder's copy of the scenario names the run folder's card copies
+    and, by paths relative to the run folder, every other file the scenario names (an unedited card file, a
+    learned policy's weights), so it loads where it is."""
     import tomlkit
 
     from simkit.core.overrides import file_references
 
     texts = edited_texts(scenario, data, varies, edits)
-    diffs = {}
-    for path, (old, new) in texts.items():
-        diffs[str(path)] = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                        fromfile=str(path), tofile=str(balanced_name(path))))
     if not texts:
-        return diffs, []
+        return {}, []
     refs = {p.resolve(): f for f, p in file_references(scenario, data).items()}
-    scen_old, scen_new = texts.get(scenario, (scenario.read_text(encoding="utf-8"),) * 2)
+    scen_new = texts.get(scenario, (None, scenario.read_text(encoding="utf-8")))[1]
     doc = tomlkit.parse(scen_new)
     for path in texts:
         fld = refs.get(path.resolve())
         if fld is not None:
             doc[fld] = str(Path(str(data[fld])).with_name(balanced_name(path).name))
-    scen_new = tomlkit.dumps(doc)
-    files = {scenario: scen_new, **{p: t[1] for p, t in texts.items() if p != scenario}}
+    scen_beside = tomlkit.dumps(doc)
+    diffs = {}
+    for path, (old, new) in texts.items():
+        new = scen_beside if path == scenario else new
+        diffs[str(path)] = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                                        fromfile=str(path), tofile=str(balanced_name(path))))
+    edited = {refs[p.resolve()] for p in texts if p.resolve() in refs}
+    files = {scenario: scen_beside, **{p: t[1] for p, t in texts.items() if p != scenario}}
     written = []
     for path, text in files.items():
         if beside:
@@ -672,9 +698,35 @@ def write_copies(scenario: Path, data: dict, varies: dict[str, Vary], edits: tup
             write_atomic(target, text)
             written.append(target)
         if out is not None:
+            if path == scenario:
+                text = _in_run_folder(tomlkit.parse(text), scenario, out, edited)
             write_atomic(out / balanced_name(path).name, text)
             written.append(out / balanced_name(path).name)
     return diffs, written
+
+
+def _in_run_folder(doc, scenario: Path, out: Path, edited: set[str]) -> str:
+    """The scenario copy ``doc`` as the run folder holds it: an edited card file named by its copy there, every
+    other relative path that names an existing file (``cards``, ``deck``, ``policies.*.weights``) made relative to
+    the run folder."""
+    def repoint(node, top: bool):
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in list(items):
+            if top and key in edited:
+                node[key] = Path(str(value)).name
+            elif isinstance(value, str) and Path(value).suffix and not Path(value).is_absolute() \
+                    and (scenario.parent / value).is_file():
+                try:
+                    node[key] = os.path.relpath((scenario.parent / value).resolve(), out.resolve())
+                except ValueError:  # another drive: no relative path
+                    node[key] = str((scenario.parent / value).resolve())
+            elif isinstance(value, (dict, list)):
+                repoint(value, False)
+
+    import tomlkit
+
+    repoint(doc, True)
+    return tomlkit.dumps(doc)
 
 
 # --- the search ------------------------------------------------------------------------------------------------
@@ -837,7 +889,9 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
         writer.trial({"trial": len(history) - 1, "edits": dict(edits), "score": score, "violation": viol,
                       "values": values, **({"refused": refused} if refused else {})})
         if bar is not None:
-            bar.set_postfix_str(f"best: max violation {best.violation:.4f}, {len(best.edits)} edit(s)")
+            n_best = len(best.edits)
+            bar.set_postfix_str(f"best: score {best.score:.4f} (max violation {best.violation:.4f}, {n_best} "
+                                f"edit{'s' if n_best != 1 else ''})")
         return ev
 
     baseline = evaluate(())
@@ -1015,7 +1069,7 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
         search_games=used[0], eval_games=n_eval, cells=cells, trials=len(cache), seconds=time.time() - start,
         confidence=confidence, search_best=best.values, search_violation=best.violation, history=history,
         diffs=diffs, written=[str(p) for p in written], search_check=check, notes=notes,
-        margins=list(margins) or [0.0] * m)
+        margins=list(margins) or [0.0] * m, search_score=best.score)
     result.baseline_search = baseline.values  # type: ignore[attr-defined]
     writer.dump("result.json", asdict(result))
     if out_dir is not None:
