@@ -409,3 +409,23 @@ def test_with_the_bundled_events_the_order_of_several_events_changes_nothing():
                 got.append(t)
             assert np.array_equal(got[0], got[1]), (x, y)
 
+
+def test_resample_draws_only_events_of_the_cards_file_when_it_lists_fewer_than_ten(tmp_path):
+    """A cards file of 5 Events (the fewest allowed), 2 players: the face-down Events a resample redraws are among
+    Events 0..4 (before the fix the pool took every slot of the 10 marked "in the box", so Events 5..9, which do not
+    exist, were drawn and their rows read past the end of the table)."""
+    src = K.default_cards_path().read_text()
+    head, tail = src.split("[[monster_events]]", 1)
+    p = tmp_path / "cards.toml"
+    p.write_text(head + "[[monster_events]]" + "[[monster_events]]".join(tail.split("[[monster_events]]")[:5]))
+    cards = K.load_cards(p)
+    assert len(cards.events) == 5
+    drawn = set()
+    for seed in range(40):
+        s, rng, env = new(2, seed, cards=cards)
+        srng = np.empty(4, np.uint64)
+        seed_stream(srng, np.array([seed, 11], np.uint64), 0, 2)
+        E.resample(s, rng, env, 0, srng)
+        drawn |= {int(x) for x in s[S.EV_SEQ:S.EV_SEQ + 6] if x >= 0}
+        assert E.invariants(s, env) == 0
+    assert drawn and max(drawn) < 5, sorted(drawn)

@@ -280,9 +280,9 @@ def place_choice(s, env, a):
 
 @njit(cache=True, _nrt=False)
 def event_invariant(s, env):
-    """0 when the variant's cards and tokens are conserved: the Exhausted stack, the Events face up and taken
-    make 3 cards per player; each Event is in one place; tokens on cards = placed - returned, none on a taken or
-    slain card."""
+    """0 when the variant's cards and tokens are conserved: no Event beyond the cards file's leaves the box; the
+    Exhausted stack, the Events face up and taken make 3 cards per player; each Event is in one place; tokens on
+    cards = placed - returned, none on a taken or slain card."""
     n = s[NP]
     plain = 0
     for i in range(N_SLOTS):
@@ -290,6 +290,8 @@ def event_invariant(s, env):
     up = taken = stacked = 0
     for e in range(MAX_EV):
         pos = s[EV_POS + e]
+        if e >= env[5][R_N_EV] and pos != EV_BOX:  # no such Event in the cards file
+            return 1
         if pos >= 0:
             up += 1
             if s[EV_SLOT + pos] != e + 1 or s[EV_OWNER + e] != -1:
