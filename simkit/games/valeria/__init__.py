@@ -83,6 +83,12 @@ GAME = Game(
                                 "Exhausted stack); default false",
         "rules.preselect_event": "a Monster Event key (scenarios/valeria/cards.toml) preselected among those "
                                  "shuffled in (needs monster_events; default none)",
+        "rules.if_able": "Monster Events, \"All [player]\" to return n: 'what_it_holds' (default: up to n) or "
+                         "'in_full' (a player holding fewer than n returns none)",
+        "rules.all_slain": "Monster Events, the end \"all Monsters are slain\": 'areas' (default: the Monster areas) "
+                           "or 'and_events' (an Event face up must be slain too)",
+        "rules.token_on": "Monster Events, a 'choice' or 'every' token: on 'any' Monster (default: the Event itself "
+                          "included) or an 'other' one (not the Event carrying out the instruction)",
         "rules.turn_cap": "a game still running after this many rounds ends, scored, as capped (a simulator guard; "
                           "default 60)",
     },

@@ -20,18 +20,24 @@ from simkit.games.valeria.setup import res
 from simkit.games.valeria.state import (
     DN, DOM_OWNER, ENDING, EXH_PLACED, KEEP, MON_LEFT, MON_OWNER, N_AREAS, N_KINDS, N_ROLES, NP, OVER, OWN,
     P_OVER, PHASE, R_N_DOM, R_N_MON, SCORE, TABLEAU, TO_MOVE, WIN_MASK, MAX_DSTACK, EV_OWNER, R_EVENTS, R_N_EV,
-    WHY_DOMAINS, WHY_EXHAUSTED, WHY_MONSTERS,
+    WHY_DOMAINS, WHY_EXHAUSTED, WHY_MONSTERS, R_ALL_SLAIN, ALL_SLAIN_EVENTS, EV_POS, MAX_EV,
 )
 
 
 @njit(cache=True, inline="always")
 def end_why(s, env):
     """The end conditions that hold (bits ``WHY_MONSTERS``, ``WHY_DOMAINS``, ``WHY_EXHAUSTED``; 0: none). "All
-    Monsters are slain" reads the Monster areas (an Event face up in a Center stack is not in a Monster area)."""
+    Monsters are slain" reads the Monster areas (an Event face up in a Center stack is not in a Monster area);
+    with ``rules.all_slain = "and_events"`` an Event face up ("This Monster may now be targeted") must be slain
+    too."""
     why = 0
     left = 0
     for a in range(N_AREAS):
         left += s[MON_LEFT + a]
+    if env[5][R_ALL_SLAIN] == ALL_SLAIN_EVENTS:
+        for e in range(MAX_EV):
+            if s[EV_POS + e] >= 0:
+                left += 1
     if left == 0:
         why |= WHY_MONSTERS
     built = True

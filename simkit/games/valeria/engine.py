@@ -38,7 +38,7 @@ from simkit.games.valeria.state import (
     NP, OVER, OWN, P_ACTION, P_ADJUST, P_ANY, P_DUKE, P_OVER, P_THIEF, PHASE, R_DOUBLES, R_HERALD, R_N_DOM,
     R_N_DUKE, R_N_MON, SPENT, STACK, STRENGTH_, TO_MOVE, WIN_MASK, DOUBLES_ONCE, MAX_DOM,
     A_PLACE, A_SLAY_EV, EV_BOX, EV_HI, EV_LO, EV_POS, EV_SEQ, EV_STACKED, EV_TOK, MAX_EV, MON_TOK, P_EVENT,
-    R_EVENTS, R_PRESELECT, EV_TODO,
+    R_EVENTS, R_PRESELECT, EV_TODO, R_N_EV,
 )
 
 # --- parameters: name -> (index, default, description, low, high) ----------------------------------------------
@@ -213,7 +213,7 @@ def _resample_events(s, env, srng):
         return
     pool = np.empty(MAX_EV, np.int32)
     m = 0
-    for e in range(MAX_EV):
+    for e in range(env[5][R_N_EV]):  # the Events of the cards file only (the other slots are always "in the box")
         if (s[EV_POS + e] == EV_BOX or s[EV_POS + e] == EV_STACKED) and not (pre_in and e == pre):
             pool[m] = e
             m += 1

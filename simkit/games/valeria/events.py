@@ -32,7 +32,8 @@ from simkit.games.valeria.setup import gain, pay, res
 from simkit.games.valeria.state import (
     A_PLACE, ACTIVE, D1, D2, EV_BOX, EV_EFF, EV_HI, EV_LO, EV_OWNER, EV_POS, EV_SEQ, EV_SLOT, EV_STACKED, EV_TAKEN,
     EV_TODO, EV_TOK, EXH_LEFT, EXH_PLACED, EXH_STACK, GOLD_, MAX_EV, MON_LEFT, MON_TOK, N_AREAS, N_RES, N_SLOTS, NP, P_EVENT,
-    PHASE, R_N_EV, R_PRESELECT, TO_MOVE, TOK_CLEARED, TOK_PLACED,
+    PHASE, R_N_EV, R_PRESELECT, TO_MOVE, TOK_CLEARED, TOK_PLACED, R_IF_ABLE, R_TOKEN_ON, IF_ABLE_IN_FULL,
+    TOKEN_ON_OTHER,
 )
 
 
@@ -161,12 +162,23 @@ def is_target(s, t):
     return s[EV_POS + t - N_AREAS] >= 0
 
 
+@njit(cache=True, inline="always")
+def place_target(s, env, t, e):
+    """Target ``t`` may take the tokens of Event ``e``'s ``choice`` or ``every`` instruction: a Monster
+    (``is_target``), and with ``rules.token_on = "other"`` ("add ... tokens on to other Monster or Monster Event
+    cards") not Event ``e`` itself."""
+    if env[5][R_TOKEN_ON] == TOKEN_ON_OTHER and t == N_AREAS + e:
+        return False
+    return is_target(s, t)
+
+
 @njit(cache=True, _nrt=False)
 def targets(s, env, out):
-    """The place actions: one per Monster a token may go on."""
+    """The place actions of the current effect: one per Monster its tokens may go on."""
+    e = current(s, env)[0]
     n = 0
     for t in range(N_AREAS + MAX_EV):
-        if is_target(s, t):
+        if place_target(s, env, t, e):
             out[n] = A_PLACE + t
             n += 1
     return n
@@ -223,7 +235,7 @@ def event_step(s, env):
             if on == ON_CHOICE:
                 k, last = 0, -1
                 for t in range(N_AREAS + MAX_EV):
-                    if is_target(s, t):
+                    if place_target(s, env, t, e):
                         k += 1
                         last = t
                 if k >= 2:
@@ -236,14 +248,17 @@ def event_step(s, env):
                 _put(s, env, N_AREAS + e, r, n)
             elif on == ON_EVERY:
                 for t in range(N_AREAS + MAX_EV):
-                    if is_target(s, t):
+                    if place_target(s, env, t, e):
                         _put(s, env, t, r, n)
         elif op == EOP_ALL_GAIN:
             for p in range(s[NP]):
                 gain(s, p, r, n, False)
         elif op == EOP_ALL_LOSE:
+            full = env[5][R_IF_ABLE] == IF_ABLE_IN_FULL
             for p in range(s[NP]):
                 x = min(n, res(s, p, r))
+                if full and x < n:  # rules.if_able = "in_full": unable to return all n, it returns none
+                    x = 0
                 if x > 0:
                     pay(s, p, r, x)
         s[EV_EFF] += 1
@@ -265,9 +280,9 @@ def place_choice(s, env, a):
 
 @njit(cache=True, _nrt=False)
 def event_invariant(s, env):
-    """0 when the variant's cards and tokens are conserved: the Exhausted stack, the Events face up and taken
-    make 3 cards per player; each Event is in one place; tokens on cards = placed - returned, none on a taken or
-    slain card."""
+    """0 when the variant's cards and tokens are conserved: no Event beyond the cards file's leaves the box; the
+    Exhausted stack, the Events face up and taken make 3 cards per player; each Event is in one place; tokens on
+    cards = placed - returned, none on a taken or slain card."""
     n = s[NP]
     plain = 0
     for i in range(N_SLOTS):
@@ -275,6 +290,8 @@ def event_invariant(s, env):
     up = taken = stacked = 0
     for e in range(MAX_EV):
         pos = s[EV_POS + e]
+        if e >= env[5][R_N_EV] and pos != EV_BOX:  # no such Event in the cards file
+            return 1
         if pos >= 0:
             up += 1
             if s[EV_SLOT + pos] != e + 1 or s[EV_OWNER + e] != -1:

@@ -16,7 +16,12 @@ OPTIONS = {
     "herald": (("herald", "consolation"), "herald"),   # 2E Herald, or the 1E consolation
     "doubles": (("twice", "once"), "twice"),           # a Citizen matching both dice of a double
     "magic_gold": (("never", "augment"), "never"),     # Magic paying Gold costs (Recruit, Build), at least 1 Gold
+    # Monster Event variant only (refused with monster_events = false unless the default):
+    "if_able": (("what_it_holds", "in_full"), "what_it_holds"),  # "All [player]" to return n: up to n, or n or none
+    "all_slain": (("areas", "and_events"), "areas"),  # "all Monsters are slain": the areas, or Events face up too
+    "token_on": (("any", "other"), "any"),  # a choice/every token on any Monster, or not on the Event itself
 }
+EVENT_OPTIONS = ("if_able", "all_slain", "token_on")
 PLAYERS = (2, 3, 4, 5)
 
 
@@ -62,6 +67,11 @@ def read_valeria(fields) -> dict:
     if options["monster_events"] and not keys:
         raise r.error("monster_events", f"needs Monster Events in the cards file {cwd_relative(cards_path)} "
                                         "([[monster_events]], 5 to 10); allowed values: false")
+    for name in EVENT_OPTIONS:
+        allowed, default = OPTIONS[name]
+        if options[name] != default and not options["monster_events"]:
+            raise r.error(name, f"needs rules.monster_events = true; allowed values: {default!r} with the variant "
+                                "off, " + ", ".join(repr(x) for x in allowed) + " with it on")
     if options["preselect_event"] and not options["monster_events"]:
         raise r.error("preselect_event", "needs rules.monster_events = true; allowed values: '' (none) or an "
                                          "Event key with the variant on")

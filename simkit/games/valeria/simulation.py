@@ -65,6 +65,9 @@ def rules_vector(cards: CardSet, players: int = 4, turn_cap: int = 60, **options
     r[S.R_EVENTS] = int(bool(opts["monster_events"]))
     r[S.R_PRESELECT] = keys.index(opts["preselect_event"]) if opts["preselect_event"] else -1
     r[S.R_N_EV] = len(cards.events)
+    r[S.R_IF_ABLE] = OPTIONS["if_able"][0].index(opts["if_able"])
+    r[S.R_ALL_SLAIN] = OPTIONS["all_slain"][0].index(opts["all_slain"])
+    r[S.R_TOKEN_ON] = OPTIONS["token_on"][0].index(opts["token_on"])
     if r[S.R_EVENTS] and len(cards.events) < 5:
         raise ValueError("rules.monster_events needs 5 to 10 Monster Events in the cards file")
     return r

@@ -118,7 +118,10 @@ MAX_ACTIONS = A_PLACE + N_AREAS + MAX_EV
 
 # rule vector (int64)
 (R_PLAYERS, R_HERALD, R_DOUBLES, R_TURN_CAP, R_START_GOLD, R_START_MAGIC, R_N_DOM, R_N_DUKE, R_N_MON, R_MAGIC_GOLD,
- R_EVENTS, R_PRESELECT, R_N_EV) = range(13)
-N_RULES = 13
+ R_EVENTS, R_PRESELECT, R_N_EV, R_IF_ABLE, R_ALL_SLAIN, R_TOKEN_ON) = range(16)
+N_RULES = 16
 CONSOLATION_1E, HERALD_2E = 0, 1
 DOUBLES_TWICE, DOUBLES_ONCE = 0, 1
+IF_ABLE_HELD, IF_ABLE_IN_FULL = 0, 1          # rules.if_able: "what_it_holds" (default), "in_full"
+ALL_SLAIN_AREAS, ALL_SLAIN_EVENTS = 0, 1      # rules.all_slain: "areas" (default), "and_events"
+TOKEN_ON_ANY, TOKEN_ON_OTHER = 0, 1           # rules.token_on: "any" (default), "other"
