@@ -21,36 +21,14 @@ from simkit.games.valeria import roll as R
 from simkit.games.valeria import state as S
 from simkit.games.valeria.odds import herald_distribution
 from simkit.games.valeria.simulation import make_env
+from valeria_setup import legal, new_game, res, set_res
 
 CARDS = K.load_cards()
 KEY = {c["key"]: i for i, c in enumerate(CARDS.kinds)}
 
 
 def new(players=2, seed=0, cards=CARDS, **options):
-    env = make_env(cards, players, **options)
-    s = np.zeros(S.STATE_SIZE, np.int32)
-    rng = np.empty(4, np.uint64)
-    seed_stream(rng, np.array([seed, 3], np.uint64), 0, 0)
-    E.new_game(s, rng, env)
-    return s, rng, env
-
-
-def legal(s, env):
-    buf = np.empty(S.MAX_ACTIONS, np.int64)
-    n = E.legal_actions(s, env, buf)
-    return [int(x) for x in buf[:n]]
-
-
-def res(s, p):
-    return [int(s[S.GOLD + r * S.MAX_P + p]) for r in range(3)]
-
-
-def set_res(s, p, gold, strength, magic):
-    """Set a seat's Resources, keeping the bookkeeping (held = gained - spent)."""
-    for r, v in enumerate((gold, strength, magic)):
-        s[S.GOLD + r * S.MAX_P + p] = v
-        s[S.GAINED + p * 3 + r] = v
-        s[S.SPENT + p * 3 + r] = 0
+    return new_game(players, seed, cards, 3, **options)
 
 
 def own(s, p, key, n=1):

@@ -27,6 +27,7 @@ from simkit.games.valeria import roll as R
 from simkit.games.valeria import state as S
 from simkit.games.valeria.odds import monster_event
 from simkit.games.valeria.simulation import make_env
+from valeria_setup import legal, new_game, res, set_res
 
 CARDS = K.load_cards()
 EVK = {e["key"]: i for i, e in enumerate(CARDS.events)}
@@ -35,31 +36,7 @@ SCEN = Path(K.default_cards_path()).parent
 
 def new(players=2, seed=0, cards=CARDS, **options):
     options.setdefault("monster_events", True)
-    env = make_env(cards, players, **options)
-    s = np.zeros(S.STATE_SIZE, np.int32)
-    rng = np.empty(4, np.uint64)
-    seed_stream(rng, np.array([seed, 3], np.uint64), 0, 0)
-    E.new_game(s, rng, env)
-    while s[S.PHASE] == S.P_DUKE:
-        E.apply_action(s, rng, env, S.A_KEEP)
-    return s, rng, env
-
-
-def legal(s, env):
-    buf = np.empty(S.MAX_ACTIONS, np.int64)
-    n = E.legal_actions(s, env, buf)
-    return [int(x) for x in buf[:n]]
-
-
-def res(s, p):
-    return [int(s[S.GOLD + r * S.MAX_P + p]) for r in range(3)]
-
-
-def set_res(s, p, gold, strength, magic):
-    for r, v in enumerate((gold, strength, magic)):
-        s[S.GOLD + r * S.MAX_P + p] = v
-        s[S.GAINED + p * 3 + r] = v
-        s[S.SPENT + p * 3 + r] = 0
+    return new_game(players, seed, cards, 3, keep_dukes=True, **options)
 
 
 def face_up(s, key, slot):

@@ -1,0 +1,41 @@
+"""Hand-built Valeria positions for the tests: a fresh game on a chosen random stream, and a seat's Resources
+read and set (held = gained − spent kept)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simkit.core.rng import seed_stream
+from simkit.games.valeria import engine as E
+from simkit.games.valeria import state as S
+from simkit.games.valeria.simulation import make_env
+
+
+def new_game(players, seed, cards, stream, keep_dukes=False, **options):
+    """A new game of ``players`` seeded ``(seed, stream)``; with ``keep_dukes`` every seat keeps its first Duke."""
+    env = make_env(cards, players, **options)
+    s = np.zeros(S.STATE_SIZE, np.int32)
+    rng = np.empty(4, np.uint64)
+    seed_stream(rng, np.array([seed, stream], np.uint64), 0, 0)
+    E.new_game(s, rng, env)
+    while keep_dukes and s[S.PHASE] == S.P_DUKE:
+        E.apply_action(s, rng, env, S.A_KEEP)
+    return s, rng, env
+
+
+def legal(s, env):
+    buf = np.empty(S.MAX_ACTIONS, np.int64)
+    n = E.legal_actions(s, env, buf)
+    return [int(x) for x in buf[:n]]
+
+
+def res(s, p):
+    return [int(s[S.GOLD + r * S.MAX_P + p]) for r in range(3)]
+
+
+def set_res(s, p, gold, strength, magic):
+    """Set a seat's Resources, keeping the bookkeeping (held = gained - spent)."""
+    for r, v in enumerate((gold, strength, magic)):
+        s[S.GOLD + r * S.MAX_P + p] = v
+        s[S.GAINED + p * 3 + r] = v
+        s[S.SPENT + p * 3 + r] = 0
