@@ -196,6 +196,9 @@ def test_no_copies_writes_nothing_beside_the_originals(coins, tmp_path):
     assert _toml(run_copy)["cards"] == "coins.balanced.toml"
     assert loader.load(run_copy).simulation.p == 0.7
     assert f"Wrote {run_copy}" in res.stdout and f"Wrote {coins.parent}" not in res.stdout
+    # the printed diffs name the copies written, in the run folder, never a copy beside the original
+    assert f"+++ {tmp_path / 'run/coins.balanced.toml'}" in res.stdout
+    assert f"+++ {coins.parent / 'coins.balanced.toml'}" not in res.stdout
 
 
 # --- the bundled Lonequest data: copies that load (no game played) ----------------------------------------------

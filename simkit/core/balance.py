@@ -687,8 +687,10 @@ def write_copies(scenario: Path, data: dict, varies: dict[str, Vary], edits: tup
     diffs = {}
     for path, (old, new) in texts.items():
         new = scen_beside if path == scenario else new
+        # the diff names the copy written: beside the original, or (--no-copies) the run folder's
+        copy = balanced_name(path) if beside or out is None else out / balanced_name(path).name
         diffs[str(path)] = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                        fromfile=str(path), tofile=str(balanced_name(path))))
+                                                        fromfile=str(path), tofile=str(copy)))
     edited = {refs[p.resolve()] for p in texts if p.resolve() in refs}
     files = {scenario: scen_beside, **{p: t[1] for p, t in texts.items() if p != scenario}}
     written = []
