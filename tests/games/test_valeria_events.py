@@ -27,7 +27,7 @@ from simkit.games.valeria import roll as R
 from simkit.games.valeria import state as S
 from simkit.games.valeria.odds import monster_event
 from simkit.games.valeria.simulation import make_env
-from valeria_setup import legal, new_game, res, set_res
+from valeria_setup import action_phase, empty_area, legal, new_game, res, set_res
 
 CARDS = K.load_cards()
 EVK = {e["key"]: i for i, e in enumerate(CARDS.events)}
@@ -50,19 +50,6 @@ def face_up(s, key, slot):
     EV.reveal(s, slot)
     assert s[S.EV_POS + e] == slot and s[S.EV_SLOT + slot] == e + 1
     return e
-
-
-def empty_area(s, env, a, seat=1):
-    """Slay every Monster of area ``a`` for ``seat`` by hand (the area's stack is exhausted)."""
-    first, cnt = env[4][a]
-    for i in range(cnt):
-        s[S.MON_OWNER + first + i] = seat
-    s[S.MON_LEFT + a] = 0
-
-
-def action_phase(s, p=0):
-    s[S.PHASE], s[S.ACTIVE], s[S.ACTS], s[S.TO_MOVE] = S.P_ACTION, p, 2, p
-    s[S.PEND_ANY:S.PEND_ANY + S.MAX_P] = 0
 
 
 def _edited(tmp_path, old, new_text, count=1):

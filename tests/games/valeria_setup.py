@@ -39,3 +39,17 @@ def set_res(s, p, gold, strength, magic):
         s[S.GOLD + r * S.MAX_P + p] = v
         s[S.GAINED + p * 3 + r] = v
         s[S.SPENT + p * 3 + r] = 0
+
+
+def empty_area(s, env, a, seat=1):
+    """Slay every Monster of area ``a`` for ``seat`` by hand (the area's stack is exhausted)."""
+    first, cnt = env[4][a]
+    for i in range(cnt):
+        s[S.MON_OWNER + first + i] = seat
+    s[S.MON_LEFT + a] = 0
+
+
+def action_phase(s, p=0):
+    """Seat ``p``'s Action Phase with both actions left and no Harvest pending."""
+    s[S.PHASE], s[S.ACTIVE], s[S.ACTS], s[S.TO_MOVE] = S.P_ACTION, p, 2, p
+    s[S.PEND_ANY:S.PEND_ANY + S.MAX_P] = 0
