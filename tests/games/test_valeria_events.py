@@ -27,29 +27,13 @@ from simkit.games.valeria import roll as R
 from simkit.games.valeria import state as S
 from simkit.games.valeria.odds import monster_event
 from simkit.games.valeria.simulation import make_env
-from valeria_setup import action_phase, empty_area, legal, new_game, res, set_res
+from valeria_setup import CARDS, EVK, SCEN, action_phase, empty_area, face_up, legal, new_game, res, set_res
 
-CARDS = K.load_cards()
-EVK = {e["key"]: i for i, e in enumerate(CARDS.events)}
-SCEN = Path(K.default_cards_path()).parent
 
 
 def new(players=2, seed=0, cards=CARDS, **options):
     options.setdefault("monster_events", True)
     return new_game(players, seed, cards, 3, keep_dukes=True, **options)
-
-
-def face_up(s, key, slot):
-    """Turn Event ``key`` (in the Exhausted stack: preselect it) face up in Center stack ``slot``, as an action
-    that empties that stack would: it is moved to the top of the stack first."""
-    e = EVK[key]
-    seq = [int(x) for x in s[S.EV_SEQ + s[S.EV_LO]:S.EV_SEQ + s[S.EV_HI]]]
-    i = seq.index(e) + s[S.EV_LO]
-    top = s[S.EV_HI] - 1
-    s[S.EV_SEQ + i], s[S.EV_SEQ + top] = s[S.EV_SEQ + top], s[S.EV_SEQ + i]
-    EV.reveal(s, slot)
-    assert s[S.EV_POS + e] == slot and s[S.EV_SLOT + slot] == e + 1
-    return e
 
 
 def _edited(tmp_path, old, new_text, count=1):

@@ -23,29 +23,13 @@ from simkit.games.valeria import events as EV
 from simkit.games.valeria import roll as R
 from simkit.games.valeria import state as S
 from simkit.games.valeria.simulation import make_env
-from valeria_setup import action_phase, empty_area, legal, new_game, res, set_res
+from valeria_setup import CARDS, EVK, SCEN, action_phase, empty_area, face_up, legal, new_game, res, set_res
 
-CARDS = K.load_cards()
-EVK = {e["key"]: i for i, e in enumerate(CARDS.events)}
-SCEN = Path(K.default_cards_path()).parent
 
 
 def new(players=2, seed=0, cards=CARDS, **options):
     options.setdefault("monster_events", True)
     return new_game(players, seed, cards, 7, keep_dukes=True, **options)
-
-
-def face_up(s, key, slot):
-    """Event ``key`` (preselected: in the Exhausted stack) moved to the top of the stack and revealed in ``slot``,
-    as an action emptying that stack does (L31)."""
-    e = EVK[key]
-    lo, hi = int(s[S.EV_LO]), int(s[S.EV_HI])
-    seq = [int(x) for x in s[S.EV_SEQ + lo:S.EV_SEQ + hi]]
-    i = seq.index(e) + lo
-    s[S.EV_SEQ + i], s[S.EV_SEQ + hi - 1] = s[S.EV_SEQ + hi - 1], s[S.EV_SEQ + i]
-    EV.reveal(s, slot)
-    assert s[S.EV_POS + e] == slot
-    return e
 
 
 def cards_with(tmp_path, old, new_text):

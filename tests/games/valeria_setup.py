@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from pathlib import Path
+
 from simkit.core.rng import seed_stream
+from simkit.games.valeria import cards as K
 from simkit.games.valeria import engine as E
+from simkit.games.valeria import events as EV
 from simkit.games.valeria import state as S
 from simkit.games.valeria.simulation import make_env
+
+CARDS = K.load_cards()
+EVK = {e["key"]: i for i, e in enumerate(CARDS.events)}
+SCEN = Path(K.default_cards_path()).parent
 
 
 def new_game(players, seed, cards, stream, keep_dukes=False, **options):
@@ -53,3 +61,16 @@ def action_phase(s, p=0):
     """Seat ``p``'s Action Phase with both actions left and no Harvest pending."""
     s[S.PHASE], s[S.ACTIVE], s[S.ACTS], s[S.TO_MOVE] = S.P_ACTION, p, 2, p
     s[S.PEND_ANY:S.PEND_ANY + S.MAX_P] = 0
+
+
+def face_up(s, key, slot):
+    """Turn Event ``key`` (in the Exhausted stack: preselect it) face up in Center stack ``slot``, as an action
+    that empties that stack would: it is moved to the top of the stack first."""
+    e = EVK[key]
+    seq = [int(x) for x in s[S.EV_SEQ + s[S.EV_LO]:S.EV_SEQ + s[S.EV_HI]]]
+    i = seq.index(e) + s[S.EV_LO]
+    top = s[S.EV_HI] - 1
+    s[S.EV_SEQ + i], s[S.EV_SEQ + top] = s[S.EV_SEQ + top], s[S.EV_SEQ + i]
+    EV.reveal(s, slot)
+    assert s[S.EV_POS + e] == slot and s[S.EV_SLOT + slot] == e + 1
+    return e
