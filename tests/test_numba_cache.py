@@ -1,42 +1,146 @@
-"""The numba cache folder: keyed by simkit's source, and chosen only when numba is first imported."""
+"""The numba kernel cache: each module's kernels keyed by the source they compile in (``simkit._numba_cache``).
+
+The guarantee: a kernel that calls a jitted function of another module picks up an edit to that module; the
+gain: an edit to a module no kernel module imports (a report, the CLI) recompiles nothing. Both are checked on a
+small package of our own in a subprocess (counting the files the cache gains), and against numba's own per-file
+cache, which keeps running the old code (so the check can fail).
+"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import simkit
-from simkit import _numba_cache
+from simkit import _numba_cache as nc
 
 PKG = Path(simkit.__file__).resolve().parent
 
 
-def _run(code: str) -> list[str]:
-    env_free = "import os; os.environ.pop('NUMBA_CACHE_DIR', None)\n"
-    out = subprocess.run([sys.executable, "-c", env_free + code], capture_output=True, text=True, check=True)
+def _clean_env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_") and not k.startswith("SIMKIT_")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # two edits within a second must not load an old .pyc
+    env.update(extra)
+    return env
+
+
+def _run(code: str, **env) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=_clean_env(**env))
     return out.stdout.split()
 
 
-def test_the_folder_is_chosen_when_numba_is_first_imported_not_before():
+def test_the_cache_is_configured_when_numba_is_first_imported_not_before(tmp_path):
     got = _run("import os, sys, simkit\n"
-               "print('NUMBA_CACHE_DIR' in os.environ, 'numba' in sys.modules)\n"
+               "print('NUMBA_CACHE_LOCATOR_CLASSES' in os.environ, 'numba' in sys.modules)\n"
                "import numba\n"
                "from numba.core import config\n"
-               "print(os.environ['NUMBA_CACHE_DIR'] == config.CACHE_DIR, config.CACHE_DIR)")
-    assert got[:3] == ["False", "False", "True"]
-    assert Path(got[3]).name == _numba_cache.source_hash(PKG)
+               "print(os.environ['NUMBA_CACHE_DIR'] == config.CACHE_DIR, config.CACHE_DIR,\n"
+               "      config.CACHE_LOCATOR_CLASSES.split(',')[0])",
+               SIMKIT_NUMBA_CACHE=str(tmp_path / "c"))
+    assert got == ["False", "False", "True", str(tmp_path / "c"), "simkit._numba_locator.SourceLocator"]
 
 
-def test_numba_imported_before_simkit_is_configured_at_once():
-    got = _run("import numba, simkit\nfrom numba.core import config\nprint(config.CACHE_DIR)")
-    assert Path(got[0]).name == _numba_cache.source_hash(PKG)
+def test_numba_imported_before_simkit_is_configured_at_once(tmp_path):
+    got = _run("import numba, simkit\nfrom numba.core import config\n"
+               "print(config.CACHE_DIR, config.CACHE_LOCATOR_CLASSES.split(',')[0])",
+               SIMKIT_NUMBA_CACHE=str(tmp_path / "c"))
+    assert got == [str(tmp_path / "c"), "simkit._numba_locator.SourceLocator"]
 
 
-def test_the_hash_follows_every_source_file(tmp_path):
-    (tmp_path / "a.py").write_text("x = 1\n")
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "b.py").write_text("y = 2\n")
-    before = _numba_cache.source_hash(tmp_path)
-    (tmp_path / "sub" / "b.py").write_text("y = 3\n")
-    assert _numba_cache.source_hash(tmp_path) != before
+# --- a package of our own: a kernel calling a helper of another module, and a report importing the kernel ---
+
+HELPER = "from numba import njit\n\n\n@njit(cache=True)\ndef bump(x):\n    return x + {n}\n"
+KERNEL = ("from numba import njit\n\nfrom kpkg.sub.helper import bump\n\n\n"
+          "@njit(cache=True)\ndef kernel(x):\n    return bump(x) * 10\n")
+REPORT = "from kpkg import kernel\n\nCAPTION = {caption!r}\n"
+RUN = "import simkit\nfrom kpkg.kernel import kernel\nfrom kpkg import report\nprint(kernel(1))\n"
+
+
+def _package(tmp_path: Path) -> Path:
+    pkg = tmp_path / "src" / "kpkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "helper.py").write_text(HELPER.format(n=1))
+    (pkg / "kernel.py").write_text(KERNEL)
+    (pkg / "report.py").write_text(REPORT.format(caption="Win rates"))
+    return pkg
+
+
+def _files(folder: Path) -> set[Path]:
+    return {p for p in folder.rglob("*") if p.is_file()}
+
+
+def test_an_edit_reaches_the_kernels_that_call_it_and_no_others(tmp_path):
+    pkg = _package(tmp_path)
+    cache = tmp_path / "cache"
+    env = dict(PYTHONPATH=str(pkg.parent), SIMKIT_NUMBA_CACHE=str(cache), SIMKIT_CACHE_PACKAGES=str(pkg))
+
+    assert _run(RUN, **env) == ["20"]
+    first = _files(cache)
+    assert any(p.suffix == ".nbc" for p in first) and all("kpkg" in p.parts for p in first)
+    assert _run(RUN, **env) == ["20"] and _files(cache) == first  # warm: nothing compiled
+
+    (pkg / "report.py").write_text(REPORT.format(caption="Win rates, 95% intervals"))
+    assert _run(RUN, **env) == ["20"]
+    assert _files(cache) == first  # a module no kernel imports: no kernel recompiled
+
+    (pkg / "sub" / "helper.py").write_text(HELPER.format(n=2))
+    assert _run(RUN, **env) == ["30"]  # the kernel runs the helper's new code
+    gained = _files(cache) - first
+    assert {p.parent.parent.name for p in gained if p.suffix == ".nbi"} == {"kernel", "helper"}
+
+
+def test_numbas_own_cache_keeps_the_old_helper(tmp_path):
+    """The control: with numba's per-file cache the same edit is missed, which is what the keyed cache is for."""
+    pkg = _package(tmp_path)
+    env = dict(PYTHONPATH=str(pkg.parent), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    plain = "from kpkg.kernel import kernel\nprint(kernel(1))\n"
+    assert _run(plain, **env) == ["20"]
+    (pkg / "sub" / "helper.py").write_text(HELPER.format(n=2))
+    assert _run(plain, **env) == ["20"]  # stale: kernel.py did not change
+
+
+# --- the import closures of simkit's own modules ---
+
+def test_imports_resolve_absolute_relative_and_submodule_forms(tmp_path):
+    pkg = tmp_path / "kpkg"
+    (pkg / "a").mkdir(parents=True)
+    for f in ("__init__.py", "x.py", "y.py", "a/__init__.py", "a/b.py", "a/c.py", "a/d.py"):
+        (pkg / f).write_text("")
+    (pkg / "a" / "b.py").write_text("from . import c\nfrom .d import NAME\nfrom .. import x\n"
+                                    "import kpkg.y\nimport numpy\n\ndef f():\n    from kpkg.a import NAME2\n")
+    os.environ["SIMKIT_CACHE_PACKAGES"] = str(pkg)
+    try:
+        got = {str(p.relative_to(pkg)) for p in nc.imports(pkg / "a" / "b.py")}
+    finally:
+        del os.environ["SIMKIT_CACHE_PACKAGES"]
+    assert got == {"a/c.py", "a/d.py", "x.py", "y.py", "a/__init__.py"}
+
+
+def _kernel_modules() -> list[Path]:
+    return [f for f in sorted(PKG.rglob("*.py")) if "njit(cache=True" in f.read_text() and f.name != "_numba_cache.py"]
+
+
+def test_no_kernel_module_imports_a_report_the_cli_or_another_game():
+    kernels = _kernel_modules()
+    assert len(kernels) > 30
+    for f in kernels:
+        rel = [p.relative_to(PKG) for p in nc.closure(f)]
+        assert PKG / "cli.py" not in nc.closure(f)
+        assert not [p for p in rel if p.name in ("report.py", "reports.py", "html.py", "runner.py", "cli.py")], f
+        game = f.relative_to(PKG).parts[1] if f.relative_to(PKG).parts[0] == "games" else None
+        assert not [p for p in rel if p.parts[0] == "games" and p.parts[1] != game], f
+
+
+def test_the_lonequest_kernels_follow_the_core_helpers_they_call():
+    engine = nc.closure(PKG / "games" / "valka" / "lonequest" / "engine.py")
+    for needed in ("core/rng.py", "core/decision.py", "games/valka/combat.py", "games/valka/boons.py"):
+        assert PKG / needed in engine
+    for edited in ("core/html.py", "cli.py", "games/valeria/engine.py"):  # issue 37's bar
+        for f in _kernel_modules():
+            if "lonequest" in f.parts or f.parent.name == "valka":
+                assert PKG / edited not in nc.closure(f)

@@ -11,7 +11,8 @@ or less cannot win by stopping, so draw; 8 to 10 wins by stopping, so stop.
 
 from __future__ import annotations
 
-RULES_VERSION = "draw-to-ten-1"
+from simkit.games.toy.rules_version import RULES_VERSION  # noqa: E402,F401  (its own module: kernels read it
+# without importing the package, whose reports key no kernel)
 
 from simkit.core.registry import Game, Mode  # noqa: E402
 

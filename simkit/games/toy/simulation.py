@@ -13,7 +13,7 @@ from simkit.core import decision as D
 from simkit.core.policies import LEARNED_KINDS, SEARCH, compile_policy, read_policies, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
-from simkit.games.toy import RULES_VERSION
+from simkit.games.toy.rules_version import RULES_VERSION
 from simkit.games.toy import engine as E
 
 FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy)

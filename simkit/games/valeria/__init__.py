@@ -10,7 +10,8 @@ layout), one module per phase (``setup``, ``roll``: Roll and Harvest, ``actions`
 
 from __future__ import annotations
 
-RULES_VERSION = "vck2e-1"
+from simkit.games.valeria.rules_version import RULES_VERSION  # noqa: E402,F401  (its own module: kernels read it
+# without importing the package, whose reports key no kernel)
 
 from simkit.core.registry import Game, LazyCommand, Mode  # noqa: E402
 

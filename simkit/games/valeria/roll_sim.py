@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.core.simulation import Metric, Simulation
-from simkit.games.valeria import RULES_VERSION
+from simkit.games.valeria.rules_version import RULES_VERSION
 from simkit.games.valeria.odds import citizen_array, count_rolls, label
 
 

@@ -24,7 +24,7 @@ from simkit.core import decision as D
 from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
-from simkit.games.valeria import RULES_VERSION
+from simkit.games.valeria.rules_version import RULES_VERSION
 from simkit.games.valeria import engine as E
 from simkit.games.valeria import state as S
 from simkit.games.valeria.cards import K_NUM0, CardSet, load_cards

@@ -7,7 +7,8 @@ The bundled monster die and cards (``scenarios/valhalla/cards.toml``) are STAND-
 
 from __future__ import annotations
 
-RULES_VERSION = "valhalla-solo-3"  # 2: decision-point engine (⊗ after natural matches, decisions); 3: rules review
+from simkit.games.valhalla.rules_version import RULES_VERSION  # noqa: E402,F401  (its own module: kernels read it
+# without importing the package, whose reports key no kernel)
 # (dice fitted jointly, named symbols before "any" ones; a won attack keeps the most Glory that fits)
 
 from simkit.core.registry import Game, LazyCommand, Mode, literal_from_source  # noqa: E402

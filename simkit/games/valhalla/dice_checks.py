@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simkit.core.simulation import Metric, Simulation
-from simkit.games.valhalla import RULES_VERSION
+from simkit.games.valhalla.rules_version import RULES_VERSION
 from simkit.games.valhalla.monster_dice import numeric_arrays, simulate_attacks
 
 

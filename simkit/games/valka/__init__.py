@@ -4,7 +4,8 @@ Annihilation, Duel: ``simkit.games.valka.multiplayer``) as modes."""
 
 from __future__ import annotations
 
-RULES_VERSION = "valka-rulebook-1"
+from simkit.games.valka.rules_version import RULES_VERSION  # noqa: E402,F401  (its own module: kernels read it
+# without importing the package, whose reports key no kernel)
 
 from simkit.core.registry import Game, LazyCommand, Mode, literal_from_source  # noqa: E402
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.core.simulation import Metric, Simulation
-from simkit.games.valka import RULES_VERSION
+from simkit.games.valka.rules_version import RULES_VERSION
 from simkit.games.valka.chance_strike import (
     ATTACKER_HITS, BOTH_HURT, DEFENDER_HITS, LONE_ONE_READINGS, ChanceStrikeRules, count_outcomes, roll_events,
 )

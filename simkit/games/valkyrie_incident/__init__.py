@@ -8,7 +8,8 @@ Emblem match-up report).
 
 from __future__ import annotations
 
-RULES_VERSION = "valkyrie-incident-1.3"
+from simkit.games.valkyrie_incident.rules_version import RULES_VERSION  # noqa: E402,F401  (its own module: kernels read it
+# without importing the package, whose reports key no kernel)
 
 from simkit.core.registry import Game, Mode  # noqa: E402
 

@@ -26,7 +26,7 @@ from simkit.core import decision as D
 from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
-from simkit.games.valkyrie_incident import RULES_VERSION
+from simkit.games.valkyrie_incident.rules_version import RULES_VERSION
 from simkit.games.valkyrie_incident import engine as E
 from simkit.games.valkyrie_incident.cards import CardSet, load_cards
 from simkit.games.valkyrie_incident.features import FEATURES

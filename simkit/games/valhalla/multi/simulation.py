@@ -31,7 +31,7 @@ from simkit.core.decision import DecisionGame, Fns, specialize
 from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
-from simkit.games.valhalla import RULES_VERSION
+from simkit.games.valhalla.rules_version import RULES_VERSION
 from simkit.games.valhalla.multi import engine as E
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi import policies as pol

@@ -32,7 +32,7 @@ from simkit.core.decision import DecisionGame, Fns, specialize
 from simkit.core.policies import SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
-from simkit.games.valhalla import RULES_VERSION
+from simkit.games.valhalla.rules_version import RULES_VERSION
 from simkit.games.valhalla.monster_dice import _compositions
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L

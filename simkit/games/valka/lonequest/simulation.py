@@ -24,7 +24,7 @@ from simkit.core.decision import DecisionGame, Fns, specialize
 from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
-from simkit.games.valka import RULES_VERSION
+from simkit.games.valka.rules_version import RULES_VERSION
 from simkit.games.valka.cards import WARBANDS, CardSet
 from simkit.games.valka.lonequest import engine as E
 from simkit.games.valka.lonequest import layout as L

@@ -31,7 +31,7 @@ from simkit.core import decision as D
 from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
-from simkit.games.valka import RULES_VERSION
+from simkit.games.valka.rules_version import RULES_VERSION
 from simkit.games.valka.cards import WARBANDS, CardSet, load_cards
 from simkit.games.valka.chance_strike import ChanceStrikeRules
 from simkit.games.valka.multiplayer import engine as E
