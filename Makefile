@@ -1,6 +1,9 @@
 # simkit — two commands on a fresh clone:
 #   make report   set up .venv and write the bundled reports under reports/ (Markdown and HTML)
-#   make test     set up .venv (and headless Chromium for the HTML test) and run the whole test suite
+#   make test     set up .venv (and headless Chromium for the HTML test), compile the kernels ahead and run the whole
+#                 test suite on every core (pytest-xdist), the 25 slowest tests listed at the end
+#   make test-fast  the inner loop: the suite less the tests marked slow (tests/conftest.py), a few minutes warm
+#   make warm     compile every game's kernels into the kernel cache, one process per core (simkit warm)
 #   make check    re-run the committed balance baselines (reports/baseline/) and fail if a number moved
 #   make train    retrain the bundled learned policies (scenarios/*/*.learned.npz) from their seeds
 PYTHON ?= python3
@@ -10,7 +13,7 @@ STAMP  := $(VENV)/.simkit-installed
 # apt-get needs root: use sudo when not root and sudo exists
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: setup browser test report check bench train clean
+.PHONY: setup browser warm test test-fast report check bench train clean
 
 setup: $(STAMP)
 
@@ -26,10 +29,19 @@ $(STAMP): pyproject.toml
 browser:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
-test: setup browser
-	$(BIN)/pytest -q
+# Every engine's kernels compiled once, engines side by side on the cores (a warm cache only loads them).
+warm: setup
+	$(BIN)/simkit warm
 
-report: setup
+PYTEST := $(BIN)/pytest -q -n logical --dist loadfile
+
+test: setup browser warm
+	$(PYTEST) --durations=25
+
+test-fast: setup warm
+	$(PYTEST) -m "not slow"
+
+report: setup warm
 	@echo "make report: simulating and writing every bundled report under reports/ (about 15 minutes on 2 cores, most of it the search ladders) ..."
 	$(BIN)/simkit report --bundled --out reports --html
 	@echo "reports written under reports/ (open reports/index.html, or the .md files)"

@@ -947,15 +947,49 @@ def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, quiet, fmt):
 @click.argument("game", required=False)
 @click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=None, help="Games per cell to time (default: per mode).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None, help="Cores for the parallel run (default: all).")
-def bench_cmd(game, games, jobs):
+@click.option("--compile", "compile_", is_flag=True,
+              help="Instead: each engine's cold compile cost (CPU seconds in a fresh process on an empty kernel "
+                   "cache, then on the cache it filled), one engine after another.")
+def bench_cmd(game, games, jobs, compile_):
     """Time each simulator: games/s per core with --jobs 1, and the speed-up with all cores.
 
     GAME is a game or mode name (e.g. valka, chance-strike); default: all.
     """
+    progress = (lambda line: click.echo(line, err=True)) if sys.stderr.isatty() else None
+    if compile_:
+        from simkit.core.warm import compile_cost, groups
+
+        _check_target("bench", game, groups)
+        click.echo(render(compile_cost(game), "table"), nl=False)
+        return
     from simkit.core.bench import bench
 
-    rows = bench(game, games=games, jobs=jobs,
-                 progress=(lambda line: click.echo(line, err=True)) if sys.stderr.isatty() else None)
+    rows = bench(game, games=games, jobs=jobs, progress=progress)
+    click.echo(render(rows, "table"), nl=False)
+
+
+def _check_target(command: str, game, groups) -> None:
+    if game is not None and not groups(game):
+        from simkit.core.bench import unknown
+
+        raise unknown(command, game)
+
+
+@cli.command("warm")
+@click.argument("game", required=False)
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
+              help="Processes (default: every core); engines that share kernels compile in one.")
+def warm_cmd(game, jobs):
+    """Compile every game's kernels ahead into the kernel cache (make setup runs it).
+
+    GAME is a game or mode name (e.g. valka, lonequest); default: all. Each engine's kernels compile once, in one
+    process; a later command or test run loads them from the cache. Prints the CPU seconds each engine took
+    (a second run, on a warm cache, only loads).
+    """
+    from simkit.core.warm import groups, warm
+
+    _check_target("warm", game, groups)
+    rows = warm(game, jobs=jobs, progress=lambda line: click.echo(line, err=True))
     click.echo(render(rows, "table"), nl=False)
 
 

@@ -72,6 +72,13 @@ def _targets(name: str | None, games: int | None):
                 yield game, f"{check} (dice check)", factory(), games or 1_000_000, False
 
 
+def unknown(command: str, name: str) -> InputError:
+    """The error for a name that matches no game, mode or dice check, with the allowed values."""
+    allowed = sorted({g.name for g in registry.games().values()} | {m.name for _, m in registry.all_modes()}
+                     | {c for g in registry.games().values() for c in g.dice_checks})
+    return InputError(f"{command}: unknown game, mode or dice check {name!r}; allowed values: {', '.join(allowed)}")
+
+
 def bench(name: str | None = None, games: int | None = None, jobs: int | None = None, progress=None) -> list[dict]:
     """Time each matching mode (on its default scenario) and dice check after a warm-up run.
 
@@ -83,9 +90,7 @@ def bench(name: str | None = None, games: int | None = None, jobs: int | None = 
     all_jobs = jobs or os.cpu_count() or 1
     targets = list(_targets(name, games))
     if not targets:
-        allowed = sorted({g.name for g in registry.games().values()} | {m.name for _, m in registry.all_modes()}
-                         | {c for g in registry.games().values() for c in g.dice_checks})
-        raise InputError(f"bench: unknown game, mode or dice check {name!r}; allowed values: {', '.join(allowed)}")
+        raise unknown("bench", name)
     for i, (game, label, sim, n, slow) in enumerate(targets, 1):
         if progress is not None:
             progress(f"[{i}/{len(targets)}] {game.name} {label}: warming up and timing …")
