@@ -102,7 +102,8 @@ def warm_group(group: str, name: str | None = None) -> dict:
 
 def warm(name: str | None = None, jobs: int | None = None, progress=None) -> list[dict]:
     """Warm every group that matches ``name`` on ``jobs`` processes (default: every core); rows in group order."""
-    from joblib import Parallel, delayed
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     todo = groups(name)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
@@ -110,8 +111,10 @@ def warm(name: str | None = None, jobs: int | None = None, progress=None) -> lis
         progress(f"warming {len(todo)} kernel groups on {jobs} process{'es' if jobs > 1 else ''}: {', '.join(todo)}")
     if jobs == 1:
         return [warm_group(g, name) for g in todo]
-    rows = Parallel(n_jobs=jobs, backend="loky")(delayed(warm_group)(g, name) for g in todo)
-    return list(rows)
+    # plain processes, each taking the next group as it frees (loky would restart a worker whose memory grew
+    # while compiling, and warn about it)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(warm_group, todo, [name] * len(todo)))
 
 
 def compile_cost(name: str | None = None) -> list[dict]:
