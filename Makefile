@@ -3,6 +3,7 @@
 #   make test     set up .venv (and headless Chromium for the HTML test), compile the kernels ahead and run the whole
 #                 test suite on every core (pytest-xdist), the 25 slowest tests listed at the end
 #   make test-fast  the inner loop: the suite less the tests marked slow (tests/conftest.py), a few minutes warm
+#   make docs     build the manual (docs/, mkdocs.yml) into site/: open site/index.html
 #   make warm     compile every game's kernels into the kernel cache, one process per core (simkit warm)
 #   make check    re-run the committed balance baselines (reports/baseline/) and fail if a number moved
 #   make train    retrain the bundled learned policies (scenarios/*/*.learned.npz) from their seeds
@@ -13,7 +14,7 @@ STAMP  := $(VENV)/.simkit-installed
 # apt-get needs root: use sudo when not root and sudo exists
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: setup browser warm test test-fast report check bench train clean
+.PHONY: setup browser docs warm test test-fast report check bench train clean
 
 setup: $(STAMP)
 
@@ -45,6 +46,10 @@ report: setup warm
 	@echo "make report: simulating and writing every bundled report under reports/ (about 15 minutes on 2 cores, most of it the search ladders) ..."
 	$(BIN)/simkit report --bundled --out reports --html
 	@echo "reports written under reports/ (open reports/index.html, or the .md files)"
+
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	@echo "the manual is in site/ (open site/index.html)"
 
 check: setup
 	$(BIN)/simkit check --baselines reports/baseline

@@ -1,4 +1,5 @@
-"""Every README example is checked, so the README cannot drift from what the commands print.
+"""Every example of the README and of the manual (docs/*.md) is checked, so neither can drift from what the
+commands print. (Below, "the README" means the README and the manual's pages.)
 
 An example is a fenced block whose lines start with ``$ simkit``. A block that shows output is run (in a scratch
 folder that sees the bundled ``scenarios/``; ``--jobs 1`` is added where the command takes it: results do not
@@ -26,12 +27,25 @@ from simkit.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+MANUAL = [README, *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def manual_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in MANUAL)
 SKIP = re.compile(r"<!--\s*readme-example:\s*not run:\s*(.+?)\s*-->")
 
 
 def examples() -> list[dict]:
     """The README's example blocks: their commands, the output they show, where they start, a skip reason."""
-    lines = README.read_text(encoding="utf-8").splitlines()
+    out = []
+    for page in MANUAL:
+        out += _examples(page)
+    return out
+
+
+def _examples(page: Path) -> list[dict]:
+    lines = page.read_text(encoding="utf-8").splitlines()
+    name = page.relative_to(ROOT).as_posix()
     out, i = [], 0
     while i < len(lines):
         if lines[i].startswith("```"):
@@ -44,7 +58,7 @@ def examples() -> list[dict]:
                 skip = SKIP.search(above)
                 cmds = [ln[2:] for ln in body if ln.startswith("$ ")]
                 shown = [ln for ln in body if not ln.startswith("$ ")]
-                out.append({"line": i + 1, "commands": cmds, "output": shown,
+                out.append({"line": f"{name}:{i + 1}", "commands": cmds, "output": shown,
                             "skip": skip.group(1) if skip else None})
             i = j + 1
         else:
@@ -129,7 +143,7 @@ def test_the_readme_has_examples_and_says_why_any_is_not_run():
     assert len(RUN) >= 10 and len(SHOWN) >= 3
     for e in EXAMPLES:
         if e["output"] and not e["skip"]:
-            assert len(e["commands"]) == 1, f"README line {e['line']}: one command per example with output"
+            assert len(e["commands"]) == 1, f"{e['line']}: one command per example with output"
 
 
 @pytest.mark.parametrize("example", RUN, ids=[e["commands"][0][:60] for e in RUN])
@@ -144,9 +158,9 @@ def test_readme_example_prints_what_the_readme_shows(example, scratch):
     assert res.exception is None or isinstance(res.exception, SystemExit), res.output
     if os.environ.get("SIMKIT_README_DUMP"):
         with open(os.environ["SIMKIT_README_DUMP"], "a", encoding="utf-8") as fh:
-            fh.write(f"=== README line {example['line']}: $ {command}\n{res.output}")
+            fh.write(f"=== {example['line']}: $ {command}\n{res.output}")
     assert matches(example["output"], res.output), (
-        f"README line {example['line']}: `{command}` no longer prints what the README shows.\n"
+        f"{example['line']}: `{command}` no longer prints what the README shows.\n"
         f"--- README ---\n" + "\n".join(example["output"]) + f"\n--- actual ---\n{res.output}")
 
 
@@ -160,10 +174,10 @@ def test_readme_commands_name_real_options_and_files(example):
         known = _options(cmd)
         for a in rest:
             if a.startswith("-") and not re.fullmatch(r"-?\d+(\.\d+)?", a):
-                assert a.split("=", 1)[0] in known, f"README line {example['line']}: {a} is not an option of " \
+                assert a.split("=", 1)[0] in known, f"{example['line']}: {a} is not an option of " \
                                                     f"`simkit {cmd.name}` ({command})"
             if a.startswith("scenarios/") and "…" not in a:
-                assert (ROOT / a).exists(), f"README line {example['line']}: {a} does not exist"
+                assert (ROOT / a).exists(), f"{example['line']}: {a} does not exist"
 
 
 def test_matching_rules():
@@ -182,7 +196,7 @@ def test_readme_parquet_columns_are_the_columns_a_run_writes():
 
     import simkit
 
-    text = README.read_text(encoding="utf-8")
+    text = manual_text()
     said_bool = re.search(r"A 0/1 outcome behind a rate\s+is a \*\*boolean\*\* \(([^)]*)\)", text)
     assert said_bool, "the README's sentence on boolean columns moved"
     for mode, (scenario, kw) in PARQUET_COLUMNS.items():
@@ -201,7 +215,7 @@ def test_policy_descriptions_agree_with_the_readme():
     the README prints, and none calls a policy weaker than one the README measures it beating."""
     res = CliRunner().invoke(cli, ["list"])
     assert res.exit_code == 0
-    text = README.read_text(encoding="utf-8")
+    text = manual_text()
     for line in res.output.splitlines():
         if "README" not in line:
             continue
