@@ -55,3 +55,11 @@ def test_the_readmes_quoted_headlines_are_the_pages_own():
     for page, quote in quotes:
         headline = page_headline(ROOT / page)[0]
         assert headline.startswith(quote.strip()), f"README quotes {page} as {quote!r}; the page says {headline!r}"
+
+
+def test_the_gate_page_lists_the_committed_baselines():
+    from simkit.core.check import baselines_table
+
+    text = (ROOT / "docs" / "gate.md").read_text(encoding="utf-8")
+    listed = text.split("<!-- baselines: begin -->\n", 1)[1].split("<!-- baselines: end -->", 1)[0]
+    assert listed == baselines_table(ROOT / "reports" / "baseline")

@@ -669,3 +669,17 @@ def mde_line(name: str, data: dict) -> str:
             f"(largest: {w['metric']} {group}: MDE {w['mde']:.4g} vs tolerance {w['tolerance']:.4g}; "
             f"{data['power']:.0%} power at Holm alpha {data['alpha']:g}, a change re-dealing "
             f"{data['redeal']:.0%} of the games)")
+
+
+def baselines_table(base: str | Path) -> str:
+    """The committed baselines as a Markdown table (name, scenario, what it plays, seed, games per cell, cells,
+    numbers, worst MDE / tolerance), read from the files: the manual's list of baselines is this table, so it
+    cannot drift from them (a test compares the two)."""
+    rows = ["| baseline | scenario | plays | seed | games per cell | cells | numbers | worst MDE / tolerance |",
+            "|---|---|---|---:|---:|---:|---:|---:|"]
+    for f in sorted(Path(base).glob("*.json")):
+        d = json.loads(f.read_text(encoding="utf-8"))
+        plays = "; ".join(f"`{o}`" for o in d.get("overrides", [])) or "the scenario as it is"
+        rows.append(f"| `{f.stem}` | `{d['scenario']}` | {plays} | {d['seed']} | {d['games']:,} | "
+                    f"{len(d['cells'])} | {len(d['metrics'])} | {d['mde']['worst_ratio']:.2f} |")
+    return "\n".join(rows) + "\n"
