@@ -25,6 +25,17 @@ from simkit.errors import InputError
 
 MAX_DICE, MAX_SIDES = 20, 100  # dice in one term, sides of one die: larger expressions are refused
 EXPLODE_DEPTH = 3  # an exploding die rolls again at most this many times
+MAX_NESTING = 40  # parentheses and unary minus signs nested in one another: deeper is refused
+# An expression is sized before icepool computes anything (see :class:`_Bound`): an upper bound on the outcomes of
+# every sub-expression and on the elementary steps of the whole computation. Over either limit it is refused, in
+# one line naming the option that raises the limit (``simkit odds dice --max-work / --max-outcomes``). One step
+# (a pair of outcomes added) takes about 0.2 microseconds on the shared 2-core machine, so the default work is a
+# computation of 2 s at most, and the default outcomes a table of well under a second: 20d100, 5d100+5d100 and
+# 3d100! fit; 20d100!, 20d100*20d100 and 20d100kh19 are refused.
+MAX_WORK = 10_000_000
+MAX_OUTCOMES = 20_000
+OP_STEPS = 200  # the fixed cost of one icepool operation (a Python call, a new die), in steps
+MAP_STEPS = 10  # steps per pair of outcomes of a comparison or 'vs' (a Python function per pair)
 
 
 def probabilities(die: icepool.Die) -> dict:
@@ -38,14 +49,150 @@ def probabilities(die: icepool.Die) -> dict:
 _TOKEN = re.compile(r"\s*(?:(?P<dice>(?P<n>\d*)d(?P<x>\d+|%)(?P<mods>(?:kh\d+|kl\d+|k\d+|r\d+|!)*))"
                     r"|(?P<num>\d+)|(?P<op>>=|<=|==|!=|>|<|\+|-|\*|\(|\)|vs\b))")
 COMPARISONS = (">=", "<=", "==", "!=", ">", "<")
+_CMP = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b,
+        "!=": lambda a, b: a != b, ">": lambda a, b: a > b, "<": lambda a, b: a < b}
+
+
+class _Exact:
+    """The operations of the language on icepool dice: the exact distribution."""
+
+    def number(self, v):
+        return icepool.Die([v])
+
+    def add(self, a, b):
+        return a + b
+
+    def sub(self, a, b):
+        return a - b
+
+    def mul(self, a, b):
+        return a * b
+
+    def neg(self, a):
+        return -a
+
+    def compare(self, op, a, b):
+        fn = _CMP[op]
+        return icepool.map(lambda x, y: int(fn(x, y)), a, b)
+
+    def versus(self, a, b):
+        return icepool.map(lambda x, y: (x > y) - (x < y), a, b)
+
+    def die(self, x):
+        return icepool.d(x)
+
+    def explode(self, die):
+        return die.explode(depth=EXPLODE_DEPTH)
+
+    def reroll(self, die, r):
+        return die.reroll(lambda v, r=r: v <= r, depth=1)
+
+    def roll(self, n, die):
+        return n @ die
+
+    def keep(self, n, die, low, k):
+        pool = die.pool(n)
+        return (pool.lowest(k) if low else pool.highest(k)).sum()
+
+
+class Size:
+    """An upper bound on a sub-expression's distribution: every outcome lies in ``lo..hi`` and there are at most
+    ``n`` of them (never more than ``hi - lo + 1``: the outcomes are integers)."""
+
+    __slots__ = ("lo", "hi", "n")
+
+    def __init__(self, lo: int, hi: int, n: int):
+        self.lo, self.hi, self.n = lo, hi, min(n, hi - lo + 1)
+
+    def __repr__(self):
+        return f"Size({self.lo}, {self.hi}, {self.n})"
+
+
+class _Bound:
+    """The same operations on :class:`Size` bounds, adding up the steps icepool will take: a sum, difference or
+    product visits every pair of outcomes (``a.n * b.n``), a comparison or 'vs' calls a Python function per pair,
+    NdX adds the die to a running total N - 1 times, an explosion copies the die once per level, a reroll mixes the
+    die into each rerolled face, and a kept pool walks every face with every partial sum of the kept dice and every
+    count of the dice left. Over ``max_outcomes`` (any sub-expression) or ``max_work`` (the total so far), the
+    parser is stopped with an InputError before icepool has done anything."""
+
+    def __init__(self, fail, max_work: int, max_outcomes: int):
+        self.fail, self.max_work, self.max_outcomes = fail, max_work, max_outcomes
+        self.work, self.outcomes = 0, 1
+
+    def _charge(self, steps: int, size: Size) -> Size:
+        self.work += OP_STEPS + steps
+        self.outcomes = max(self.outcomes, size.n)
+        if size.n > self.max_outcomes:
+            self.fail(f"too large to compute exactly: a part of it may have up to {size.n:,} outcomes (an upper "
+                      f"bound from the expression), over the limit of {self.max_outcomes:,}; raise the limit with "
+                      "--max-outcomes", limits=True)
+        if self.work > self.max_work:
+            self.fail(f"too large to compute exactly: estimated at {self.work:,} steps for the part read so far "
+                      f"(an upper bound from the expression), over the limit of {self.max_work:,}; raise the limit "
+                      "with --max-work", limits=True)
+        return size
+
+    def number(self, v):
+        return self._charge(0, Size(v, v, 1))
+
+    def _pairs(self, a, b, lo, hi, weight=1):
+        return self._charge(weight * a.n * b.n, Size(lo, hi, a.n * b.n))
+
+    def add(self, a, b):
+        return self._pairs(a, b, a.lo + b.lo, a.hi + b.hi)
+
+    def sub(self, a, b):
+        return self._pairs(a, b, a.lo - b.hi, a.hi - b.lo)
+
+    def mul(self, a, b):
+        corners = (a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi)
+        return self._pairs(a, b, min(corners), max(corners))
+
+    def neg(self, a):
+        return self._charge(a.n, Size(-a.hi, -a.lo, a.n))
+
+    def compare(self, op, a, b):
+        return self._pairs(a, b, 0, 1, MAP_STEPS)
+
+    def versus(self, a, b):
+        return self._pairs(a, b, -1, 1, MAP_STEPS)
+
+    def die(self, x):
+        return self._charge(x, Size(1, x, x))
+
+    def explode(self, d):
+        # the top face rolls again: the other faces, each shifted by 0..depth times the top, and the top face
+        # depth + 1 times over (the faces of a die are positive, so the top is the largest)
+        levels = EXPLODE_DEPTH + 1
+        size = Size(d.lo, d.hi * levels, (d.n - 1) * levels + 1)
+        return self._charge(size.n * levels, size)
+
+    def reroll(self, d, r):
+        return self._charge(d.n * d.n, Size(d.lo, d.hi, d.n))
+
+    def roll(self, n, d):
+        steps, total = 0, d
+        for i in range(2, n + 1):  # the running total of i - 1 dice meets one more die
+            steps += total.n * d.n
+            total = Size(d.lo * i, d.hi * i, total.n * d.n)
+            self._charge(0, total)
+        return self._charge(steps, total)
+
+    def keep(self, n, d, low, k):
+        # every face, times every partial sum of the kept dice, times every (dice left, dice on this face) split
+        sums = k * (d.hi - d.lo) + 1
+        return self._charge(d.n * sums * (n + 1) * (n + 2) // 2, Size(d.lo * k, d.hi * k, sums))
 
 
 class _Parser:
     """Recursive descent over ``expr := side ['vs' side]; side := sum [cmp sum]; sum := term (('+'|'-') term)*;
-    term := unary ('*' unary)*; unary := '-' unary | atom; atom := NUMBER | DICE | '(' side ')'``."""
+    term := unary ('*' unary)*; unary := '-' unary | atom; atom := NUMBER | DICE | '(' side ')'``, on the
+    operations of ``ops`` (:class:`_Exact` computes, :class:`_Bound` sizes)."""
 
-    def __init__(self, text: str, option: str):
+    def __init__(self, text: str, option: str, ops=None):
         self.text, self.option, self.tokens = text, option, []
+        self.ops = ops if ops is not None else _Exact()
         pos = 0
         while pos < len(text):
             if text[pos:].strip() == "":
@@ -56,9 +203,13 @@ class _Parser:
             self.tokens.append(m)
             pos = m.end()
         self.i = 0
+        self.depth = 0
 
-    def fail(self, why: str):
-        raise InputError(f"{self.option} {self.text!r}: {why}; allowed: NdX, numbers, + - *, ( ), "
+    def fail(self, why: str, limits: bool = False):
+        shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
+        if limits:  # the expression is valid: say what is too large and how to allow it
+            raise InputError(f"{self.option} {shown!r}: {why}")
+        raise InputError(f"{self.option} {shown!r}: {why}; allowed: NdX, numbers, + - *, ( ), "
                          "kh/kl (keep highest/lowest), rN (reroll N or less once), ! (explode), "
                          ">= <= == != > <, vs")
 
@@ -73,14 +224,14 @@ class _Parser:
         self.i += 1
         return t
 
-    def parse(self) -> icepool.Die:
+    def parse(self):
         if not self.tokens:
             self.fail("is empty")
         left = self.side()
         if self.peek() == "vs":
             self.take()
             right = self.side()
-            left = icepool.map(lambda a, b: (a > b) - (a < b), left, right)
+            left = self.ops.versus(left, right)
         if self.peek() is not None:
             self.fail(f"unexpected {self.tokens[self.i].group().strip()!r}")
         return left
@@ -91,9 +242,7 @@ class _Parser:
         if op in COMPARISONS:
             self.take()
             right = self.sum()
-            fn = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b,
-                  "!=": lambda a, b: a != b, ">": lambda a, b: a > b, "<": lambda a, b: a < b}[op]
-            left = icepool.map(lambda a, b: int(fn(a, b)), left, right)
+            left = self.ops.compare(op, left, right)
         return left
 
     def sum(self):
@@ -101,20 +250,29 @@ class _Parser:
         while self.peek() in ("+", "-"):
             op = self.take().group("op")
             right = self.term()
-            left = left + right if op == "+" else left - right
+            left = self.ops.add(left, right) if op == "+" else self.ops.sub(left, right)
         return left
 
     def term(self):
         left = self.unary()
         while self.peek() == "*":
             self.take()
-            left = left * self.unary()
+            left = self.ops.mul(left, self.unary())
         return left
+
+    def nest(self):
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            self.fail(f"more than {MAX_NESTING} parentheses and minus signs nested in one another; "
+                      f"allowed: at most {MAX_NESTING} levels", limits=True)
 
     def unary(self):
         if self.peek() == "-":
             self.take()
-            return -self.unary()
+            self.nest()
+            value = self.ops.neg(self.unary())
+            self.depth -= 1
+            return value
         return self.atom()
 
     def atom(self):
@@ -123,14 +281,16 @@ class _Parser:
             self.fail("ends too early")
         t = self.take()
         if kind == "num":
-            return icepool.Die([int(t.group("num"))])
+            return self.ops.number(int(t.group("num")))
         if kind == "dice":
             return self.dice(t)
         if kind == "(":
+            self.nest()
             inner = self.side()
             if self.peek() != ")":
                 self.fail("a '(' is not closed")
             self.take()
+            self.depth -= 1
             return inner
         self.fail(f"unexpected {t.group().strip()!r}")
 
@@ -139,30 +299,42 @@ class _Parser:
         x = 100 if t.group("x") == "%" else int(t.group("x"))
         if not 1 <= n <= MAX_DICE or not 2 <= x <= MAX_SIDES:
             self.fail(f"{t.group('dice')!r}: 1..{MAX_DICE} dice of 2..{MAX_SIDES} sides")
-        die = icepool.d(x)
+        die = self.ops.die(x)
         keep = None
         for mod in re.findall(r"kh\d+|kl\d+|k\d+|r\d+|!", t.group("mods")):
             if mod == "!":
-                die = die.explode(depth=EXPLODE_DEPTH)
+                die = self.ops.explode(die)
             elif mod.startswith("r"):
                 r = int(mod[1:])
                 if r >= x:
                     self.fail(f"r{r} on a d{x} would reroll every face")
-                die = die.reroll(lambda v, r=r: v <= r, depth=1)
+                die = self.ops.reroll(die, r)
             else:
                 k = int(mod.lstrip("khl"))
                 if not 1 <= k <= n:
                     self.fail(f"keeps {k} of {n} dice (allowed 1..{n})")
-                keep = ("l" if mod.startswith("kl") else "h", k)
+                keep = (mod.startswith("kl"), k)
         if keep is None:
-            return n @ die
-        pool = die.pool(n)
-        return (pool.lowest(keep[1]) if keep[0] == "l" else pool.highest(keep[1])).sum()
+            return self.ops.roll(n, die)
+        return self.ops.keep(n, die, *keep)
 
 
-def parse(text: str, option: str = "EXPR") -> icepool.Die:
+def estimate(text: str, option: str = "EXPR", max_work: int = MAX_WORK, max_outcomes: int = MAX_OUTCOMES):
+    """(steps, outcomes, :class:`Size` of the result): upper bounds on what computing ``text`` costs, from the
+    expression alone (no icepool). A bad expression, or one over a limit, is an InputError naming ``option``."""
+    bound = _Bound(None, max_work, max_outcomes)
+    parser = _Parser(text, option, bound)
+    bound.fail = parser.fail
+    size = parser.parse()
+    return bound.work, bound.outcomes, size
+
+
+def parse(text: str, option: str = "EXPR", max_work: int = MAX_WORK,
+          max_outcomes: int = MAX_OUTCOMES) -> icepool.Die:
     """The distribution of a dice expression (see the module docstring); bad input is an InputError naming
-    ``option``."""
+    ``option``, and so is an expression whose :func:`estimate` exceeds ``max_work`` steps or ``max_outcomes``
+    outcomes (refused before icepool computes anything)."""
+    estimate(text, option, max_work, max_outcomes)
     return _Parser(text, option).parse()
 
 

@@ -105,3 +105,57 @@ def test_valhalla_battle_command():
     assert res.exit_code == 2 and "--team" in res.output and res.output.count("\n") == 1
     res = CliRunner().invoke(cli, ["odds", "valhalla-battle", "--team", "raven_thrall", "--policies", "search"])
     assert res.exit_code == 2 and "--policies" in res.output
+
+
+# --- issue 38: a battle is sized before the solver starts ----------------------------------------------------------
+
+TESTER_TEAM = "raven_hunter,frost_champion,wolf_champion,boar_champion"
+TESTER_HAND = "battle_fury,second_wind,shield_wall,spear_charge,odins_wrath,norns_favour"
+
+
+def test_a_huge_battle_is_refused_from_its_bound_before_the_solver_starts(monkeypatch, tmp_path):
+    from simkit.games.valhalla import battle_cli
+    from simkit.games.valhalla.solo import battle
+
+    def never(*a, **k):
+        raise AssertionError("the solver was started for a battle its bound refuses")
+
+    monkeypatch.setattr(battle, "BattleSolver", never)
+    out = tmp_path / "never.md"
+    res = CliRunner().invoke(cli, ["odds", "valhalla-battle", "--team", TESTER_TEAM, "--hand", TESTER_HAND, "--dice",
+                                   "8", "--out", str(out)])
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    assert res.exit_code == 2 and res.stdout == "", res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in res.output, res.stderr
+    for needle in ("--team/--hand/--dice", "too large to solve exactly", "1,691,289,600 solver states",
+                   f"over the limit of {battle_cli.MAX_WORK:,}", "--max-work"):
+        assert needle in lines[0], (needle, lines[0])
+    assert not out.exists()
+    # a small battle is refused as soon as the limit is under its bound, and names the option
+    res = CliRunner().invoke(cli, ["odds", "valhalla-battle", "--team", "raven_thrall", "--max-work", "1000"])
+    assert res.exit_code == 2 and "--max-work" in res.stderr and res.stderr.count("\n") == 1, res.output
+    assert "--max-work" in CliRunner().invoke(cli, ["odds", "valhalla-battle", "--help"]).output
+
+
+@pytest.mark.parametrize("team, hand, kw", [
+    (["raven_thrall"], [], {"card": 4, "glory": 17}),
+    (["raven_thrall"], ["seers_silence"], {"card": 4, "glory": 17}),
+    (["raven_thrall"], [], {"card": 4, "glory": 17, "monster_powers": False}),
+    (["raven_thrall"], [], {"card": 4, "glory": 17, "jarl": "solveig"}),
+])
+def test_the_bound_is_an_upper_bound_on_the_states_solved(team, hand, kw):
+    from simkit.games.valhalla.battle_cli import state_bound
+
+    b = solver(team, hand, **kw)
+    b.value(), b.value("builder")
+    assert len(b._v) <= state_bound(b.s0, b.env, 1 + len(POLICIES))
+    assert len(b._v) > 0 or kw.get("monster_powers", True)  # "no rerolls" leaves no decision; without it, many
+
+
+def test_the_readme_battle_fits_the_default_bound():
+    from simkit.games.valhalla.battle_cli import MAX_WORK, state_bound
+
+    s, env = position(DECK, ["raven_hunter", "frost_champion"], ["battle_fury", "second_wind"], "troll", 2, glory=2,
+                      jarl="solveig")
+    assert state_bound(s, env, 3) <= MAX_WORK

@@ -16,6 +16,10 @@ SIDES = ("base", "plus40")
 MAX_FRACTION_CHARS = 40  # longer exact fractions are shown as decimals in table/Markdown
 FIRST_ROLLS = 8  # the most likely first rolls shown with their optimal and heuristic choices
 HEURISTICS = ("builder", "aggressive")  # the named heuristic presets (policies.PRESETS); random on request
+# The most solver states a battle may have by its upper bound (``state_bound``), estimated from the position before
+# anything is solved; over it the battle is refused at once (--max-work). The bound is loose (the README example's
+# is 11 million against its 9,000 states), so the solver's own count (battle.MAX_STATES) still stops what the bound admits.
+MAX_WORK = 20_000_000
 
 
 def _keys(text: str) -> list[str]:
@@ -80,9 +84,39 @@ def check_policies(names) -> None:
             raise InputError(f"--policies: {name!r} cannot be solved exactly; allowed values: {', '.join(allowed)}")
 
 
+def state_bound(s0, env, plays: int) -> int:
+    """An upper bound on the states the solver memoises for a battle (``s0``, ``env`` as ``position`` gives them),
+    from the position alone, before anything is solved. A memoised state is a decision (dice, Weapon Deliveries,
+    hand, free rerolls left, clan rerolls given, Ice Giant die rolled, Silence) or a reroll (the dice kept, how
+    many are rerolled, and the rest of a decision's key), for each of ``plays`` (the optimum and each policy):
+    the dice are a multiset of at most D dice of F faces (D: the dice rolled, the Jarl's extra die and an Ice
+    Giant's; C(D + F, F) multisets of every size up to D), kept with 0..D rerolled (D + 1 choices, the decisions
+    one more); the hand is a sub-multiset of the starting hand (at most 2^h; the Weapon Deliveries played follow
+    from it); free rerolls 0..(the Jarl's + every reroll Battle Tactic's + one per Warrior); clan rerolls
+    0..Warriors; the Ice Giant die and the Silence yes or no."""
+    from math import comb
+
+    from simkit.games.valhalla.solo import engine as E
+    from simkit.games.valhalla.solo import layout as L
+
+    cards, clan_ability, jarl_row, rules = env[0], env[6], env[7], env[9]
+    faces = len({int(f) for f in env[8]})
+    team = [int(s0[L.TEAM + i]) for i in range(int(s0[L.TEAM_N]))]
+    hand = [int(s0[L.HAND + h]) for h in range(int(s0[L.HAND_N]))]
+    dice = int(rules[E.R_DICE]) + (int(jarl_row[1]) if jarl_row[0] == L.J_EXTRA_DIE else 0)
+    dice += any(E.is_ice_giant(cards, clan_ability, w) for w in team)
+    dice = min(dice, L.MAX_DICE)
+    free = int(jarl_row[1]) if jarl_row[0] == L.J_REROLL else 0
+    free += sum(int(cards[c, L.C_VALUE]) for c in hand
+                if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_REROLL) + len(team)
+    per_dice = comb(dice + faces, faces) * (dice + 2)
+    return plays * per_dice * 2 ** len(hand) * (free + 1) * (len(team) + 1) * 2 * 2
+
+
 def solve(deck, team, hand, monster, card, side, defend, glory, jarl, dice, wild_warriors, monster_powers,
-          policy_names):
-    """(solver, rows of P(win) per play, first-roll rows) of one battle; bad choices are InputErrors."""
+          policy_names, max_work: int = MAX_WORK):
+    """(solver, rows of P(win) per play, first-roll rows) of one battle; bad choices are InputErrors, and so is a
+    battle whose :func:`state_bound` is over ``max_work`` (refused before the solver starts)."""
     from simkit.games.valhalla.solo import layout as L
     from simkit.games.valhalla.solo import policies as pol
     from simkit.games.valhalla.solo.battle import BattleSolver, TooLarge, describe_action, position
@@ -90,6 +124,12 @@ def solve(deck, team, hand, monster, card, side, defend, glory, jarl, dice, wild
     check_policies(policy_names)
     s0, env = position(deck, team, hand, monster, card, side, not defend, glory, jarl, dice, wild_warriors,
                        monster_powers)
+    bound = state_bound(s0, env, 1 + len(policy_names))
+    if bound > max_work:
+        raise InputError(f"--team/--hand/--dice: the battle is too large to solve exactly: up to {bound:,} solver "
+                         f"states (an upper bound from the position, before solving), over the limit of "
+                         f"{max_work:,}; raise the limit with --max-work, or solve with fewer dice, Battle Tactics, "
+                         "Warriors or --policies")
     pols = {n: (pol.SEARCH_KINDS[pol.PRESETS[n][0]], pol.param_vector(pol.PRESETS[n][1])) for n in policy_names}
     solver = BattleSolver(s0, env, pols)
     try:
@@ -207,9 +247,12 @@ def text_output(head: list[str], rows, first, agree, policy_names, fmt, mc_row=N
               help="Rule option: the monster card's special power applies.")
 @click.option("--policies", "policies", default=",".join(HEURISTICS), show_default=True,
               help="Policies to solve beside the optimum (presets of the solo mode; 'random' too).")
+@click.option("--max-work", type=click.IntRange(1, None), default=MAX_WORK, show_default=True,
+              help="Refuse, before solving, a battle whose solver states are bounded above this (an upper bound "
+                   "from the dice, faces, hand, rerolls and Warriors, for the optimum and each policy).")
 @odds_options
 def battle_cmd(team, hand, monster, card, side, defend, glory, jarl, dice, deck_path, cards_path, wild_warriors,
-               monster_powers, policies, fmt, out, mc, seed, jobs, plot):
+               monster_powers, policies, max_work, fmt, out, mc, seed, jobs, plot):
     """Valhalla Solo: one battle solved exactly, with best play and with each policy.
 
     A dynamic programme over the dice: at every roll the best of stopping, a Weapon Delivery, a free reroll or a
@@ -230,7 +273,7 @@ def battle_cmd(team, hand, monster, card, side, defend, glory, jarl, dice, deck_
     deck = load_deck(deck_path, cards_path)
     check_position(deck, _keys(team), _keys(hand), monster, card, side, jarl)
     solver, rows, first, agree = solve(deck, _keys(team), _keys(hand), monster, card, side, defend, glory, jarl,
-                                       dice, wild_warriors, monster_powers, policy_names)
+                                       dice, wild_warriors, monster_powers, policy_names, max_work)
     mon = (deck.monsters[monster].cards_plus40 if side == "plus40" else deck.monsters[monster].cards_base)[card - 1]
     from simkit.games.valhalla.solo import engine as E
 
