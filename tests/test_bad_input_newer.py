@@ -106,3 +106,68 @@ def test_any_band_a_rate_cannot_reach_is_refused(tmp_path, band):
     shutil.rmtree(out, ignore_errors=True)
     _assert_one_line_error(_balance(out, target=text), "--target", text)
     assert not out.exists()
+
+
+# --- 3. a learned policy's temperature, Valhalla multiplayer's player counts ----------------------------------
+
+def _copy(tmp_path, game):
+    d = tmp_path / game
+    shutil.copytree(ROOT / "scenarios" / game, d)
+    return d
+
+
+@pytest.mark.parametrize("value", ["nan", "+nan", "-nan"])
+def test_learned_temperature_nan(tmp_path, value):
+    d = _copy(tmp_path, "valka")
+    p = d / "lonequest.toml"
+    p.write_text(p.read_text().replace('kind = "learned"\n', f'kind = "learned"\ntemperature = {value}\n', 1))
+    _assert_one_line_error(_run(["run", p, "-q", "--out", tmp_path / "o"]), "lonequest.toml",
+                           "policies.learned.temperature", "0.0 to 100.0", "nan")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("players, variants", [("[2, 2]", None), ("[3, 4, 3]", None),
+                                               (None, '["base", "base"]')])
+def test_valhalla_multi_duplicates(tmp_path, players, variants):
+    d = _copy(tmp_path, "valhalla")
+    p = d / "multi.toml"
+    text = p.read_text()
+    if players:
+        text = text.replace("players = [2, 3, 4, 5, 6]", f"players = {players}")
+    if variants:
+        text = text.replace('variants = ["base", "valkyries"]', f"variants = {variants}")
+    p.write_text(text)
+    field = "players" if players else "variants"
+    _assert_one_line_error(_run(["run", p, "-q", "--out", tmp_path / "o"]), "multi.toml", f"'{field}'",
+                           "distinct", "allowed values")
+    assert not (tmp_path / "o").exists()
+
+
+# --- 4. train checks every argument before the first game and before anything is written ---------------------
+
+def _train(tmp_path, *args, out=True):
+    shutil.copy(DRAW, tmp_path / "draw.toml")
+    base = ["train", tmp_path / "draw.toml", "--name", "learned", "--budget", 40, "--iterations", 1,
+            "--eval-games", 10, "--teacher-games", 0, "-q"]
+    return _run(base + (["--out", tmp_path / "out"] if out else []) + list(args))
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["--base", "nosuch"], ["--base", "'nosuch'", "allowed values", "timid"]),
+    (["--budget", 2, "--iterations", 3], ["--budget", "iterations"]),
+    (["--weights", "{tmp}/nodir/w.npz"], ["--weights", "does not exist"]),
+    (["--weights", "/proc/x.npz"], ["--weights /proc/x.npz", "not writable"]),
+    (["--metric", "nosuch"], ["--metric", "'nosuch'", "allowed values", "won"]),
+    (["--metric", "policy"], ["--metric", "'policy'", "allowed values"]),
+])
+def test_train_bad_argument_writes_nothing(tmp_path, args, needles):
+    args = [str(a).replace("{tmp}", str(tmp_path)) for a in args]
+    _assert_one_line_error(_train(tmp_path, *args), *needles)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["draw.toml"]
+
+
+@pytest.mark.parametrize("out, needles", [("/proc/x", ["--out /proc/x", "not writable"]),
+                                          ("{tmp}/a/b", ["--out", "does not exist"])])
+def test_train_bad_out_is_named(tmp_path, out, needles):
+    _assert_one_line_error(_train(tmp_path, "--out", out.replace("{tmp}", str(tmp_path)), out=False), *needles)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["draw.toml"]
