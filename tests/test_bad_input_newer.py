@@ -171,3 +171,93 @@ def test_train_bad_argument_writes_nothing(tmp_path, args, needles):
 def test_train_bad_out_is_named(tmp_path, out, needles):
     _assert_one_line_error(_train(tmp_path, "--out", out.replace("{tmp}", str(tmp_path)), out=False), *needles)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["draw.toml"]
+
+
+# --- 5. a weights file that is truncated, empty, corrupted, or of another game or mode -----------------------
+
+REAL_WEIGHTS = (ROOT / "scenarios" / "valka" / "lonequest.learned.npz").read_bytes()
+
+
+def _weights_error(tmp_path, data: bytes):
+    d = tmp_path / "valka"
+    if not d.exists():
+        shutil.copytree(ROOT / "scenarios" / "valka", d)
+    (d / "lonequest.learned.npz").write_bytes(data)
+    return _run(["run", d / "lonequest.toml", "-q", "--out", tmp_path / "o"])
+
+
+@pytest.mark.parametrize("data, needles", [
+    (b"", ["the file is empty"]),
+    (REAL_WEIGHTS[:3000], ["truncated or corrupted"]),
+    (REAL_WEIGHTS[:-100], ["truncated or corrupted"]),
+    (b"hello, not a zip" * 40, ["not a .npz archive"]),
+    ((ROOT / "scenarios" / "valka" / "bounty_hunter.learned.npz").read_bytes(),
+     ["trained for valka/bounty-hunter, not valka/lonequest"]),
+    ((ROOT / "scenarios" / "valkyrie_incident" / "blitz.learned.npz").read_bytes(),
+     ["trained for valkyrie-incident/blitz, not valka/lonequest"]),
+])
+def test_bad_weights_file_is_one_line_naming_it(tmp_path, data, needles):
+    line = _assert_one_line_error(_weights_error(tmp_path, data), "policies.learned.weights",
+                                  "lonequest.learned.npz", *needles)
+    assert "KeyError" not in line and "scenario is not valid" not in line
+    assert not (tmp_path / "o").exists()
+
+
+def _check_load(path):
+    from simkit.core.learned import load_model
+    from simkit.errors import InputError
+
+    load_model.cache_clear()
+    try:
+        load_model(path)
+    except InputError as exc:
+        msg = str(exc)
+        assert str(path) in msg and "\n" not in msg, msg
+        return msg
+    return None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cut=hs.integers(0, len(REAL_WEIGHTS) - 1))
+def test_any_truncation_of_a_weights_file_is_a_clean_error(tmp_path, cut):
+    p = tmp_path / "w.npz"
+    p.write_bytes(REAL_WEIGHTS[:cut])
+    assert _check_load(p) is not None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=hs.binary(max_size=400), keep_head=hs.booleans())
+def test_random_bytes_as_weights_are_a_clean_error(tmp_path, data, keep_head):
+    p = tmp_path / "w.npz"
+    p.write_bytes((REAL_WEIGHTS[:64] if keep_head else b"") + data)
+    assert _check_load(p) is not None
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(at=hs.integers(0, len(REAL_WEIGHTS) - 1), byte=hs.integers(0, 255))
+def test_a_corrupted_byte_is_a_clean_error_or_loads(tmp_path, at, byte):
+    """One byte changed: the file is refused in one line naming it, or (a byte the archive does not check) loads."""
+    p = tmp_path / "w.npz"
+    p.write_bytes(REAL_WEIGHTS[:at] + bytes([byte]) + REAL_WEIGHTS[at + 1:])
+    _check_load(p)
+
+
+def test_bundled_weights_still_load():
+    assert _check_load(ROOT / "scenarios" / "valka" / "lonequest.learned.npz") is None
+
+
+# --- 6. a long description is not a file name --------------------------------------------------------------
+
+@pytest.mark.parametrize("length", [300, 5000])
+def test_long_description_with_a_learned_policy_loads(tmp_path, length):
+    import re
+
+    from simkit.core import loader
+
+    d = _copy(tmp_path, "valka")
+    p = d / "lonequest.toml"
+    text = re.sub(r'^description = .*$', 'description = "' + "x" * length + '.toml"', p.read_text(), count=1,
+                  flags=re.M)
+    p.write_text(text)
+    sc = loader.load(p)  # was: "File name too long"
+    assert sc.warnings == []  # the learned policy's data hash is unchanged: the description is no card file
