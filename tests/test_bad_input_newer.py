@@ -261,3 +261,12 @@ def test_long_description_with_a_learned_policy_loads(tmp_path, length):
     p.write_text(text)
     sc = loader.load(p)  # was: "File name too long"
     assert sc.warnings == []  # the learned policy's data hash is unchanged: the description is no card file
+
+
+# --- 7. compare names the folder it was given ----------------------------------------------------------------
+
+@pytest.mark.parametrize("option", [["--games", "10"], ["--seed", "3"], ["--set", "rules.win_low=7"]])
+def test_compare_a_folder_with_scenario_options_names_the_folder(tmp_path, option):
+    folder = tmp_path / "some_folder"
+    folder.mkdir()
+    _assert_one_line_error(_run(["compare", folder, DRAW, *option]), str(folder), "is a folder", option[0])
