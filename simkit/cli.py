@@ -367,9 +367,11 @@ def compare_cmd(ctx, a, b, sets, games, seed, jobs, block_size, metrics, precisi
     if a.is_dir() or (b is not None and b.is_dir()):
         given = [f"--{n.replace('_', '-')}" for n in ("games", "seed", "block_size", "precision")
                  if ctx.params[n] is not None] + (["--set"] if sets else []) + (["--sprt"] if sprt else [])
+        folders = [str(p) for p in (a, b) if p is not None and p.is_dir()]
         if given:
-            raise InputError(f"compare: {', '.join(given)} only when comparing scenarios; two runs are compared "
-                             "as they were played")
+            raise InputError(f"compare: {' and '.join(folders)} {'is a folder' if len(folders) == 1 else 'are folders'}"
+                             f" (run folders are compared as they were played); {', '.join(given)} only when "
+                             "comparing scenario files")
         if b is None or not (a.is_dir() and b.is_dir()):
             raise InputError(f"compare: give two run folders RUN_A RUN_B (got {a}"
                              + (f" and {b}" if b is not None else " only") + ")")

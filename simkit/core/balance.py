@@ -46,6 +46,7 @@ FRESH = (1 << 21) + 1  # spawn key of the re-evaluation: never seen by the searc
 SEARCH_CHECK = (1 << 21) + 2  # spawn key of the check under `search`
 SCENARIO_TABLES = {"rules", "run", "setup", "grid", "policies"}
 MAX_EDITS = 32
+MAX_WHOLE = 2 ** 62  # a whole-number range's bounds: the search draws them as 64-bit integers
 
 
 # --- what may change -------------------------------------------------------------------------------------------
@@ -146,6 +147,9 @@ def parse_vary(text: str, scenario: Path, data: dict, option: str = "--vary") ->
             raise InputError(f"{option} {text!r}: {path_text} holds {current!r}, not a number; list its values "
                              "instead (PATH=A,B,…)")
         lo, hi = nums[0], nums[1]
+        if whole and any(abs(x) > MAX_WHOLE for x in nums):
+            raise InputError(f"{option} {text!r}: {path_text} is a whole number; its bounds must lie within "
+                             f"±{MAX_WHOLE:,} (a larger value no card can hold)")
         if hi <= lo:
             raise InputError(f"{option} {text!r}: the range must go up (LO < HI)")
         if whole and not all(isinstance(x, int) for x in nums):
@@ -175,6 +179,26 @@ def parse_vary(text: str, scenario: Path, data: dict, option: str = "--vary") ->
             values = [current] + values
         return Vary(path, text, "choice", current, where, choices=values)
     raise InputError(f"{option} {text!r}: give a range LO:HI (e.g. {path_text}=2:6) or values A,B,C")
+
+
+def check_ends(varies: dict[str, Vary], build, option: str = "--vary") -> None:
+    """Refuse a range whose end (or a listed value) the game refuses for the field itself (a Health above any
+    card's, a total past the rules' bound): ``build(edits)`` builds the scenario with one edit, raising
+    ``_Impossible`` with the game's message. A refusal that names another field (a win_low above the current
+    win_high) is left to the search: another edit may make it possible."""
+    for v in varies.values():
+        ends = v.choices if v.kind == "choice" else dict.fromkeys((v.lo, v.hi))
+        for x in ends:
+            if x == v.current:
+                continue
+            x = int(x) if v.kind == "int" else x
+            try:
+                build(((v.name, x),))
+            except _Impossible as exc:
+                message = " ".join(str(exc).split())
+                if f"'{v.name}'" in message or f"'{v.name}[" in message:
+                    raise InputError(f"{option} {v.text!r}: {v.name}={_fmt(x)} is refused by the game: "
+                                     f"{message}") from None
 
 
 def read_vary_file(path: Path, option: str = "--vary-file") -> list[str]:
@@ -307,7 +331,27 @@ def parse_target(text: str, option: str = "--target") -> Target:
             raise InputError(f"{option} {text!r}: give LOW, HIGH or both")
     else:
         raise InputError(f"{option} {text!r}: {form}")
+    if not low < high:
+        raise InputError(f"{option} {text!r}: the band has no width (LOW = HIGH); no estimate's interval fits in "
+                         "it: give a tolerance above 0")
+    if len(terms) == 2 and terms[0] == terms[1]:
+        raise InputError(f"{option} {text!r}: {terms[0].label()} is compared with itself (the difference is "
+                         "always 0); name two different groups")
     return Target(text, terms, low, high)
+
+
+def check_reachable(targets: list[Target], rates: set[str], option: str = "--target") -> None:
+    """Refuse a band no estimate of a rate can be inside: a rate lies in [0, 1], a difference of two rates in
+    [−1, 1]; a band must overlap that range by more than a point (``rates``: the mode's 0/1 columns)."""
+    for t in targets:
+        if not all(term.metric in rates for term in t.terms):
+            continue
+        lo_r, hi_r = (0.0, 1.0) if len(t.terms) == 1 else (-1.0, 1.0)
+        if max(t.low, lo_r) >= min(t.high, hi_r):
+            what = "a rate" if len(t.terms) == 1 else "a difference of two rates"
+            raise InputError(f"{option} {t.text!r}: {t.label()} is {what}, from {lo_r:g} to {hi_r:g}; the band "
+                             f"{t.band()} leaves no room inside that range; allowed values: a band overlapping "
+                             f"{lo_r:g}:{hi_r:g}")
 
 
 def _col_values(cols: dict, name: str) -> list[str]:
@@ -825,6 +869,9 @@ def balance(scenario: str | Path, vary: list[str], targets: list[str], *, policy
     # a mistyped target is refused now, before a kernel compiles (minutes on a cold cache), where the mode says
     # its columns; the first block of games then fixes the values an open group expands to
     check_declared(parsed_targets, base_sim)
+    check_reachable(parsed_targets, {m.column for m in getattr(base_sim, "metrics", []) or []
+                                     if m.kind == "rate" and m.trials is None})
+    check_ends(varies, build)
     bs = int(getattr(base_sim, "default_block_size", 10_000)) or 10_000
     first = _block(base_sim, seed, (SEARCH, 0), min(bs, 8))
     expanded = expand_targets(parsed_targets, first)

@@ -77,21 +77,58 @@ class Model:
         return path
 
 
+def _what_is_wrong(path: str, exc: Exception) -> str:
+    import zipfile
+
+    size = os.path.getsize(path) if os.path.exists(path) else -1
+    if size == 0:
+        return "the file is empty"
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head != b"PK\x03\x04":
+        return f"not a .npz archive (it does not start as a zip file does; {size:,} bytes)"
+    if isinstance(exc, (zipfile.BadZipFile, EOFError)):
+        return f"not a .npz archive, or a truncated or corrupted one ({type(exc).__name__}: {exc})"
+    return f"a corrupted or incomplete archive ({type(exc).__name__}: {exc})"
+
+
 @lru_cache(maxsize=64)
 def _load(path: str, mtime: float) -> Model:
+    what = "not a simkit learned-policy file"
     try:
         with np.load(path, allow_pickle=False) as z:
+            if not hasattr(z, "files") or not {"meta", "w", "W1", "b1", "v"} <= set(z.files):
+                missing = sorted({"meta", "w", "W1", "b1", "v"} - set(getattr(z, "files", ())))
+                raise InputError(f"{path}: {what}: it lacks the arrays {', '.join(missing)} (write it with "
+                                 "simkit train)")
             meta = json.loads(str(z["meta"]))
             arrays = {k: np.asarray(z[k], np.float64) for k in ("w", "W1", "b1", "v")}
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not a simkit learned-policy file ({type(exc).__name__})") from None
-    if meta.get("format") != FORMAT:
-        raise InputError(f"{path}: field 'format' must be {FORMAT!r} (got {meta.get('format')!r}); retrain it with "
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a truncated, empty or corrupted file: one line naming it
+        first = (str(_what_is_wrong(path, exc)).splitlines() or [""])[0][:200]
+        raise InputError(f"{path}: {what}: {first}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        got = meta.get("format") if isinstance(meta, dict) else meta
+        raise InputError(f"{path}: field 'format' must be {FORMAT!r} (got {got!r}); retrain it with "
+                         "simkit train")
+    fields = {"game": str, "mode": str, "features": list, "base": str, "base_params": dict, "data_hash": str}
+    for k, t in fields.items():
+        if not isinstance(meta.get(k), t):
+            raise InputError(f"{path}: {what}: its field {k!r} is missing or not {t.__name__} (got "
+                             f"{meta.get(k)!r:.60}); retrain it with simkit train")
+    if not all(isinstance(x, str) for x in meta["features"]) or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in meta["base_params"].values()):
+        raise InputError(f"{path}: {what}: its feature names or base parameters are malformed; retrain it with "
                          "simkit train")
     f = len(meta["features"])
+    if arrays["v"].ndim != 1:
+        raise InputError(f"{path}: the weights' shapes do not match its {f} features")
     h = arrays["v"].shape[0]
     if arrays["w"].shape != (f,) or arrays["W1"].shape != (h, f) or arrays["b1"].shape != (h,):
         raise InputError(f"{path}: the weights' shapes do not match its {f} features and {h} hidden units")
+    if not all(np.isfinite(a).all() for a in arrays.values()):
+        raise InputError(f"{path}: {what}: its weights hold nan or infinite values; retrain it with simkit train")
     extra = {k: v for k, v in meta.items()
              if k not in ("format", "game", "mode", "features", "base", "base_params", "data_hash")}
     return Model(meta["game"], meta["mode"], list(meta["features"]), arrays["w"], arrays["W1"], arrays["b1"],
@@ -109,9 +146,10 @@ def load_model(path: str | Path) -> Model:
 load_model.cache_clear = _load.cache_clear  # type: ignore[attr-defined]
 
 
-def read_learned_table(t, values: dict) -> dict:
+def read_learned_table(t, values: dict, expect: tuple | None = None) -> dict:
     """A ``[policies.NAME]`` table of kind ``learned``: ``weights`` (a ``.npz`` written by ``simkit train``,
-    relative to the scenario file) and ``temperature`` (0: always the best-scored action)."""
+    relative to the scenario file) and ``temperature`` (0: always the best-scored action). ``expect``: the
+    scenario's ``(game, mode)``, which the weights must have been trained for."""
     if not t.has("weights") and not values.get("weights"):
         raise t.error("weights", "is missing (expected the .npz file simkit train wrote)")
     path = t.file_path("weights", values.get("weights", ""))
@@ -121,6 +159,9 @@ def read_learned_table(t, values: dict) -> dict:
         model = load_model(path)
     except InputError as exc:
         raise t.error("weights", f"names a file that is not a learned policy ({exc})") from None
+    if expect is not None and all(isinstance(x, str) for x in expect) and (model.game, model.mode) != tuple(expect):
+        raise t.error("weights", f"names a policy trained for {model.game}/{model.mode}, not {expect[0]}/{expect[1]} "
+                                 f"({path}); name weights trained on this mode (simkit train)")
     from simkit.core.scenario import cwd_relative
 
     return {"weights": cwd_relative(path), "temperature": temperature, "base": model.base,
@@ -130,10 +171,13 @@ def read_learned_table(t, values: dict) -> dict:
 # --- what a model was trained on -------------------------------------------------------------------------------
 
 def named_files(path: Path, data: dict) -> dict[str, Path]:
-    """The scenario's top-level string fields that name an existing file (card data), by field name."""
+    """The scenario's top-level fields that name a data file (``FILE_FIELDS``: card data) and name an existing one,
+    by field name; no other string (a long ``description``) is tried as a path."""
+    from simkit.core.scenario import FILE_FIELDS
+
     out = {}
     for k, v in sorted(data.items()):
-        if isinstance(v, str) and v:
+        if k in FILE_FIELDS and isinstance(v, str) and v:
             p = Path(v) if Path(v).is_absolute() else Path(path).parent / v
             if p.is_file():
                 out[k] = p

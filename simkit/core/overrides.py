@@ -129,9 +129,11 @@ def apply(data: dict, ov: Override, create_leaf: bool = False) -> None:
 
 def file_references(scenario: Path, data: dict) -> dict[str, Path]:
     """Top-level fields of a scenario that name another TOML file (e.g. ``cards``, ``deck``)."""
+    from simkit.core.scenario import FILE_FIELDS
+
     out = {}
     for k, v in data.items():
-        if isinstance(v, str) and v.endswith(".toml"):
+        if k in FILE_FIELDS and isinstance(v, str) and v.endswith(".toml"):
             p = Path(v) if Path(v).is_absolute() else scenario.parent / v
             if p.exists():
                 out[k] = p

@@ -64,7 +64,7 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
         if kind == "learned":
             from simkit.core.learned import read_learned_table
 
-            defined[name] = (kind, read_learned_table(t, values))
+            defined[name] = (kind, read_learned_table(t, values, (fields.data.get("game"), fields.data.get("mode"))))
             continue
         if kind == "search":
             values = {**SEARCH_DEFAULTS, **values}

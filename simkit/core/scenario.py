@@ -19,6 +19,8 @@ from typing import Any
 from simkit.errors import InputError
 
 _MISSING = object()
+# the top-level scenario fields that name a data file (read with Fields.file_path); no other string is a path
+FILE_FIELDS = ("cards", "deck")
 
 
 def read_toml(path: str | Path) -> tuple[dict, str]:
@@ -183,6 +185,9 @@ class Fields:
             if value not in allowed:
                 return self._bad(name, f"must be one of {', '.join(repr(c) for c in allowed)} (got {value!r})",
                                  stand_in)
+        if isinstance(value, float) and value != value and (min is not None or max is not None):
+            lo, hi = "" if min is None else f" from {min}", "" if max is None else f" to {max}"
+            return self._bad(name, f"must be a number{lo}{hi} (got nan)", stand_in)
         if min is not None and value < min:
             return self._bad(name, f"must be at least {min} (got {value!r})", min)
         if max is not None and value > max:

@@ -226,37 +226,60 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no decision-point engine to train on")
     if not name.isidentifier():
         raise InputError(f"--name: must be a policy name of letters, digits and _ (got {name!r})")
-    out_dir.mkdir(exist_ok=True)
-    # train on a copy without the policy being trained (its old weights may be missing or stale)
-    dhash = LM.data_hash(scenario, data, game.rules_version)
-    source = scenario
-    scenario = _training_copy(source, data, out_dir, name)
-    from simkit.core.scenario import read_toml
+    from simkit.core.paths import check_out_path
 
-    data = read_toml(scenario)[0]
-    dg = mode.engine(scenario)
-    if dg.learned is None or not dg.feature_names:
-        raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no feature function yet, so it cannot "
-                         "play a learned policy")
-    spec = mode.params()
-    heuristics = [p for p, (k, _) in dg.policies.items() if k == HEURISTIC]
-    if base is None:
-        play = [p for p in data.get("play", []) if p in heuristics]
-        base = play[0] if play else (heuristics[0] if heuristics else None)
-    if base not in heuristics:
-        raise InputError(f"--base: {base!r} is not a heuristic policy of {scenario}; allowed values: "
-                         f"{', '.join(heuristics)}")
+    # every argument is checked before the first game and before anything is written (the --out folder, its
+    # scenario copies, a weights file): the engine is built from a training copy in a temporary folder first
+    check_out_path(out_dir, "--out")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"--out {out_dir}: is a file, not a folder")
     if budget < iterations:
         raise InputError(f"--budget: must be at least the number of iterations ({iterations}; got {budget})")
     if teacher_base not in ("learned", "heuristic"):
         raise InputError(f"--teacher-base: must be one of 'learned', 'heuristic' (got {teacher_base!r})")
-    base_vec = dg.policies[base][1].astype(np.float64)
-    names = sorted(spec, key=lambda k: spec[k][0])
-    base_params = {k: float(base_vec[spec[k][0]]) for k in names}
-    base_table = {"kind": "heuristic", **base_params}
-    weights = Path(weights) if weights is not None else source.parent / f"{source.stem}.{name}.npz"
+    weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
     if not weights.parent.is_dir():
         raise InputError(f"--weights: the folder {weights.parent} does not exist")
+    check_out_path(weights, "--weights")
+    if weights.is_dir():
+        raise InputError(f"--weights {weights}: is a folder; name the .npz file to write")
+    dhash = LM.data_hash(scenario, data, game.rules_version)
+    source = scenario
+    import shutil
+    import tempfile
+
+    from simkit.core.scenario import read_toml
+
+    staging = Path(tempfile.mkdtemp(prefix="simkit-train-"))
+    try:
+        scenario = _training_copy(source, data, staging, name)
+        data = read_toml(scenario)[0]
+        dg = mode.engine(scenario)
+        if dg.learned is None or not dg.feature_names:
+            raise InputError(f"{source}: mode {data['game']}/{data['mode']} has no feature function yet, so it "
+                             "cannot play a learned policy")
+        spec = mode.params()
+        heuristics = [p for p, (k, _) in dg.policies.items() if k == HEURISTIC]
+        if base is None:
+            play = [p for p in data.get("play", []) if p in heuristics]
+            base = play[0] if play else (heuristics[0] if heuristics else None)
+        if base not in heuristics:
+            raise InputError(f"--base: {base!r} is not a heuristic policy of {source}; allowed values: "
+                             f"{', '.join(heuristics)}")
+        base_vec = dg.policies[base][1].astype(np.float64)
+        names = sorted(spec, key=lambda k: spec[k][0])
+        base_params = {k: float(base_vec[spec[k][0]]) for k in names}
+        base_table = {"kind": "heuristic", **base_params}
+        declared = _build(scenario, data, {"__base": base_table}).declared_columns()
+        if declared is not None:
+            numeric = sorted(k for k, kind in declared.items() if kind == "number" and k != "game")
+            if metric not in numeric:
+                raise InputError(f"--metric: {metric!r} is not a per-game column of this mode; allowed values: "
+                                 f"{', '.join(numeric)}")
+        out_dir.mkdir(exist_ok=True)
+        scenario = _training_copy(source, read_toml(source)[0], out_dir, name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     result = TrainResult(name=name, base=base, weights=weights, scenario=out_dir / "scenario.toml")
     kind, cur = HEURISTIC, base_vec
     X_all, counts_all, target_all, game_all = [], [], [], []

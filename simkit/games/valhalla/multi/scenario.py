@@ -33,6 +33,9 @@ def read_multi(fields) -> dict:
     for name, value in (("players", players), ("variants", variants)):
         if not value:
             raise fields.error(name, "must list at least one value (got [])")
+        if len(set(map(repr, value))) != len(value):
+            raise fields.error(name, f"must list distinct values (got {value!r}); allowed values: "
+                               + ("2, 3, 4, 5, 6" if name == "players" else "'base', 'valkyries'"))
     presets = literal_from_source("simkit.games.valhalla.multi.policies", "PRESETS")
     params = literal_from_source("simkit.games.valhalla.multi.policies", "PARAMS")
     policies = read_policies(fields, presets, LEARNED_KINDS, params, ["builder", "raider"])
