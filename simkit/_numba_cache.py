@@ -8,12 +8,16 @@ module is edited, silently. So each cached function is filed under
     <cache>/<its module's path in the package>/<key>/
 
 where ``key`` hashes the source of its module and of every module of the
-package that module imports, transitively (``closure``): an edit to a jitted
-helper in ``simkit/core/rng.py`` re-keys every kernel that can reach it, and an
-edit to a module no kernel module imports (a report, the CLI, the HTML writer,
-another game) re-keys nothing. Imports are read from the source (every
-``import`` statement of the file, at module level or in a function), so the
-closure is a superset of what a kernel can call or read as a global.
+package that can shape its compiled code, transitively (``closure``): the
+modules it imports when it is imported (what defines its globals, which numba
+freezes into a kernel), those imported inside a function its import-time code
+calls, and those imported inside a decorated function (numba runs an
+intrinsic's body when compiling). An edit to a jitted helper in
+``simkit/core/rng.py`` re-keys every kernel that can reach it; an edit to a
+module only imported inside a function that runs later (a report, a command,
+the loader) re-keys nothing. Kernels cannot import, and no kernel module
+assigns a global after it is imported (a test keeps it so), so the closure
+holds everything a compiled kernel can depend on in the package.
 
 The locator (``simkit._numba_locator.SourceLocator``) is put first in numba's
 list through ``NUMBA_CACHE_LOCATOR_CLASSES`` when numba is first imported
@@ -74,33 +78,137 @@ def _module_file(pkg: Path, dotted: str) -> Path | None:
     return None
 
 
+def _named(pkg: Path, package: list[str], node) -> list[tuple[str, Path]]:
+    """What an import statement binds: (name it binds, the package's file it names), for the statement's names
+    that are modules of the package or names defined in one: for ``from M import n``, the submodule ``M.n``
+    when it is one, else ``M`` itself."""
+    out = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            f = _module_file(pkg, alias.name)
+            if f:
+                out.append((alias.asname or alias.name.split(".")[0], f))
+    else:
+        if node.level:
+            up = package[:len(package) - (node.level - 1)]
+            base = ".".join([*up, *([node.module] if node.module else [])])
+        else:
+            base = node.module or ""
+        for alias in node.names:
+            f = _module_file(pkg, f"{base}.{alias.name}") if alias.name != "*" else None
+            f = f or _module_file(pkg, base)
+            if f:
+                out.append((alias.asname or alias.name, f))
+    return out
+
+
+class _Module:
+    """One source file read for its imports: those that run when the module is imported (statements outside
+    function bodies), the imports inside each function, and what its module-level code calls."""
+
+    def __init__(self, path: Path):
+        pkg = package_of(path)
+        rel = path.relative_to(pkg.parent).with_suffix("")
+        self.package = list(rel.parts[:-1])  # where a relative import starts (for a.py and for __init__.py)
+        self.pkg = pkg
+        self.top: set[Path] = set()  # files imported at import time
+        self.bound: dict[str, Path] = {}  # module-level name -> the file it was imported from
+        self.defs: dict[str, ast.AST] = {}  # module-level functions and classes
+        self.top_calls: list[ast.Call] = []  # calls made at import time
+        self.decorated: list[ast.AST] = []  # functions with decorators (numba's intrinsics and overloads run
+        # them when compiling)
+        tree = ast.parse(path.read_bytes(), str(path))
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.defs[node.name] = node
+        self._walk_top(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
+                self.decorated.append(node)
+
+    def _walk_top(self, node) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                # decorators and default values run at import time; the body does not
+                for sub in [*getattr(child, "decorator_list", []), *child.args.defaults,
+                            *[d for d in child.args.kw_defaults if d is not None]]:
+                    self._walk_top_node(sub)
+                continue
+            self._walk_top_node(child)
+
+    def _walk_top_node(self, node) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for name, f in _named(self.pkg, self.package, node):
+                self.top.add(f)
+                self.bound[name] = f
+        elif isinstance(node, ast.Call):
+            self.top_calls.append(node)
+        self._walk_top(node)
+
+    def local_imports(self, fn) -> set[Path]:
+        """The files imported inside the function (or class) ``fn``, nested functions included."""
+        out = set()
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                out.update(f for _, f in _named(self.pkg, self.package, node))
+        return out
+
+    def callees(self, node) -> list[tuple[Path, str]]:
+        """The package's functions and classes that calls within ``node`` name: a module-level name of this
+        file, a name imported from another of the package's files, or ``alias.name`` of an imported module."""
+        out = []
+        calls = [node] if isinstance(node, ast.Call) else [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+        for call in calls:
+            func = call.func
+            if isinstance(func, ast.Name):
+                if func.id in self.defs:
+                    out.append((None, func.id))
+                elif func.id in self.bound:
+                    out.append((self.bound[func.id], func.id))
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.bound:
+                out.append((self.bound[func.value.id], func.attr))
+        return out
+
+
+@lru_cache(maxsize=None)
+def _module(path: Path) -> _Module:
+    return _Module(path)
+
+
+def _reached_imports(path: Path, name: str, seen: set) -> set[Path]:
+    """The files imported inside function or class ``name`` of ``path`` and inside every function of the package
+    it calls, transitively (the imports a call at import time can run)."""
+    if (path, name) in seen:
+        return set()
+    seen.add((path, name))
+    mod = _module(path)
+    fn = mod.defs.get(name)
+    if fn is None:
+        return set()
+    out = mod.local_imports(fn)
+    for f, callee in mod.callees(fn):
+        out |= _reached_imports(f or path, callee, seen)
+    return out
+
+
 @lru_cache(maxsize=None)
 def imports(path: Path) -> frozenset[Path]:
-    """The package's modules that the source file ``path`` imports (each statement anywhere in the file): for
-    ``from M import n``, the submodule ``M.n`` when it is one, else ``M`` itself."""
-    pkg = package_of(path)
-    if pkg is None:
+    """The package's modules that can shape the compiled code of ``path``'s kernels: those it imports at import
+    time (every import statement outside a function body: what defines the module's globals), those imported
+    inside a function that its import-time code calls (the package's functions it calls, transitively), and
+    those imported inside a decorated function (numba runs an intrinsic's or overload's body when compiling).
+    An import inside any other function (a report, a command) runs only after the module's globals are set
+    and so keys nothing; kernels cannot import."""
+    if package_of(path) is None:
         return frozenset()
-    rel = path.relative_to(pkg.parent).with_suffix("")
-    package = list(rel.parts[:-1])  # the package a relative import starts from (for a.py and for __init__.py)
-    out = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                f = _module_file(pkg, alias.name)
-                if f:
-                    out.add(f)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                up = package[:len(package) - (node.level - 1)]
-                base = ".".join([*up, *([node.module] if node.module else [])])
-            else:
-                base = node.module or ""
-            for alias in node.names:
-                f = _module_file(pkg, f"{base}.{alias.name}") if alias.name != "*" else None
-                f = f or _module_file(pkg, base)
-                if f:
-                    out.add(f)
+    mod = _module(path)
+    out = set(mod.top)
+    seen: set = set()
+    for call in mod.top_calls:
+        for f, callee in mod.callees(call):
+            out |= _reached_imports(f or path, callee, seen)
+    for fn in mod.decorated:
+        out |= mod.local_imports(fn)
     out.discard(path)
     return frozenset(out)
 

@@ -12,23 +12,14 @@ from hypothesis import strategies as hs
 
 from simkit.cli import cli
 
+from test_cli_errors import _assert_one_line_error  # noqa: E402  (the house check of a one-line error)
+
 ROOT = Path(__file__).resolve().parents[1]
 DRAW = ROOT / "scenarios" / "toy" / "draw.toml"
 
 
 def _run(args):
     return CliRunner().invoke(cli, [str(a) for a in args])
-
-
-def _assert_one_line_error(res, *needles):
-    assert res.exit_code == 2, (res.exit_code, res.output, res.exception)
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1, res.stderr
-    assert lines[0].startswith("simkit: error:")
-    assert "Traceback" not in res.output
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-    return lines[0]
 
 
 def _balance(out, vary="rules.win_low=6:10", target="won=0.5±0.05", *more):

@@ -31,6 +31,7 @@ def _assert_one_line_error(res, *needles):
     assert "Traceback" not in res.output
     for n in needles:
         assert n in lines[0], (n, lines[0])
+    return lines[0]
 
 
 def test_missing_scenario(tmp_path):

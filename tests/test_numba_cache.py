@@ -54,7 +54,11 @@ def test_numba_imported_before_simkit_is_configured_at_once(tmp_path):
 
 HELPER = "from numba import njit\n\n\n@njit(cache=True)\ndef bump(x):\n    return x + {n}\n"
 KERNEL = ("from numba import njit\n\nfrom kpkg.sub.helper import bump\n\n\n"
-          "@njit(cache=True)\ndef kernel(x):\n    return bump(x) * 10\n")
+          "def _scale():\n    from kpkg.sub.data import SCALE\n    return SCALE\n\n\n"
+          "SCALE = _scale()  # a global set at import time through an import inside a function\n\n\n"
+          "def describe():\n    from kpkg import lazy  # only when called, after the kernel's globals are set\n"
+          "    return lazy.TEXT\n\n\n"
+          "@njit(cache=True)\ndef kernel(x):\n    return bump(x) * SCALE\n")
 REPORT = "from kpkg import kernel\n\nCAPTION = {caption!r}\n"
 RUN = "import simkit\nfrom kpkg.kernel import kernel\nfrom kpkg import report\nprint(kernel(1))\n"
 
@@ -67,6 +71,8 @@ def _package(tmp_path: Path) -> Path:
     (pkg / "sub" / "helper.py").write_text(HELPER.format(n=1))
     (pkg / "kernel.py").write_text(KERNEL)
     (pkg / "report.py").write_text(REPORT.format(caption="Win rates"))
+    (pkg / "sub" / "data.py").write_text("SCALE = 10\n")
+    (pkg / "lazy.py").write_text("TEXT = 'a caption'\n")
     return pkg
 
 
@@ -85,13 +91,19 @@ def test_an_edit_reaches_the_kernels_that_call_it_and_no_others(tmp_path):
     assert _run(RUN, **env) == ["20"] and _files(cache) == first  # warm: nothing compiled
 
     (pkg / "report.py").write_text(REPORT.format(caption="Win rates, 95% intervals"))
+    (pkg / "lazy.py").write_text("TEXT = 'another caption'\n")
     assert _run(RUN, **env) == ["20"]
-    assert _files(cache) == first  # a module no kernel imports: no kernel recompiled
+    assert _files(cache) == first  # modules no kernel's globals depend on: no kernel recompiled
 
     (pkg / "sub" / "helper.py").write_text(HELPER.format(n=2))
     assert _run(RUN, **env) == ["30"]  # the kernel runs the helper's new code
     gained = _files(cache) - first
     assert {p.parent.parent.name for p in gained if p.suffix == ".nbi"} == {"kernel", "helper"}
+
+    second = _files(cache)
+    (pkg / "sub" / "data.py").write_text("SCALE = 100\n")
+    assert _run(RUN, **env) == ["300"]  # a global set through a function's import at import time
+    assert {p.parent.parent.name for p in _files(cache) - second if p.suffix == ".nbi"} == {"kernel"}
 
 
 def test_numbas_own_cache_keeps_the_old_helper(tmp_path):
@@ -111,14 +123,17 @@ def test_imports_resolve_absolute_relative_and_submodule_forms(tmp_path):
     (pkg / "a").mkdir(parents=True)
     for f in ("__init__.py", "x.py", "y.py", "a/__init__.py", "a/b.py", "a/c.py", "a/d.py"):
         (pkg / f).write_text("")
-    (pkg / "a" / "b.py").write_text("from . import c\nfrom .d import NAME\nfrom .. import x\n"
-                                    "import kpkg.y\nimport numpy\n\ndef f():\n    from kpkg.a import NAME2\n")
+    (pkg / "z.py").write_text("")
+    (pkg / "a" / "b.py").write_text("from . import c\nfrom .d import NAME\nfrom .. import x\nimport kpkg.y\nimport numpy\n\n"
+                                    "def f():\n    from kpkg.a import NAME2  # runs only when called\n\n"
+                                    "def g():\n    from kpkg import z  # called at import time, below\n\n"
+                                    "TABLE = g()\n")
     os.environ["SIMKIT_CACHE_PACKAGES"] = str(pkg)
     try:
         got = {str(p.relative_to(pkg)) for p in nc.imports(pkg / "a" / "b.py")}
     finally:
         del os.environ["SIMKIT_CACHE_PACKAGES"]
-    assert got == {"a/c.py", "a/d.py", "x.py", "y.py", "a/__init__.py"}
+    assert got == {"a/c.py", "a/d.py", "x.py", "y.py", "z.py"}
 
 
 def _kernel_modules() -> list[Path]:
@@ -144,3 +159,18 @@ def test_the_lonequest_kernels_follow_the_core_helpers_they_call():
         for f in _kernel_modules():
             if "lonequest" in f.parts or f.parent.name == "valka":
                 assert PKG / edited not in nc.closure(f)
+
+
+def test_no_module_a_kernel_depends_on_sets_a_global_later():
+    """The closure holds what a module's import sets. A ``global`` statement in a kernel module (a function
+    rebinding a global a kernel reads, perhaps from a module the closure does not hold) would escape it; in the
+    other modules of a closure only private names (``_GAMES``, a cache no other module reads) may be rebound."""
+    import ast
+
+    kernels = set(_kernel_modules())
+    held = {f for k in kernels for f in nc.closure(k)}
+    for f in held:
+        tree = ast.parse(f.read_bytes())
+        names = [name for n in ast.walk(tree) if isinstance(n, ast.Global) for name in n.names]
+        assert not (names if f in kernels else [n for n in names if not n.startswith("_")]), (f, names)
+        assert "globals()[" not in f.read_text(), f
