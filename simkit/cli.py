@@ -620,6 +620,11 @@ def check_cmd(baselines, update, only, show_all, jobs, fmt):
     sys.exit(1)
 
 
+def _stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal (progress bars only then; tests monkeypatch this)."""
+    return sys.stderr.isatty()
+
+
 @cli.command("baseline")
 @click.argument("name", required=False)
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
@@ -721,7 +726,8 @@ def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, 
     for f, d0, block_size, a, pw, rd, tols in specs:
         try:
             data = ck.record(f, d0["scenario"], d0["overrides"], d0["seed"], games, block_size, a, pw, rd, tols, root,
-                             jobs or None, max_games=max_games, log=lambda s: click.echo(s, err=True))
+                             jobs or None, max_games=max_games, log=lambda s: click.echo(s, err=True),
+                             progress=_stderr_is_terminal())  # a bar only on a terminal, never into a file
         except ck.CannotSize as exc:
             click.echo(f"simkit baseline: cannot size {exc}", err=True)
             sys.exit(1)

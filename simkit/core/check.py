@@ -209,11 +209,12 @@ def _plain(v):
     return v.item() if isinstance(v, np.generic) else v
 
 
-def play(sim, seed: int, games: int, block_size: int, jobs: int | None = None):
+def play(sim, seed: int, games: int, block_size: int, jobs: int | None = None, bar=None):
     """Play ``games`` games per cell in blocks; return (summary rows, cell table, outcome columns, rows per block).
 
     Blocks run on ``jobs`` workers and are merged in block order, so the
-    result is the same for any ``jobs``.
+    result is the same for any ``jobs``. ``bar`` (a tqdm bar, or None) is
+    advanced by each block's games × cells as the block finishes.
     """
     from simkit.core.runner import default_jobs
     from simkit.core.simulation import StatsAccumulator
@@ -223,12 +224,22 @@ def play(sim, seed: int, games: int, block_size: int, jobs: int | None = None):
     sizes = [min(block_size, games - b * block_size) for b in range(n_blocks)]
     tasks = [(sim, seed, b, sizes[b], by_cols, cols) for b in range(n_blocks)]
     jobs = default_jobs() if jobs in (None, 0) else int(jobs)
+    cells = max(1, int(getattr(sim, "cells", 1) or 1))
     if jobs == 1 or n_blocks == 1:
-        results = [_play_block(*t) for t in tasks]
+        results = []
+        for t in tasks:
+            results.append(_play_block(*t))
+            if bar is not None:
+                bar.update(t[3] * cells)
     else:
         from joblib import Parallel, delayed
 
-        results = list(Parallel(n_jobs=min(jobs, n_blocks))(delayed(_play_block)(*t) for t in tasks))
+        results = []
+        for r in Parallel(n_jobs=min(jobs, n_blocks), return_as="generator_unordered")(
+                delayed(_play_block)(*t) for t in tasks):
+            results.append(r)
+            if bar is not None:
+                bar.update(sizes[r[0]] * cells)
     results.sort(key=lambda r: r[0])
     acc = StatsAccumulator(sim.metrics)
     table = results[0][3]
@@ -582,8 +593,9 @@ class CellsChanged(Exception):
 
 def record(path: Path, scenario: str, overrides: list[str], seed: int, games: int | None, block_size: int | None,
            alpha: float, power: float, redeal: float, tolerances: Tolerances, root: Path, jobs=None,
-           max_games: int = 20_000, pilot_games: int = 1_000, log=print) -> dict:
-    """Record a baseline (``NAME.json`` + ``NAME.npz``); size the games when ``games`` is None.
+           max_games: int = 20_000, pilot_games: int = 1_000, log=print, progress: bool = False) -> dict:
+    """Record a baseline (``NAME.json`` + ``NAME.npz``); size the games when ``games`` is None. ``progress``: a
+    tqdm bar on stderr for the pilot and for the recorded games (the CLI asks for it when stderr is a terminal).
 
     Sizing: a pilot run of ``pilot_games`` estimates every number's per-game
     variance; the games are the most any number needs for an MDE at most its
@@ -595,7 +607,8 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
     block_size = int(block_size or sc.run.block_size or sim.default_block_size)
     if games is None:
         pilot = min(pilot_games, max_games)
-        acc, table, out, rows = play(sim, seed, pilot, min(block_size, pilot), jobs)
+        with _bar(pilot * sim.cells, progress, f"{path.stem}: pilot") as bar:
+            acc, table, out, rows = play(sim, seed, pilot, min(block_size, pilot), jobs, bar)
         nums = paired_numbers(sim, table, out, out, rows)
         judge(nums, alpha, tolerances)
         need = max(games_needed(x, len(nums), alpha, power, redeal, x.tolerance) for x in nums)
@@ -610,7 +623,8 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
         games = need
         log(f"{path.stem}: sized at {games:,} games per cell (pilot of {pilot:,}: {worst.metric} {worst.group} "
             "needs the most)")
-    acc, table, out, rows = play(sim, seed, games, block_size, jobs)
+    with _bar(games * sim.cells, progress, path.stem) as bar:
+        acc, table, out, rows = play(sim, seed, games, block_size, jobs, bar)
     nums = judge(paired_numbers(sim, table, out, out, rows), alpha, tolerances)
     spec = outcome_spec(out)
     summary = acc.summary()
@@ -645,6 +659,13 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
     npz.write_bytes(raw)
     path.write_text(json.dumps(data, indent=1, default=_json_default) + "\n")
     return data
+
+
+def _bar(total: int, enabled: bool, desc: str):
+    """The runner's tqdm bar on stderr (games), disabled when not ``enabled``."""
+    from simkit.core.runner import _progress
+
+    return _progress(total, enabled, desc)
 
 
 def _json_default(v):

@@ -154,3 +154,75 @@ def test_cli_json_and_errors():
         assert r.exit_code == 2, r.output
         lines = [ln for ln in r.output.splitlines() if ln.strip()]
         assert len(lines) == 1 and where in lines[0], r.output
+
+
+def _bound(front, marauders, hand=(), fighter_deck=(), warband_deck=(), stamina=3, plays=1 + len(POLICIES)):
+    from simkit.games.valka import battle_cli
+
+    args = battle_cli.check_position(CARDS, "knights", front, list(hand), marauders, list(fighter_deck),
+                                     list(warband_deck))
+    return args, battle_cli.state_bound(CARDS, args, stamina, 0, True, plays)
+
+
+@pytest.mark.parametrize("front,marauders,hand,fighter_deck,warband_deck,stamina", [
+    (["squire"], ["old_gob"], (), (), (), 3),
+    (["squire"], ["old_gob"], (), ("ghoul", "crawler"), (), 2),
+    (["squire"], ["old_gob"], ("fireblast", "divine_aid"), (), (), 3),
+    (["squire", "lancer"], ["old_gob", "ghoul"], (), (), (), 3),
+    (["squire"], ["old_gob"], (), (), ("ghoul",), 3),
+])
+def test_the_state_bound_is_at_least_the_states_solved(front, marauders, hand, fighter_deck, warband_deck, stamina):
+    args, bound = _bound(front, marauders, hand, fighter_deck, warband_deck, stamina)
+    s, env = position(DATA, RULES, *args, stamina, 0)
+    b = LonequestBattle(s, env, POLICIES)
+    for who in (None, *POLICIES):
+        b.value(who)
+    assert 0 < len(b._v) <= bound, (len(b._v), bound)
+
+
+def test_the_state_bound_grows_with_the_position():
+    _, small = _bound(["squire"], ["old_gob"])
+    _, deck = _bound(["squire"], ["old_gob"], fighter_deck=("ghoul", "crawler"))
+    _, events = _bound(["squire"], ["old_gob"], hand=("fireblast",))
+    assert small < deck and small < events
+    from simkit.games.valka import battle_cli
+    from simkit.games.valka.lonequest import engine
+
+    assert battle_cli.MAGIC_STORM_POINTS == engine.MAGIC_STORM
+
+
+def _assert_one_line_error(res, *needles):
+    """One line on stderr naming the problem, exit code 2, no traceback (as tests/test_cli_errors.py checks)."""
+    assert res.exit_code == 2, (res.exit_code, res.output, res.exception)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert lines[0].startswith("simkit: error:")
+    assert "Traceback" not in res.output
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+
+
+HUGE = ["--front", "squire,lancer,ghoul,crawler", "--marauders", "old_gob,goblin_sneak",
+        "--fighter-deck", "axe_maiden,aurochs_rider,glacier_raider,berserker,skald,raider_boss,mountain_gob",
+        "--hand", "fireblast,divine_aid", "--stamina", "9"]
+
+
+def test_a_huge_battle_is_refused_before_the_solver_is_called(monkeypatch):
+    from simkit.games.valka.lonequest import battle as battle_mod
+
+    def boom(*a, **k):
+        raise AssertionError("the solver was called")
+
+    monkeypatch.setattr(battle_mod, "LonequestBattle", boom)
+    r = CliRunner().invoke(cli, ["odds", "lonequest-battle", *HUGE])
+    _assert_one_line_error(r, "the battle is too large to solve exactly", "solver states (an upper bound",
+                           "over the limit of 1.00e+25", "--max-work")
+    # the documented example that the solver's own count refuses after minutes is refused at once too
+    r = CliRunner().invoke(cli, ["odds", "lonequest-battle", "--front", "squire,lancer", "--marauders", "old_gob",
+                                 "--hand", "fireblast,divine_aid", "--fighter-deck", "ghoul,crawler,weird_warrior"])
+    _assert_one_line_error(r, "the battle is too large to solve exactly", "--max-work")
+    # a lower limit refuses a small battle; --max-work is in the help
+    r = CliRunner().invoke(cli, ["odds", "lonequest-battle", "--front", "squire", "--marauders", "old_gob",
+                                 "--max-work", "1000"])
+    _assert_one_line_error(r, "over the limit of 1.00e+03", "--max-work")
+    assert "--max-work" in CliRunner().invoke(cli, ["odds", "lonequest-battle", "--help"]).output

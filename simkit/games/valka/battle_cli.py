@@ -21,6 +21,74 @@ STRONG_ENUF = ("sum", "each", "strongest")  # scenario.STRONG_ENUF (a test check
 LONE_ONE = ("loses", "fails")
 
 
+# The most solver states a battle may have by its upper bound (``state_bound``), computed from the position before
+# anything is solved; over it the battle is refused at once (--max-work). The bound is loose (the Squire against The
+# Old Gob bounds at 1.4e16 for its 24 states; with Stamina 2 and two Reinforcements, 3.2e22 for 253), so the solver's
+# own count (battle.MAX_STATES) still stops what the bound admits.
+MAX_WORK = 10**25
+MAGIC_STORM_POINTS = 3  # engine.MAGIC_STORM (a test checks)
+# the engine's decision machinery at a memoised battle state, by the values each slot can hold: PHASE (16 decisions),
+# T_STAGE (9 turn stages), B_ACTIVE (2), B_STAGE (7 battle stages), B_ATTACKING (2), B_NSPEC (0..8 special actions),
+# B_TEAM (2), EQ_PENDING (2), TF_CTX (3), TF_HARMFUL (2), TF_RESULT (2); B_HITS is counted with the Marauders
+MACHINERY = 16 * 9 * 2 * 7 * 2 * 9 * 2 * 2 * 3 * 2 * 2
+
+
+def state_bound(cards, position_args, stamina: int, krone: int, boons: bool, plays: int) -> int:
+    """An upper bound on the states the solver memoises for a battle, from the position alone (``position_args`` as
+    ``check_position`` gives them), before anything is solved and without the engine. A memoised state is the
+    engine state at a decision with counters and marks cleared and the decks as multisets, for each of ``plays``
+    (the optimum and each policy). Its parts, each bounded by the values it can take, multiplied:
+
+    - where each Fighter of the position is (the N of the Frontline, the decks and the Marauders): the Frontline,
+      the Fighter deck, the Warband deck, the Graveyard (as yours or as a defeated Marauder), the Location or
+      revealed: 7^N; the Frontline's order (at most min(4, N)!), the Location's and the revealed Marauders' orders
+      (M! each, M Marauders);
+    - per Frontline slot (min(4, N)): damage 0..H+2 (H: the largest Health of the position's Fighters, a Health Buff
+      adds at most 3), attacked this Attack or not, and per Buff type none or one of the Buff cards that can reach
+      it; per revealed Marauder: damage 0..H-1; the Strong Enuf blows pending 0..M; Marauders defeated 0..M;
+    - the Buff cards of the position in hand, equipped or in the Loot deck (3 each) and its Events in hand, in the
+      Loot deck or spent (4 each); every card of the Loot deck when a Weird Warp (two Brotherhood Fighters, Boons
+      on) can draw from it;
+    - Stamina 0..min(9, Stamina + M + 3), Krone 0..min(99, Krone + 10 M + 10), the offering made or not;
+    - with Boons, per Warband of the Fighters: its Boon level (3), whether it is fresh (2), and the one-time Boons
+      pending (0..N Weird Warps or Monstrous Roars, 0..3 N Magic Storm points) where that Warband is present;
+    - the decision machinery (``MACHINERY``).
+    Quests, Markets, marches and the Frontline's return never happen inside a solved battle (the card under the
+    Marauders is never revealed, the solver explores, an escape is scored without being played)."""
+    from math import factorial
+
+    from simkit.games.valka.cards import JOKER
+
+    _, front, hand_buffs, hand_events, marauders, fighter_deck, warband_deck = position_args
+    pool = [f for f, _ in front] + list(fighter_deck) + list(warband_deck) + list(marauders)
+    n, m = len(pool), len(marauders)
+    slots = min(4, n)
+    health = max(cards.fighters[f].health for f in pool)
+    real = [cards.fighters[f].warband for f in pool if cards.fighters[f].warband != JOKER]
+    jokers = sum(cards.fighters[f].warband == JOKER for f in pool)
+    warbands = set(real)
+    brotherhood = 1  # boons.BROTHERHOOD
+    warp = boons and brotherhood in warbands and real.count(brotherhood) + jokers >= 2
+    if warp:
+        buff_cards = list(range(len(cards.buffs)))
+        n_events = len(cards.events)
+    else:
+        buff_cards = [c for _, eq in front for c in eq] + list(hand_buffs)
+        n_events = len(hand_events)
+    per_type = [sum(cards.buffs[c].type == t for c in buff_cards) + 1 for t in range(3)]
+    bound = plays * 7 ** n * factorial(slots) * factorial(m) ** 2
+    bound *= ((health + 3) * 2 * per_type[0] * per_type[1] * per_type[2]) ** slots
+    bound *= health ** m * (m + 1) ** 2
+    bound *= 3 ** len(buff_cards) * 4 ** n_events
+    bound *= (min(9, stamina + m + 3) + 1) * (min(99, krone + 10 * m + 10) + 1) * 2
+    if boons:
+        bound *= 3 ** len(warbands) * 2 ** len(warbands)
+        for w, most in ((1, n), (4, n), (7, MAGIC_STORM_POINTS * n)):  # Brotherhood, Monsters, Wizards
+            if w in warbands:
+                bound *= most + 1
+    return bound * MACHINERY
+
+
 def _keys(text: str) -> list[str]:
     return [k.strip() for k in text.split(",") if k.strip()]
 
@@ -121,8 +189,21 @@ def _situation(t, names) -> str:
     return f"{L.PHASES[t[L.PHASE]]}: " + ", ".join(front) + " vs " + ", ".join(mar)
 
 
-def solve(cards, position_args, rules, policy_names):
-    """(solver, rows of P(win) per play, first-decision rows, agreement) of one battle."""
+def check_bound(cards, args, stamina, krone, boons, policy_names, max_work=MAX_WORK) -> None:
+    """An ``InputError`` when the battle's :func:`state_bound` is over ``max_work`` (before anything is solved)."""
+    bound = state_bound(cards, args, stamina, krone, boons, 1 + len(policy_names))
+    if bound > max_work:
+        raise InputError(f"--front/--marauders/--fighter-deck/--warband-deck/--hand: the battle is too large to solve "
+                         f"exactly: up to {bound:.2e} solver states (an upper bound from the position, before "
+                         f"solving), over the limit of {max_work:.2e}; raise the limit with --max-work, or solve with "
+                         "fewer Fighters, deck cards, Events or --policies")
+
+
+def solve(cards, position_args, rules, policy_names, max_work: int = MAX_WORK, boons: bool = True):
+    """(solver, rows of P(win) per play, first-decision rows, agreement) of one battle; a battle whose
+    :func:`state_bound` is over ``max_work`` is refused before the solver starts (``boons``: the rule option)."""
+    *args, stamina, krone = position_args
+    check_bound(cards, args, stamina, krone, boons, policy_names, max_work)
     from simkit.games.valka.lonequest import policies as pol
     from simkit.games.valka.lonequest.battle import Cyclic, LonequestBattle, TooLarge, describe_action, position
     from simkit.games.valka.lonequest.simulation import card_data
@@ -225,9 +306,13 @@ def text_output(head, rows, first, agree, policy_names, fmt, mc_row=None) -> str
               help="Cards file (default: the bundled scenarios/valka/cards.toml).")
 @click.option("--policies", "policies", default=",".join(HEURISTICS), show_default=True,
               help="Policies to solve beside the optimum (Lonequest presets; 'random' too).")
+@click.option("--max-work", type=click.IntRange(1, None), default=MAX_WORK, show_default=True,
+              help="Refuse, before solving, a battle whose solver states are bounded above this (an upper bound "
+                   "from the Fighters, decks, cards in hand, Stamina and Krone, for the optimum and each policy).")
 @odds_options
 def lonequest_battle_cmd(front, marauders, hand, warband, fighter_deck, warband_deck, stamina, krone, strong_enuf,
-                         lone_one, defender_damage, boons, cards_path, policies, fmt, out, mc, seed, jobs, plot):
+                         lone_one, defender_damage, boons, cards_path, policies, max_work, fmt, out, mc, seed, jobs,
+                         plot):
     """VÁLKA Lonequest: one battle solved exactly, with best play and with each policy.
 
     An expectimax over the Lonequest engine's own decisions (attacker, target and kind of Strike, Special Combat
@@ -247,11 +332,12 @@ def lonequest_battle_cmd(front, marauders, hand, warband, fighter_deck, warband_
     cards = load_cards(cards_path)
     args = check_position(cards, warband, _keys(front), _keys(hand), _keys(marauders), _keys(fighter_deck),
                           _keys(warband_deck))
+    check_bound(cards, args, stamina, krone, boons, policy_names, max_work)
     from simkit.games.valka.lonequest.simulation import rules_vector
 
     rules = rules_vector(strong_enuf=strong_enuf, lone_one=lone_one, defender_deals_damage=defender_damage,
                          warband_boons=boons, step_cap=1_000_000)
-    solver, rows, first, agree = solve(cards, (*args, stamina, krone), rules, policy_names)
+    solver, rows, first, agree = solve(cards, (*args, stamina, krone), rules, policy_names, max_work, boons)
     head = [f"Frontline: {', '.join(_keys(front))}; hand: {', '.join(_keys(hand)) or '(none)'}; Warband {warband}; "
             f"Stamina {stamina}, Krone {krone}",
             f"Marauders: {', '.join(_keys(marauders))}; Fighter deck: {len(args[5])} cards; Warband deck: "
