@@ -191,16 +191,7 @@ def test_the_state_bound_grows_with_the_position():
     assert battle_cli.MAGIC_STORM_POINTS == engine.MAGIC_STORM
 
 
-def _assert_one_line_error(res, *needles):
-    """One line on stderr naming the problem, exit code 2, no traceback (as tests/test_cli_errors.py checks)."""
-    assert res.exit_code == 2, (res.exit_code, res.output, res.exception)
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1, res.stderr
-    assert lines[0].startswith("simkit: error:")
-    assert "Traceback" not in res.output
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-
+from test_cli_errors import _assert_one_line_error  # noqa: E402  (tests/ is on the path: its conftest)
 
 HUGE = ["--front", "squire,lancer,ghoul,crawler", "--marauders", "old_gob,goblin_sneak",
         "--fighter-deck", "axe_maiden,aurochs_rider,glacier_raider,berserker,skald,raider_boss,mountain_gob",
