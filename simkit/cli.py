@@ -160,10 +160,13 @@ def _serial_jobs_option(f):
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @click.option("--strict", is_flag=True, help="Refuse a learned policy trained on other card data or rules than "
                                              "the scenario's (without it: a warning, recorded in the manifest).")
+@click.option("--all", "all_", is_flag=True,
+              help="Print every number of the run, one per line (default for a table: the scenario's headline "
+                   "metric as one compact table; md, csv and json always print every number).")
 @format_option()
 @click.pass_context
 def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_games, backend, scheduler, sets,
-            resume, quiet, strict, fmt):
+            resume, quiet, strict, all_, fmt):
     """Simulate a scenario file and write its results.
 
     Writes one Parquet row per game under the run folder, with manifest.json
@@ -217,13 +220,46 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
             )
         except KeyboardInterrupt as exc:
             _interrupted(run_dir, exc)
-    if not quiet:
+    compact = not quiet and fmt == "table" and not all_ and sc.simulation.metrics
+    if compact:
+        _print_headline(res.summary, sc.simulation.metrics[0])
+    elif not quiet:
         click.echo(render(summary_rows(res.summary), fmt), nl=False)
     cells = sc.simulation.games_per_index  # games per game index (Valeria writes a row per seat: not rows)
     rate = res.games * cells / max(res.wall_seconds, 1e-9)
     click.echo(f"{res.games:,} games per cell × {cells} cells in {res.wall_seconds:.2f} s "
                f"({rate:,.0f} games/s); seed {root}", err=True)
     click.echo(f"results: {run_dir}", err=True)
+    if compact:
+        more = len(res.summary) - sum(r["metric"] == sc.simulation.metrics[0].name for r in res.summary)
+        if more:
+            click.echo(f"{more:,} more numbers (every metric, with intervals) in {run_dir}/summary.json: read them "
+                       f"with `simkit report {run_dir}`, or print them with --all", err=True)
+
+
+def _print_headline(summary: list[dict], metric) -> None:
+    """The headline metric as one compact table that fits 100 columns, with a line saying what it shows."""
+    from simkit.core.tables import headline_rows, terminal_width
+
+    rows, across = headline_rows(summary, metric.name)
+    if not rows:
+        return
+    width = min(terminal_width() or 100, 100)
+    click.echo(render(rows, "table", width=width), nl=False)
+    mine = [r for r in summary if r["metric"] == metric.name]
+    wide = max(r["high"] - r["low"] for r in mine)
+    ns = sorted({r["n"] for r in mine})
+    n = f"{ns[0]:,}" if len(ns) == 1 else f"{ns[0]:,}–{ns[-1]:,}"
+    keys = list(mine[0]["group"])
+    layout = ""
+    if across and len(keys) > 1:
+        layout = f": {' × '.join(k for k in keys if k != across)} down, {across} across"
+    elif across:
+        layout = f": {across} across"
+    import textwrap
+
+    click.echo(textwrap.fill(f"{metric.label or metric.name}{layout}; every 95% interval ≤ {wide:.3f} wide; "
+                             f"{n} games per cell", width=width))
 
 
 def _interrupted(run_dir, exc: KeyboardInterrupt) -> None:

@@ -7,7 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from simkit.cli import cli
-from simkit.core.dice import fraction_str, parse, probabilities, quantile, summary, table_rows
+from simkit.core.dice import parse, probabilities, quantile, summary, table_rows
+from simkit.core.tables import fraction_str
 from simkit.errors import InputError
 
 

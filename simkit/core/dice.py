@@ -20,7 +20,6 @@ from fractions import Fraction
 
 import icepool
 
-from simkit.core.tables import fraction_str  # noqa: F401  (the odds tables' exact numbers; no icepool needed)
 from simkit.errors import InputError
 
 MAX_DICE, MAX_SIDES = 20, 100  # dice in one term, sides of one die: larger expressions are refused
@@ -356,6 +355,9 @@ def summary(die: icepool.Die, percents=(5, 25, 50, 75, 95)) -> dict:
 
 def table_rows(die: icepool.Die) -> list[dict]:
     """One row per outcome: P(X = x), P(X >= x), P(X <= x) as ``num/den`` with float twins."""
+    from simkit.core.tables import fraction_str  # here, not at import: the kernels that import this module do not
+    # depend on how tables print (simkit._numba_cache)
+
     probs = probabilities(die)
     rows, below = [], Fraction(0)
     for o, p in probs.items():

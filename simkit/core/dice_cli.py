@@ -17,7 +17,8 @@ MAX_WORK, MAX_OUTCOMES = 10_000_000, 20_000
 def dice_report(expr: str, max_work: int | None = None, max_outcomes: int | None = None):
     """(distribution rows, summary row) of ``expr``; an InputError names EXPR when it cannot be read, or when its
     size, estimated before anything is computed, is over ``max_work`` steps or ``max_outcomes`` outcomes."""
-    from simkit.core.dice import MAX_OUTCOMES, MAX_WORK, fraction_str, parse, summary, table_rows
+    from simkit.core.dice import MAX_OUTCOMES, MAX_WORK, parse, summary, table_rows
+    from simkit.core.tables import fraction_str
 
     die = parse(expr, max_work=MAX_WORK if max_work is None else max_work,
                 max_outcomes=MAX_OUTCOMES if max_outcomes is None else max_outcomes)

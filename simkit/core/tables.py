@@ -216,3 +216,23 @@ def summary_rows(summary: list[dict]) -> list[dict]:
             "n": r["n"],
         })
     return out
+
+
+def headline_rows(summary: list[dict], metric: str) -> tuple[list[dict], str | None]:
+    """The rows of one metric as a compact table: the group column ``policy`` across (or the last group column
+    when there is no policy), the other group columns down, each cell the estimate; returns the rows and the
+    name of the column spread across (None: the metric has no group, or one value per row)."""
+    rows = [r for r in summary if r["metric"] == metric]
+    keys = list(rows[0]["group"]) if rows else []
+    if not keys:
+        return [{"metric": metric, "estimate": f"{r['estimate']:.3f}"} for r in rows], None
+    across = "policy" if "policy" in keys else keys[-1]
+    down = [k for k in keys if k != across]
+    table: dict[tuple, dict] = {}
+    for r in rows:
+        key = tuple(str(r["group"][k]) for k in down)
+        row = table.setdefault(key, dict(zip(down, key)) if down else {metric: "all"})
+        row[str(r["group"][across])] = f"{r['estimate']:.3f}"
+    cols = list(dict.fromkeys(str(r["group"][across]) for r in rows))
+    head = list(down) if down else [metric]
+    return [{c: row.get(c, "") for c in [*head, *cols]} for row in table.values()], across
