@@ -258,7 +258,7 @@ def _print_headline(summary: list[dict], metric) -> None:
         layout = f": {across} across"
     import textwrap
 
-    click.echo(textwrap.fill(f"{metric.label or metric.name}{layout}; every 95% interval ≤ {wide:.3f} wide; "
+    click.echo(textwrap.fill(f"{metric.label or metric.name}{layout}; 95% intervals ≤ {wide:.3f} wide; "
                              f"{n} games per cell", width=width))
 
 

@@ -38,7 +38,7 @@ def test_the_compact_table_is_the_runs_own_headline(tmp_path):
     caption = " ".join(lines[15:])
     assert caption.startswith("attacker hits: strike down, shield across;")
     widest = max(r["high"] - r["low"] for r in summary if r["metric"] == "attacker_hits")
-    assert f"every 95% interval ≤ {widest:.3f} wide" in caption and "2,000 games per cell" in caption
+    assert f"95% intervals ≤ {widest:.3f} wide" in caption and "2,000 games per cell" in caption
     assert len(lines) <= 17
     assert "338 more numbers" in res.stderr and "--all" in res.stderr
 
