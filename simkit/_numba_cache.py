@@ -214,7 +214,7 @@ def imports(path: Path) -> frozenset[Path]:
 
 
 def closure(path: Path) -> list[Path]:
-    """``path`` and every module of its package it imports, transitively, sorted."""
+    """``path`` and every module of its package that ``imports`` names for it, transitively, sorted."""
     seen = {path}
     todo = [path]
     while todo:

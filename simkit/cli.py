@@ -239,6 +239,8 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
 
 def _print_headline(summary: list[dict], metric) -> None:
     """The headline metric as one compact table that fits 100 columns, with a line saying what it shows."""
+    import textwrap
+
     from simkit.core.tables import headline_rows, terminal_width
 
     rows, across = headline_rows(summary, metric.name)
@@ -256,8 +258,6 @@ def _print_headline(summary: list[dict], metric) -> None:
         layout = f": {' × '.join(k for k in keys if k != across)} down, {across} across"
     elif across:
         layout = f": {across} across"
-    import textwrap
-
     click.echo(textwrap.fill(f"{metric.label or metric.name}{layout}; 95% intervals ≤ {wide:.3f} wide; "
                              f"{n} games per cell", width=width))
 

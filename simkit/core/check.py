@@ -604,10 +604,12 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
     """
     sc = _scenario({"scenario": scenario, "overrides": overrides}, root)
     sim = sc.simulation
+    from simkit.core.runner import _progress as bar_of  # the runner's tqdm bar on stderr (games)
+
     block_size = int(block_size or sc.run.block_size or sim.default_block_size)
     if games is None:
         pilot = min(pilot_games, max_games)
-        with _bar(pilot * sim.cells, progress, f"{path.stem}: pilot") as bar:
+        with bar_of(pilot * sim.cells, progress, f"{path.stem}: pilot") as bar:
             acc, table, out, rows = play(sim, seed, pilot, min(block_size, pilot), jobs, bar)
         nums = paired_numbers(sim, table, out, out, rows)
         judge(nums, alpha, tolerances)
@@ -623,7 +625,7 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
         games = need
         log(f"{path.stem}: sized at {games:,} games per cell (pilot of {pilot:,}: {worst.metric} {worst.group} "
             "needs the most)")
-    with _bar(games * sim.cells, progress, path.stem) as bar:
+    with bar_of(games * sim.cells, progress, path.stem) as bar:
         acc, table, out, rows = play(sim, seed, games, block_size, jobs, bar)
     nums = judge(paired_numbers(sim, table, out, out, rows), alpha, tolerances)
     spec = outcome_spec(out)
@@ -659,13 +661,6 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
     npz.write_bytes(raw)
     path.write_text(json.dumps(data, indent=1, default=_json_default) + "\n")
     return data
-
-
-def _bar(total: int, enabled: bool, desc: str):
-    """The runner's tqdm bar on stderr (games), disabled when not ``enabled``."""
-    from simkit.core.runner import _progress
-
-    return _progress(total, enabled, desc)
 
 
 def _json_default(v):
