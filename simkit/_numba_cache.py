@@ -42,6 +42,7 @@ from pathlib import Path
 
 KEEP = 8  # key folders of one module kept before the oldest are removed
 PACKAGE_DIR = Path(__file__).resolve().parent
+DISPATCH = PACKAGE_DIR / "_numba_dispatch.py"  # how kernel-to-kernel calls are typed (part of every key)
 LOCATORS = ("simkit._numba_locator.SourceLocator", "UserProvidedCacheLocator", "InTreeCacheLocator",
             "UserWideCacheLocator", "IPythonCacheLocator", "ZipCacheLocator")
 _OLD_FOLDER = re.compile(r"[0-9a-f]{16}")  # the whole-package folders of the cache before this one
@@ -228,7 +229,7 @@ def closure(path: Path) -> list[Path]:
 @lru_cache(maxsize=None)
 def key(path: Path) -> str:
     """The cache key of the kernels defined in ``path``: a hash of the source of ``closure(path)`` (names and
-    bytes), numba's version and Python's."""
+    bytes), ``simkit._numba_dispatch`` (which specialisations exist), numba's version and Python's."""
     import numba
 
     pkg = package_of(path)
@@ -236,6 +237,7 @@ def key(path: Path) -> str:
     for f in closure(path):
         h.update(str(f.relative_to(pkg)).encode() + b"\0")
         h.update(hashlib.sha256(f.read_bytes()).digest())
+    h.update(hashlib.sha256(DISPATCH.read_bytes()).digest())  # which specialisations exist
     h.update(numba.__version__.encode() + sys.version.encode())
     return h.hexdigest()[:16]
 

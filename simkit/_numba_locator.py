@@ -8,6 +8,9 @@ from pathlib import Path
 from numba.core.caching import _CacheLocator
 
 from simkit import _numba_cache as nc
+from simkit import _numba_dispatch
+
+_numba_dispatch.install()  # numba imports this module before it compiles a cached kernel
 
 
 class SourceLocator(_CacheLocator):

@@ -63,3 +63,19 @@ def test_bounty_hunter_bench_times_the_learned_hero_beside_its_base():
     assert {v["kind"] for v in learned.describe()["policies"].values()} >= {"learned"}
     assert learned.cells == base.cells == 1 and learned.hero_names == ["learned"]
     assert base.hero_names == ["balanced_tuned"] and learned.opponent_names == base.opponent_names != []
+
+
+def test_bench_prints_rates_as_rounded_not_at_four_decimals():
+    # a `search` plays about a game a second: bench rounds its rate to two significant digits ("1.3") and the
+    # table shows it so, not at a rate's four decimals ("1.3000")
+    import re
+
+    from click.testing import CliRunner
+
+    from simkit.cli import cli
+
+    res = CliRunner().invoke(cli, ["bench", "draw", "--games", "500", "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    line = next(ln for ln in res.output.splitlines() if "search" in ln)
+    assert re.search(r"\s\d+(\.\d{1,2})?\s*$", line), line  # the last cell: the rate, as rounded
+    assert not re.search(r"\d\.\d{3,}", res.output), res.output

@@ -174,3 +174,44 @@ def test_no_module_a_kernel_depends_on_sets_a_global_later():
         names = [name for n in ast.walk(tree) if isinstance(n, ast.Global) for name in n.names]
         assert not (names if f in kernels else [n for n in names if not n.startswith("_")]), (f, names)
         assert "globals()[" not in f.read_text(), f
+
+
+# --- one specialisation per helper for the calls kernels make (``simkit._numba_dispatch``) ---
+
+SPECS = ("import numpy as np\nfrom numba import njit\n\n\n"
+         "@njit(cache=True)\ndef put(a, i, x, front):\n    a[i] = x + (1 if front else 0)\n\n\n"
+         "@njit(cache=True)\ndef pick(t, i):\n    return t[i]  # a heterogeneous tuple: needs a literal index\n\n\n"
+         "@njit(cache=True)\ndef kernel(a, b):\n"
+         "    put(a, 0, 5, False)\n    put(a, 1, 6, True)\n    put(a, 2, b[0], False)\n    put(a, 3, b[1] + b[0], True)\n"
+         "    t = (7, 2.5)\n    return pick(t, 0) + pick(t, 1)\n")
+SPECS_RUN = ("{imp}import numpy as np\nfrom kpkg.specs import kernel, put, pick\n"
+             "a = np.zeros(4, np.int32)\nprint(kernel(a, np.array([3, 4], np.int32)), *a.tolist(),"
+             " len(put.signatures), len(pick.signatures))\n")
+
+
+def test_calls_from_kernels_compile_one_specialisation_not_one_per_constant(tmp_path):
+    pkg = _package(tmp_path)
+    (pkg / "specs.py").write_text(SPECS)
+    env = dict(PYTHONPATH=str(pkg.parent), SIMKIT_NUMBA_CACHE=str(tmp_path / "cache"), SIMKIT_CACHE_PACKAGES=str(pkg))
+    # constants (0, 5, False, True ...) and int32 values widened: one `put`; `pick` keeps its literal indices
+    assert _run(SPECS_RUN.format(imp="import simkit\n"), **env) == ["9.5", "5", "7", "3", "8", "1", "2"]
+    assert _files(tmp_path / "cache") and len([p for p in _files(tmp_path / "cache") if ".put-" in p.name
+                                               and p.suffix == ".nbc"]) == 1
+    # from the cache: the same results (a cached kernel loads without compiling its helpers)
+    assert _run(SPECS_RUN.format(imp="import simkit\n"), **env)[:5] == ["9.5", "5", "7", "3", "8"]
+    # the control: plain numba compiles `put` once per tuple of argument types (4 here)
+    plain = dict(PYTHONPATH=str(pkg.parent), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    assert _run(SPECS_RUN.format(imp=""), **plain) == ["9.5", "5", "7", "3", "8", "4", "2"]
+
+
+def test_how_calls_are_typed_is_part_of_every_key(tmp_path, monkeypatch):
+    f = PKG / "games" / "toy" / "engine.py"
+    before = nc.key(f)
+    edited = tmp_path / "_numba_dispatch.py"
+    edited.write_bytes(nc.DISPATCH.read_bytes() + b"\n# edited\n")
+    monkeypatch.setattr(nc, "DISPATCH", edited)
+    nc.key.cache_clear()
+    try:
+        assert nc.key(f) != before
+    finally:
+        nc.key.cache_clear()
