@@ -201,10 +201,10 @@ def load_cards(path: str | Path | None = None) -> CardSet:
     top = Fields(path, data, problems=problems)
     notice = top.get("notice", str)
     roles = top.get("roles", list)
-    if len(roles) != N_ROLES or len(set(roles)) != N_ROLES or not all(isinstance(r, str) and r for r in roles):
+    if len(roles) != N_ROLES or not all(isinstance(r, str) and r for r in roles) or len(set(roles)) != N_ROLES:
         raise top.error("roles", f"must list {N_ROLES} distinct role icon names (got {roles!r})")
     areas = top.get("areas", list)
-    if len(areas) != N_AREAS or len(set(areas)) != N_AREAS or not all(isinstance(a, str) and a for a in areas):
+    if len(areas) != N_AREAS or not all(isinstance(a, str) and a for a in areas) or len(set(areas)) != N_AREAS:
         raise top.error("areas", f"must list {N_AREAS} distinct Monster area names (got {areas!r})")
     roles, areas = tuple(roles), tuple(areas)
     keys: set[str] = set()
@@ -226,11 +226,7 @@ def load_cards(path: str | Path | None = None) -> CardSet:
     # every section is read whatever the ones before it hold, so that every problem is reported at once; a
     # section's count is checked only when its own cards were read without a problem (else it may follow from one)
     rows = _rows(top, "starters")
-    got = [(r.data.get("key"), r.data.get("numbers")) for r in rows]
-    want = [(k, [n]) for k, n in STARTERS]
-    if got != want:
-        problems.add(top.error("starters", "must be the Peasant (key 'peasant', numbers [5]) and the Knight (key "
-                                           f"'knight', numbers [6]), in that order (got {got!r})"))
+    before = len(problems.errors)
     for f in rows:
         with problems.row():
             key, name = _key(f, keys), f.get("name", str)
@@ -239,6 +235,11 @@ def load_cards(path: str | Path | None = None) -> CardSet:
                               on_turn=_effects(f, "on_turn", what, citizen_ops, roles),
                               off_turn=_effects(f, "off_turn", what, citizen_ops, roles)))
             f.finish()
+    got = [(r.data.get("key"), r.data.get("numbers")) for r in rows]
+    want = [(k, [n]) for k, n in STARTERS]
+    if len(problems.errors) == before and got != want:  # one problem in a starter's row is reported once, there
+        problems.add(top.error("starters", "must be the Peasant (key 'peasant', numbers [5]) and the Knight (key "
+                                           f"'knight', numbers [6]), in that order (got {got!r})"))
     monsters = []
     before = len(problems.errors)
     for f in _rows(top, "monsters"):

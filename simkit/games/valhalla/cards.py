@@ -75,7 +75,7 @@ def _names(f: Fields, name: str, allowed, lo: int = 0, hi: int | None = None, un
     return tuple(good)
 
 
-def _cards(m: Fields, side: str, weapons: list[str], clans: tuple[str, ...]) -> list[MonsterCard]:
+def _cards(m: Fields, side: str, weapons: list[str] | None, clans: tuple[str, ...] | None) -> list[MonsterCard]:
     cards = []
     for f in m.tables(side):
         with m.problems.row() if m.problems is not None else contextlib.nullcontext():
@@ -85,7 +85,7 @@ def _cards(m: Fields, side: str, weapons: list[str], clans: tuple[str, ...]) -> 
     return cards
 
 
-def _card(f: Fields, cards: list[MonsterCard], weapons: list[str], clans: tuple[str, ...]) -> None:
+def _card(f: Fields, cards: list[MonsterCard], weapons: list[str] | None, clans: tuple[str, ...] | None) -> None:
     """Read one monster card and append it to ``cards`` (the cards above it)."""
     card = MonsterCard(
         name=f.get("name", str),
@@ -99,16 +99,17 @@ def _card(f: Fields, cards: list[MonsterCard], weapons: list[str], clans: tuple[
         power_value=f.get("power_value", int, 0, min=0),
     )
     f.finish()
+    above = cards[-1].strength if cards else None
+    cards.append(card)  # kept even when a check below fails: the next card is compared with this one, once
     if card.power_effect in POWERS_WITH_VALUE and card.power_value < 1:
         raise f.error("power_value", f"must be at least 1 when power_effect is {card.power_effect!r} "
                       f"(got {card.power_value})")
     if card.power_effect not in POWERS_WITH_VALUE and card.power_value != 0:
         raise f.error("power_value", f"must be 0 (or left out) when power_effect is {card.power_effect!r}; "
                       f"only {', '.join(map(repr, POWERS_WITH_VALUE))} take a value (got {card.power_value})")
-    if cards and card.strength < cards[-1].strength:
-        raise f.error("strength", f"must be at least {cards[-1].strength}, the strength of the card above it "
+    if above is not None and card.strength < above:
+        raise f.error("strength", f"must be at least {above}, the strength of the card above it "
                       f"(cards go in ascending order of strength) (got {card.strength})")
-    cards.append(card)
 
 
 @dataclass(frozen=True)
@@ -142,12 +143,18 @@ def load_cards_file(path: str | Path | None = None) -> CardsFile:
     top = Fields(path, data, problems=problems)
     top.get("notice", str)
     top.get("experiment", bool, False)  # marks files changed by --set; no printed facts to relax here
+    # a wrong name in a list of names (clans, die symbols) is reported once: the names checked against that list
+    # are then only checked to be names (else each use of a name the wrong entry stood for is reported again)
+    before = len(problems.errors)
     clans = _names(top, "clans", None, lo=1, unique=True)
+    clans_known = clans if len(problems.errors) == before else None
     d = top.table("die")
+    before = len(problems.errors)
     symbols = _names(d, "symbols", None, lo=1, unique=True)
-    die = WeaponDie(_names(d, "faces", symbols, lo=6, hi=6))
+    known = len(problems.errors) == before
+    die = WeaponDie(_names(d, "faces", symbols if known else None, lo=6, hi=6))
     d.finish()
-    weapons = [s for s in symbols if s != WILD]
+    weapons = [s for s in symbols if s != WILD] if known else None
     monsters: dict[str, Monster] = {}
     for m in top.tables("monsters"):
         with problems.row():
@@ -156,8 +163,8 @@ def load_cards_file(path: str | Path | None = None) -> CardsFile:
                 raise m.error("key", f"must be a distinct non-empty name (got {key!r}; already used: "
                               f"{', '.join(monsters)})")
             before = len(problems.errors)
-            mon = Monster(key, m.get("name", str), _cards(m, "base", weapons, clans),
-                          _cards(m, "plus40", weapons, clans))
+            mon = Monster(key, m.get("name", str), _cards(m, "base", weapons, clans_known),
+                          _cards(m, "plus40", weapons, clans_known))
             m.finish()  # an unknown table (e.g. [[monsters.bas]]) is named as such, not reported as a count mismatch
             if len(problems.errors) == before and len(mon.cards_plus40) != len(mon.cards_base):
                 raise m.error("plus40", f"must hold as many cards as 'base' ({len(mon.cards_base)}), being their "

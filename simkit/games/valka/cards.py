@@ -253,7 +253,7 @@ def _map(top: Fields) -> tuple[tuple[Location, ...], tuple[tuple[int, int], ...]
         if not (isinstance(pair, list) and len(pair) == 2):
             raise top.error(f"arrows[{i}]", f"must be a [from, to] pair of Location keys (got {pair!r})")
         for j, k in enumerate(pair):
-            if k not in keys:
+            if not isinstance(k, str) or k not in keys:
                 raise top.error(f"arrows[{i}][{j}]", f"must be one of {_choices(keys)} (got {k!r})")
         arrow = (keys[pair[0]], keys[pair[1]])
         if arrow[0] == arrow[1] or arrow in arrows:

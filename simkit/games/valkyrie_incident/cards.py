@@ -333,7 +333,7 @@ def load_cards(path: str | Path | None = None) -> CardSet:
     top = Fields(path, data, problems=problems)
     notice = top.get("notice", str)
     clans = top.get("clans", list)
-    if len(clans) != N_CLANS or len(set(clans)) != N_CLANS or not all(isinstance(c, str) and c for c in clans):
+    if len(clans) != N_CLANS or not all(isinstance(c, str) and c for c in clans) or len(set(clans)) != N_CLANS:
         problems.add(top.error("clans", f"must list {N_CLANS} distinct Clan Emblem names (got {clans!r})"))
     problems.check()
     clans = tuple(clans)
