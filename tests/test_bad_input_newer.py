@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as hs
 
 from simkit.cli import cli
@@ -36,11 +36,49 @@ def _balance(out, vary="rules.win_low=6:10", target="won=0.5±0.05", *more):
     ("rules.win_high=9:201", ["--vary", "rules.win_high=201", "must be at most 200"]),
     ("rules.win_low=-3:8", ["--vary", "rules.win_low=-3", "must be at least 0"]),
     ("rules.win_low=8,300", ["--vary", "rules.win_low=300", "must be at most 200"]),
+    ("rules.win_low=0:100000000:1", ["--vary", "100,000,001 values", "at most 1,000"]),  # was a runaway list
 ])
 def test_balance_vary_range_past_what_the_game_allows(tmp_path, vary, needles):
     out = tmp_path / "out"
     _assert_one_line_error(_balance(out, vary), *needles)
     assert not out.exists()
+
+
+num = hs.one_of(hs.integers(-5, 205), hs.integers(-10**25, 10**25), hs.floats(-300, 300, allow_nan=False).map(
+    lambda x: round(x, 2)))
+varies = hs.one_of(
+    hs.tuples(hs.integers(-3, 203), hs.integers(-3, 203)).map(lambda t: f"{min(t)}:{max(t)}"),  # mostly allowed
+    hs.tuples(num, num).map(lambda t: f"{t[0]}:{t[1]}"),
+    hs.tuples(num, num, hs.integers(-2, 50)).map(lambda t: f"{t[0]}:{t[1]}:{t[2]}"),
+    hs.lists(num, min_size=1, max_size=4).map(lambda xs: ",".join(map(str, xs))),
+)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(values=varies)
+def test_any_vary_range_is_refused_in_one_line_or_stays_in_what_the_game_allows(tmp_path, values):
+    """``--vary rules.win_low=…`` (the toy's stopping total, 0 to 200 by its rules): a range or list with a value
+    the field cannot hold (past 200, below 0, not whole, huge) ends in one line naming --vary and the field, exit
+    code 2 and no run folder; any other is searched, and only values the game allows are tried."""
+    import json
+
+    text = f"rules.win_low={values}"
+    out = tmp_path / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    res = _run(["balance", DRAW, "--vary", text, "--target", "won=0.5±0.05", "--budget", 400, "--out", out, "-q",
+                "--no-copies"])
+    assert res.exit_code in (0, 2), (text, res.output, res.exception)
+    event(f"exit code {res.exit_code}")
+    if res.exit_code == 2:
+        _assert_one_line_error(res, "--vary", "rules.win_low")
+        assert not out.exists()
+        return
+    trials = [json.loads(line) for line in (out / "trials.jsonl").read_text().splitlines()]
+    assert len(trials) == 4, text  # 400 games, 100 a trial
+    for t in trials:
+        for v in t["edits"].values():
+            assert isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 200, (text, t)
 
 
 # --- 2. balance bands no rate can reach -----------------------------------------------------------------------

@@ -47,6 +47,7 @@ SEARCH_CHECK = (1 << 21) + 2  # spawn key of the check under `search`
 SCENARIO_TABLES = {"rules", "run", "setup", "grid", "policies"}
 MAX_EDITS = 32
 MAX_WHOLE = 2 ** 62  # a whole-number range's bounds: the search draws them as 64-bit integers
+MAX_STEPS = 1000  # values a LO:HI:STEP range may list (each is a choice the search keeps in memory)
 
 
 # --- what may change -------------------------------------------------------------------------------------------
@@ -159,6 +160,10 @@ def parse_vary(text: str, scenario: Path, data: dict, option: str = "--vary") ->
             step = nums[2]
             if step <= 0:
                 raise InputError(f"{option} {text!r}: the step must be above 0")
+            count = math.floor((hi - lo) / step + 1e-9) + 1
+            if count > MAX_STEPS:
+                raise InputError(f"{option} {text!r}: LO:HI:STEP gives {count:,} values; at most {MAX_STEPS:,} "
+                                 "(a wider step, or LO:HI to search the whole range)")
             values = [lo + i * step for i in range(int((hi - lo) / step + 1e-9) + 1)]
             values = [int(v) if whole else float(round(v, 10)) for v in values]
             if current not in values:
