@@ -86,6 +86,20 @@ def test_one_fighter_against_one_marauder_by_hand():
     first = b.first()
     assert len(first) == 1 and b.best_action(first[0][1]) == L.ST_CHANCE + 0
 
+    # "with the Warband standing": double 1s that kill the last Marauder with the last Fighter (no Warband Deck to
+    # draw from) lose, and so does a Reckless Strike that sacrifices the last Fighter; neither gamble pays then
+    def w(f, m):
+        if m == 0:
+            return F(1)
+        if f == 0:
+            return F(0)
+        both = (F(1) if f > 1 else F(0)) if m == 1 else w(f - 1, m - 1)
+        return pa * w(f, m - 1) + pd * w(f - 1, m) + pb * both
+
+    standing = battle([A], [M], standing=True)
+    assert standing.value() == w(2, 3) == standing.value("cautious") == standing.value("aggressive")
+    assert w(2, 3) < v(2, 3, reckless=False) < b.value()
+
 
 def test_events_in_hand_turn_a_lost_battle_by_hand():
     # A (Strike 9, Health 1, Shield 0) against M (Strike 9, Health 2, Shield 0): a True Strike hurts M, then "Strong
@@ -117,10 +131,12 @@ def test_the_reinforcement_to_strike_first_by_hand():
 
 
 @pytest.mark.parametrize("who", [None, "cautious"])
-def test_the_engine_played_by_the_table_agrees_with_the_exact_value(who):
+@pytest.mark.parametrize("standing", [False, True])
+def test_the_engine_played_by_the_table_agrees_with_the_exact_value(who, standing):
     # the Squire against The Old Gob with two Reinforcements in the Fighter deck, defending first: d10s, Test Fates
-    # and deck draws; the engine plays its own dice (both decks shuffled) with every choice from the table
-    b = battle([A], [M], fighter_deck=[M2, ID["crawler"]], stamina=2)
+    # and deck draws; the engine plays its own dice (both decks shuffled) with every choice from the table (with
+    # `standing`, the table of that count, and a clearing that leaves no Fighter counts lost)
+    b = battle([A], [M], fighter_deck=[M2, ID["crawler"]], stamina=2, standing=standing)
     exact = b.value(who)
     n = 4000
     est = wilson(play(b, n, seed=11, who=who), n)

@@ -15,6 +15,11 @@ from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS
 
 MAX_FRACTION_CHARS = 40  # longer exact fractions are shown as decimals in table/Markdown
 FIRST = 8  # the most likely first decisions shown with their optimal and policy choices
+STANDING_NOTE = ("P(cleared) counts a battle in which the last Marauder and the last Fighter fall together as won; "
+                 "P(cleared, Warband standing) counts it lost when no Fighter is left on the Frontline or in the "
+                 "Warband Deck (the Lonequest then fails: \"If you have no Warband Fighters to draw or battle with, "
+                 "you have failed\"). Each is the optimum for its own count; the first decisions below are those of "
+                 "P(cleared).\n")
 HEURISTICS = ("cautious", "aggressive", "greedy_trader")  # the Lonequest's heuristic presets; random on request
 MAX_MARAUDERS = 4  # a Location holds 5 cards; the solver keeps one under the Marauders
 STRONG_ENUF = ("sum", "each", "strongest")  # scenario.STRONG_ENUF (a test checks)
@@ -212,8 +217,12 @@ def solve(cards, position_args, rules, policy_names, max_work: int = MAX_WORK, b
     pols = {n: (pol.RANDOM if pol.PRESETS[n][0] == "random" else pol.HEURISTIC, pol.param_vector(pol.PRESETS[n][1]))
             for n in policy_names}
     solver = LonequestBattle(s0, env, pols)
+    # the same battle scored "with the Warband standing": a clearing in which the last Fighter fell too (and none
+    # is left to draw) is lost; its optimum is its own (the outcomes of each action are shared, not re-enumerated)
+    standing = LonequestBattle(s0, env, pols, standing=True, shared=solver)
     try:
         values = {None: solver.value(None), **{n: solver.value(n) for n in policy_names}}
+        stand = {None: standing.value(None), **{n: standing.value(n) for n in policy_names}}
     except TooLarge as e:
         raise InputError(f"--marauders/--fighter-deck/--warband-deck: the battle is too large to solve exactly "
                          f"({e}); allowed: fewer Marauders, deck cards or Events in hand") from None
@@ -224,7 +233,8 @@ def solve(cards, position_args, rules, policy_names, max_work: int = MAX_WORK, b
     for n, v in values.items():
         rows.append({"play": "optimal" if n is None else n, "win": fraction_str(v), "win_p": float(v),
                      "lost_vs_optimal": fraction_str(values[None] - v),
-                     "lost_vs_optimal_p": float(values[None] - v)})
+                     "lost_vs_optimal_p": float(values[None] - v),
+                     "win_standing": fraction_str(stand[n]), "win_standing_p": float(stand[n])})
     names = [f.name for f in cards.fighters]
     first, agree = [], {n: Fraction(0) for n in policy_names}
     decided = Fraction(0)
@@ -252,8 +262,9 @@ def text_output(head, rows, first, agree, policy_names, fmt, mc_row=None) -> str
     md = fmt == "md"
     disp = []
     for r in rows:
-        d = {"Play": r["play"], "P(win) exact": _exact(Fraction(r["win"])),
-             "Lost against optimal": f"{r['lost_vs_optimal_p']:.6f}"}
+        d = {"Play": r["play"], "P(cleared) exact": _exact(Fraction(r["win"])),
+             "Lost against optimal": f"{r['lost_vs_optimal_p']:.6f}",
+             "P(cleared, Warband standing)": _exact(Fraction(r["win_standing"]))}
         if mc_row is not None:
             opt = r["play"] == "optimal"
             d["MC [95%]"] = mc_row["text"] if opt else ""
@@ -261,7 +272,7 @@ def text_output(head, rows, first, agree, policy_names, fmt, mc_row=None) -> str
             d["MC n"] = mc_row["n"] if opt else ""
         disp.append(d)
     parts = ["\n".join(("- " if md else "") + h for h in head) + "\n",
-             ("## " if md else "") + "P(clearing the Marauders)\n\n" + render(disp, fmt)]
+             ("## " if md else "") + "P(clearing the Marauders)\n\n" + render(disp, fmt) + "\n" + STANDING_NOTE]
     if first:
         fr = []
         for r in first[:FIRST]:
@@ -318,7 +329,8 @@ def lonequest_battle_cmd(front, marauders, hand, warband, fighter_deck, warband_
     An expectimax over the Lonequest engine's own decisions (attacker, target and kind of Strike, Special Combat
     Actions and Events, Divine Aid, the offering, Equip and Boon targets), every d10 and every card drawn from
     the Fighter or Warband deck enumerated, memoised over the battle state. Prints P(clearing the Location's
-    Marauders) under optimal play and under each policy (exact fractions), the optimal first choice, and with
+    Marauders) under optimal play and under each policy (exact fractions), and the same with the Warband standing
+    (a clearing in which the last Fighter falls too, none left to draw, counted lost), the optimal first choice, and with
     --mc N the optimum checked by the engine played N times by the optimal table. Rule text: valka.txt,
     Lonequest Rules, Battle.
     """
@@ -342,7 +354,8 @@ def lonequest_battle_cmd(front, marauders, hand, warband, fighter_deck, warband_
             f"Stamina {stamina}, Krone {krone}",
             f"Marauders: {', '.join(_keys(marauders))}; Fighter deck: {len(args[5])} cards; Warband deck: "
             f"{len(args[6])} cards",
-            f"Optimal P(clearing the Marauders) = {_exact(Fraction(rows[0]['win']))}"]
+            f"Optimal P(clearing the Marauders) = {_exact(Fraction(rows[0]['win']))}; with the Warband standing "
+            f"(a Fighter left on the Frontline or in the Warband Deck) = {_exact(Fraction(rows[0]['win_standing']))}"]
     mc_row = None
     if mc:
         from simkit.core.seeding import normalize_seed

@@ -99,10 +99,18 @@ def _arrange(cards: list[int], prefix: tuple) -> list[int]:
 
 class LonequestBattle:
     """Exact values of one battle. ``s0``: an engine state before its first ``advance`` (``position``); ``env``:
-    the engine's env; ``policies``: {name: (kind, params)} that ``value(name)`` evaluates beside the optimum."""
+    the engine's env; ``policies``: {name: (kind, params)} that ``value(name)`` evaluates beside the optimum.
 
-    def __init__(self, s0, env, policies=None, max_states: int | None = None, max_work: int | None = None):
+    ``standing``: what counts as won. False (the default): the Marauders are cleared, even when the last Marauder
+    and the last Fighter fall together (a Reckless Strike's double 1s, a Chance Strike with the defender's damage).
+    True: cleared *with the Warband standing*, a Fighter left on the Frontline or in the Warband Deck (else "If
+    you have no Warband Fighters to draw or battle with, you have failed" ends the Lonequest right after).
+    ``shared``: another solver of the same position whose enumerated outcomes this one reuses."""
+
+    def __init__(self, s0, env, policies=None, max_states: int | None = None, max_work: int | None = None,
+                 standing: bool = False, shared: "LonequestBattle | None" = None):
         self.s0, self.env = s0.copy(), env
+        self.standing = standing
         self.max_work, self.work = max_work, 0  # engine runs (one per dice path and deck prefix); beyond: refused
         self.home = int(s0[L.LOC])  # the battle's Location (``position``: HOME)
         self.base = env[:E.E_SCRIPT]
@@ -115,7 +123,7 @@ class LonequestBattle:
         self._v: dict = {}  # (who, key) -> value
         self._best: dict = {}  # key -> optimal action
         self._busy: set = set()
-        self._out: dict = {}  # (key, action) -> [(probability, state)]
+        self._out: dict = {} if shared is None else shared._out  # (key, action) -> [(probability, state)]
         if sys.getrecursionlimit() < 20_000:
             sys.setrecursionlimit(20_000)
 
@@ -208,12 +216,15 @@ class LonequestBattle:
     # --- values -----------------------------------------------------------------------------------------------
 
     def terminal(self, s):
-        """1 won, 0 lost, None when the battle goes on. Won: the Location's last Marauder's battle is over and the
-        Warband stands (only the card under them is left, or it was revealed with no decision between: the
-        engine waits at "EXPLORE or MARCH", or, when it cannot march, at the next turn's first decision)."""
+        """1 won, 0 lost, None when the battle goes on. Won: the Location's last Marauder's battle is over (only
+        the card under them is left, or it was revealed with no decision between: the engine waits at "EXPLORE or
+        MARCH", or, when it cannot march, at the next turn's first decision); with ``standing``, a Fighter is also
+        left on the Frontline or in the Warband Deck."""
         if s[L.DONE]:
             return Fraction(0)
         if s[L.B_ACTIVE] == 0 and s[L.LOC_N + self.home] <= 1:
+            if self.standing and s[L.FRONT_N] == 0 and s[L.WB_N] == 0:
+                return Fraction(0)  # cleared, but no Fighter left to battle with or to draw
             return Fraction(1)
         return None
 
