@@ -71,7 +71,7 @@ def extreme(estimates: dict, worst: bool = False) -> tuple:
 def tie_words(pick, tied, what: str, superlative: str, show=str) -> str:
     """How a lead names a best or worst: "Weakest Warband: goblins" or, when the data cannot tell it from others
     (``tied``, :func:`extreme`), "Weakest Warband: goblins, tied with wizards and knights (intervals overlap)"."""
-    head = f"{superlative[:1].upper()}{superlative[1:]} {what}: {show(pick)}"
+    head = f"{superlative[:1].upper()}{superlative[1:]}{' ' + what if what else ''}: {show(pick)}"
     return head + (f", tied with {names([show(t) for t in tied], 3)} (intervals overlap)" if tied else "")
 
 
