@@ -49,6 +49,25 @@ def lead_words(sentence: str) -> int:
     return len(sentence.split())
 
 
+STATISTICS_WORDS = ("Holm", "step-down", "max statistic", "design effect", "resolved flip", "hero", "field", "≡")
+
+
+def lead_problems(sentence: str) -> list[str]:
+    """What keeps ``sentence`` from being a lead (empty: none): more than :data:`LEAD_WORDS` words, more than
+    one sentence, no final full stop, or a statistics word that belongs below the answer."""
+    import re
+
+    out = []
+    if lead_words(sentence) > LEAD_WORDS:
+        out.append(f"{lead_words(sentence)} words (at most {LEAD_WORDS})")
+    if not sentence.endswith("."):
+        out.append("no full stop at the end")
+    if re.search(r"[.!?] [A-Z]", sentence[:-1]):
+        out.append("more than one sentence")
+    out += [f"the statistics word {w!r}" for w in STATISTICS_WORDS if w.casefold() in sentence.casefold()]
+    return out
+
+
 def names(items, limit: int = 4) -> str:
     """``a``; ``a and b``; ``a, b and c``; past ``limit``: ``a, b, c and 2 others``."""
     items = [str(i) for i in items]

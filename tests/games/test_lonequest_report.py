@@ -140,10 +140,11 @@ def test_headline_leads_with_the_strongest_policy(report):
 
 
 def _one_sentence(lead: str) -> None:
-    from simkit.core.report import LEAD_WORDS, lead_words
+    from simkit.core.report import LEAD_WORDS, lead_problems, lead_words
 
     assert lead and lead.endswith(".") and lead_words(lead) <= LEAD_WORDS, lead
     assert not re.search(r"[.!?] [A-Z]", lead[:-1]), lead  # one sentence
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
 
 
 def test_the_page_opens_with_one_sentence_from_the_win_odds_table(report):

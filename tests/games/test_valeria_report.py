@@ -141,7 +141,7 @@ def test_the_page_opens_with_one_sentence_from_the_seat_shares(small_run):
     words: at the count whose most uneven seat is farthest from fair, the least and the most favoured seat with
     the seat table's cells (counted here by hand from the rows), the policy and n; then the details paragraph,
     without the per-count numbers (they are in its table)."""
-    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_words
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words
 
     frame = results.scan(small_run).collect()
     rows = V.game_rows(frame)
@@ -154,6 +154,7 @@ def test_the_page_opens_with_one_sentence_from_the_seat_shares(small_run):
     assert "players: the first seat" not in paras[3] and paras[4].startswith("| ")
     lead = lead_of(page)
     assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
     won, tie = frame["won"].to_numpy().astype(int), frame["tie"].to_numpy().astype(int)
     seat, players = frame["seat"].to_numpy(), frame["players"].to_numpy()
     share = {}

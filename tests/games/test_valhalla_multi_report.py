@@ -234,7 +234,7 @@ def test_the_page_opens_with_one_sentence_from_its_jarl_table(bundled):
     """The lead is the first paragraph after the notice, one sentence of at most 45 words, and names the strongest
     and the weakest Jarl of the page's Jarl table (its edge cells; Jarls kept in 2+ deals), each with every Jarl
     whose interval overlaps its own as a tie, the policy and n."""
-    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_words, names
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words, names
     from simkit.core.stats import Estimate, overlapping
 
     base, _ = bundled
@@ -243,6 +243,7 @@ def test_the_page_opens_with_one_sentence_from_its_jarl_table(bundled):
     assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith(LEAD_MARKER)
     lead = lead_of(text)
     assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
     section = text.split("## Are the Jarls balanced?", 1)[1].split("\n## ", 1)[0]
     lines = [ln for ln in section.splitlines() if ln.startswith("|")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]

@@ -564,13 +564,14 @@ def test_the_headline_names_the_sets_level_with_the_hardest_and_the_least_bitten
 def test_the_page_opens_with_one_sentence_from_its_pooled_level_tables(report):
     """The lead is the first paragraph after the notice, one sentence of at most 45 words, with the numbers of
     the page's pooled tables: P(win) at Level I and III and the I − III drop with its verdict, the policy and n."""
-    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_words
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words
 
     _, _, text = report
     paras = text.split("\n\n")
     assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith(LEAD_MARKER)
     lead = lead_of(text)
     assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
     pooled = text.split("### Pooled over Jarls and sets", 1)[1]
     rates = {r["level"]: r for r in _table(pooled, "\n")}
     diffs = {r["levels"]: r for r in _table("\n" + pooled.split("\n\n", 2)[2], "\n")}

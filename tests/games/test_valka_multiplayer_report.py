@@ -500,7 +500,7 @@ def _check_lead(text: str) -> str:
     """The lead is the first paragraph after the notice, one sentence of at most 45 words, and says the numbers
     of the page's own tables: the first player (turn order 1) at the size farthest from fair, and the Warband
     with the largest effect, named with every Warband its interval overlaps as a tie."""
-    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_words, names
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words
     from simkit.core.stats import Estimate, overlapping
 
     paras = text.split("\n\n")
@@ -508,6 +508,7 @@ def _check_lead(text: str) -> str:
     assert paras[3].startswith("**The details.** At the practical policies' tables")
     lead = lead_of(text)
     assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
     seat = _md_table(text.split("## Is the first player favoured?", 1)[1].split("\n## ", 1)[0])
     firsts = {int(r["players"]): r for r in seat if r["turn order"] == "1"}
     est = {n: float(IV.match(r["win rate"]).group(1)) for n, r in firsts.items()}
@@ -533,8 +534,20 @@ def _check_lead(text: str) -> str:
     e = eff[pick]
     assert shown == f"{e.estimate:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
     near = overlapping(pick, eff)
-    assert (tied or None) == (names(near, 3) if near else None)
+    _same_tie(tied, near)
     return lead
+
+
+def _same_tie(said, near: list[str]) -> None:
+    """A tie clause ("X, Y and 3 others") names the overlapping groups (in any order where the rounded cells tie
+    in distance) and counts the rest."""
+    if not near:
+        assert said is None
+        return
+    parts = re.split(r", | and ", said)
+    shown = parts[:-1] if parts[-1].endswith(" others") else parts
+    rest = int(parts[-1].split()[0]) if parts[-1].endswith(" others") else 0
+    assert set(shown) <= set(near) and len(shown) + rest == len(near), (said, near)
 
 
 def test_the_page_opens_with_one_sentence_from_its_own_tables(mixed_bh, tables_of_equals):

@@ -733,17 +733,30 @@ def test_blitz_evidence_is_the_card_data_and_the_runs_rows(quick_page):
 
 # --- issue 39: the page opens with one plain sentence -----------------------------------------------------------
 
+def _same_tie(said, near: list[str]) -> None:
+    """A tie clause ("X, Y and 3 others") names the overlapping groups (in any order where the rounded cells tie
+    in distance) and counts the rest."""
+    if not near:
+        assert said is None
+        return
+    parts = re.split(r", | and ", said)
+    shown = parts[:-1] if parts[-1].endswith(" others") else parts
+    rest = int(parts[-1].split()[0]) if parts[-1].endswith(" others") else 0
+    assert set(shown) <= set(near) and len(shown) + rest == len(near), (said, near)
+
+
 def _check_lead(page: str, label: str, policy: str) -> str:
     """The lead is the first paragraph after the notice, one sentence of at most 45 words, and names the strongest
     and the weakest Emblem of the page's first pooled Emblem table (``label``'s games) with that table's own cells,
     each with every Emblem whose interval overlaps its own as a tie."""
-    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_words, names
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words
     from simkit.core.stats import Estimate, overlapping
 
     paras = page.split("\n\n")
     assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith(LEAD_MARKER)
     lead = lead_of(page)
     assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
     _, rows = _md_table(page.split("Each Emblem pooled over both seats", 1)[1], "Emblem")
     cells = {e: r["wins"] for e, r in rows.items()}
     est = {e: Estimate(*map(float, re.match(r"(\S+) \[(\S+), (\S+)\]", c).groups()), 1) for e, c in cells.items()}
@@ -754,9 +767,12 @@ def _check_lead(page: str, label: str, policy: str) -> str:
         assert lead.startswith(f"No Emblem stands out in {label} games: shares of games won run from "
                                f"{cells[worst]} ({worst}) to {cells[best]} ({best})"), lead
     else:
-        tie = lambda near: f", tied with {names(near, 3)} (intervals overlap)" if near else ""  # noqa: E731
-        assert lead.startswith(f"Strongest Emblem in {label} games: {best}{tie(near_b)}, winning {cells[best]} of its "
-                               f"games; weakest: {worst}{tie(near_w)}, {cells[worst]} (`{policy}` in both seats, "), lead
+        got = re.match(rf"Strongest Emblem in {label} games: {best}(, tied with (.*?) \(intervals overlap\))?, winning "
+                       rf"{re.escape(cells[best])} of its games; weakest: {worst}(, tied with (.*?) \(intervals "
+                       rf"overlap\))?, {re.escape(cells[worst])} \(`{policy}` in both seats, ", lead)
+        assert got, lead
+        _same_tie(got.group(2), near_b)
+        _same_tie(got.group(4), near_w)
     return lead
 
 
