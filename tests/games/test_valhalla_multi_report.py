@@ -293,3 +293,5 @@ def test_the_lead_names_jarls_it_cannot_tell_apart_as_a_tie():
         "games per cell).")
     apart = {k: v for k, v in edges.items() if k in ("Agnar", "Beinir", "Ottar")}
     assert "; weakest: Beinir, -0.109 [-0.136, -0.077] (" in R.lead_sentence(apart, "builder", 1000)
+    assert R.lead_sentence({}, "builder", 10) == "No Jarl was kept in these games, so none is measured (`builder` at every " \
+        "seat, 10 games per cell)."

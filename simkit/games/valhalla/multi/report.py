@@ -206,9 +206,11 @@ def jarl_table(seats: pl.DataFrame, names: list[str]) -> list[dict]:
 def lead_sentence(edges: dict[str, Estimate], policy: str, games: int) -> str:
     """The page's lead: the strongest and the weakest Jarl by edge over the fair share (the Jarl table's column),
     each with the Jarls its interval cannot be told from as a tie; ``games``: games per cell."""
+    n = f"(`{policy}` at every seat, {games:,} games per cell)"
+    if not edges:
+        return f"No Jarl was kept in these games, so none is measured {n}."
     best, b_tied = extreme(edges)
     worst, w_tied = extreme(edges, worst=True)
-    n = f"(`{policy}` at every seat, {games:,} games per cell)"
     if best in w_tied or len(edges) < 2:
         return (f"No Jarl stands out: edges over the fair win share run from {interval(edges[worst], signed=True)} "
                 f"({worst}) to {interval(edges[best], signed=True)} ({best}), intervals overlapping {n}.")
