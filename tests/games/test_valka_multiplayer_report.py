@@ -524,11 +524,19 @@ def _check_lead(text: str) -> str:
     assert lead.startswith(f"The first player{how}: ")
     wb = _md_table(text.split("## Warbands", 1)[1].split("\n## ", 1)[0])
     eff = {w["Warband"]: Estimate(*map(float, IV.match(w["effect"]).groups()), 1) for w in wb}
+    ends = {"weakest": min(eff, key=lambda w: eff[w].estimate), "strongest": max(eff, key=lambda w: eff[w].estimate)}
+    if ends["strongest"] in overlapping(ends["weakest"], eff):  # the two ends overlap: nobody stands out
+        got = re.search(r"; no opening Warband stands out \(the intervals of (\w+), (\S+ \[\S+, \S+\]) on P\(win\), "
+                        r"and (\w+) overlap\)", lead)
+        assert got and {got.group(1), got.group(3)} == set(ends.values()), lead
+        e = eff[got.group(1)]
+        assert abs(e.estimate) >= max(abs(eff[w].estimate) for w in ends.values()) - 1e-3
+        assert got.group(2) == f"{e.estimate:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
+        return lead
     got = re.search(r"; (weakest|strongest) opening Warband: (\w+)(, tied with (.*?) \(intervals overlap\))?, "
                     r"([+-]\d\.\d{3} \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]) on P\(win\)", lead)
     assert got, lead
     word, pick, _, tied, shown = got.groups()
-    ends = {"weakest": min(eff, key=lambda w: eff[w].estimate), "strongest": max(eff, key=lambda w: eff[w].estimate)}
     assert pick == ends[word]
     assert abs(eff[pick].estimate) >= max(abs(eff[w].estimate) for w in ends.values()) - 1e-3
     e = eff[pick]
@@ -567,5 +575,9 @@ def test_the_lead_names_warbands_it_cannot_tell_apart_as_a_tie():
     assert lead == ("The first player is favoured: at 3 players they win 0.400 [0.380, 0.420] against a fair 0.333; "
                     "weakest opening Warband: goblins, tied with monsters (intervals overlap), -0.080 [-0.120, "
                     "-0.040] on P(win) (practical policies, 1,000 deals).")
+    level = {"goblins": Estimate(-0.030, -0.090, 0.030, 500), "knights": Estimate(0.020, -0.040, 0.080, 500)}
+    assert lead_sentence(first, level).endswith(
+        "; no opening Warband stands out (the intervals of goblins, -0.030 [-0.090, +0.030] on P(win), and knights "
+        "overlap) (practical policies, 1,000 deals).")
     apart = {**close, "monsters": Estimate(-0.010, -0.030, 0.010, 500)}
     assert "weakest opening Warband: goblins, -0.080 [-0.120, -0.040] on P(win)" in lead_sentence(first, apart)

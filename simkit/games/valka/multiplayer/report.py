@@ -583,8 +583,13 @@ def lead_sentence(first: dict[int, Estimate], wb_effects: dict[str, Estimate]) -
         best, b_tied = extreme(wb_effects)
         low = -wb_effects[worst].estimate >= wb_effects[best].estimate
         pick, tied, word = (worst, w_tied, "weakest") if low else (best, b_tied, "strongest")
-        named = tie_words(pick, tied, "opening Warband", word)
-        text += f"; {named[:1].lower()}{named[1:]}, {interval(wb_effects[pick], signed=True)} on P(win)"
+        if best in w_tied:  # the two ends overlap: no Warband is told apart from the rest
+            other = best if pick == worst else worst
+            text += (f"; no opening Warband stands out (the intervals of {pick}, "
+                     f"{interval(wb_effects[pick], signed=True)} on P(win), and {other} overlap)")
+        else:
+            named = tie_words(pick, tied, "opening Warband", word)
+            text += f"; {named[:1].lower()}{named[1:]}, {interval(wb_effects[pick], signed=True)} on P(win)"
     return text + f" (practical policies, {e.n:,} deals)."
 
 
