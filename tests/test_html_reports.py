@@ -542,3 +542,18 @@ def test_every_committed_card_carries_its_pages_whole_answer():
     assert len(cards) >= 13
     for href, answer in cards.items():
         assert answer == page_headline(ROOT / "reports" / unquote(href))[0], href
+
+
+def test_a_pages_headline_is_its_one_sentence_lead(tmp_path):
+    """Issue 39: a report page opens with "**In one sentence.** …" after the stand-in notice; its headline (the
+    index card, the README's quotes) is that sentence without the marker, not the details below it."""
+    from simkit.core.html import markdown_to_html, page_headline
+    from simkit.core.report import DETAILS_MARKER, STAND_IN_NOTICE, lead_of, lead_paragraph
+
+    lead = "Weakest Warband: goblins, winning 0.645 [0.636, 0.655] of Lonequests (`learned` policy, 1,500 games)."
+    md = tmp_path / "report.md"
+    md.write_text(f"# T\n\n{STAND_IN_NOTICE}\n\n{lead_paragraph(lead)}\n\n{DETAILS_MARKER} Long answer 0.5 [0.4, 0.6]."
+                  "\n\n## Section\n\nText.\n", encoding="utf-8")
+    assert lead_of(md.read_text(encoding="utf-8")) == lead
+    head, _, notice = page_headline(markdown_to_html(md))
+    assert head == lead.replace("`", "") and notice

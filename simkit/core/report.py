@@ -14,6 +14,85 @@ STAND_IN_NOTICE = (
     "Edit the files under `scenarios/` to enter real card data."
 )
 
+# ---------------------------------------------------------------- the lead: one plain sentence first (issue 39)
+
+LEAD_MARKER = "**In one sentence.**"  # the lead's paragraph, right after the stand-in notice, on every page
+DETAILS_MARKER = "**The details.**"  # the long answer, below the lead
+LEAD_WORDS = 45  # at most this many words in a lead (a number with its interval is three)
+
+
+def interval(e, digits: int = 3, signed: bool = False) -> str:
+    """An estimate with its 95% interval as a lead says it: ``0.645 [0.636, 0.655]`` (``+0.020 [+0.017, +0.023]``
+    signed). ``e``: anything with ``estimate``, ``low`` and ``high``."""
+    f = f"{{:{'+' if signed else ''}.{digits}f}}"
+    return f"{f.format(e.estimate)} [{f.format(e.low)}, {f.format(e.high)}]"
+
+
+def lead_paragraph(sentence: str) -> str:
+    """The page's lead: one sentence a designer can act on, after :data:`LEAD_MARKER`."""
+    return f"{LEAD_MARKER} {sentence.strip()}"
+
+
+def lead_of(markdown: str) -> str:
+    """A page's lead sentence (the marker left off), or ``""``: the first paragraph after the title and notices,
+    if it carries :data:`LEAD_MARKER`."""
+    for para in markdown.split("\n\n"):
+        para = para.strip()
+        if not para or para.startswith(("# ", ">")):
+            continue
+        return para[len(LEAD_MARKER):].strip() if para.startswith(LEAD_MARKER) else ""
+    return ""
+
+
+def lead_words(sentence: str) -> int:
+    """The words of a lead (whitespace-separated; ``0.645 [0.636, 0.655]`` is three)."""
+    return len(sentence.split())
+
+
+STATISTICS_WORDS = ("Holm", "step-down", "max statistic", "design effect", "resolved flip", "hero", "field", "≡")
+
+
+def lead_problems(sentence: str) -> list[str]:
+    """What keeps ``sentence`` from being a lead (empty: none): more than :data:`LEAD_WORDS` words, more than
+    one sentence, no final full stop, or a statistics word that belongs below the answer."""
+    import re
+
+    out = []
+    if lead_words(sentence) > LEAD_WORDS:
+        out.append(f"{lead_words(sentence)} words (at most {LEAD_WORDS})")
+    if not sentence.endswith("."):
+        out.append("no full stop at the end")
+    if re.search(r"[.!?] [A-Z]", sentence[:-1]):
+        out.append("more than one sentence")
+    out += [f"the statistics word {w!r}" for w in STATISTICS_WORDS if w.casefold() in sentence.casefold()]
+    return out
+
+
+def names(items, limit: int = 4) -> str:
+    """``a``; ``a and b``; ``a, b and c``; past ``limit``: ``a, b, c and 2 others``."""
+    items = [str(i) for i in items]
+    if len(items) > limit:
+        items = items[:limit - 1] + [f"{len(items) - limit + 1} others"]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def extreme(estimates: dict, worst: bool = False) -> tuple:
+    """``(pick, tied)``: the key of ``estimates`` (key -> estimate with ``low`` / ``high``) with the highest
+    estimate (the lowest, ``worst``) and the others the data cannot tell from it (their 95% intervals overlap its
+    own, nearest first: :func:`simkit.core.stats.overlapping`). A lead names ``pick`` alone only when ``tied`` is
+    empty; else it names them all as a tie."""
+    from simkit.core.stats import overlapping
+
+    pick = (min if worst else max)(estimates, key=lambda k: estimates[k].estimate)
+    return pick, overlapping(pick, estimates)
+
+
+def tie_words(pick, tied, what: str, superlative: str, show=str) -> str:
+    """How a lead names a best or worst: "Weakest Warband: goblins" or, when the data cannot tell it from others
+    (``tied``, :func:`extreme`), "Weakest Warband: goblins, tied with wizards and knights (intervals overlap)"."""
+    head = f"{superlative[:1].upper()}{superlative[1:]}{' ' + what if what else ''}: {show(pick)}"
+    return head + (f", tied with {names([show(t) for t in tied], 3)} (intervals overlap)" if tied else "")
+
 
 def manifest_section(man: dict) -> str:
     keys = ["game", "mode", "rules_version", "scenario", "overrides", "scenario_sha256", "root_seed", "block_size",

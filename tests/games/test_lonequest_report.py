@@ -122,15 +122,79 @@ def test_pooled_rows_use_the_game_as_the_unit(report):
 
 
 def test_headline_leads_with_the_strongest_policy(report):
-    """The index card shows a report's first paragraph: here the key numbers, not the run's description."""
+    """The index card shows a report's first paragraph: the lead sentence (issue 39), then the details paragraph
+    with the key numbers, not the run's description."""
     from simkit.core.html import markdown_to_html, page_headline
+    from simkit.core.report import lead_of
 
     _, files = report
-    head, thumb, notice = page_headline(markdown_to_html(next(f for f in files if f.name == "report.md")))
-    assert head.startswith("Played by the strongest practical policy, cautious (heuristic), a Warband conquers")
-    assert re.search(r"in \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] of games", head)
-    assert "Random legal play wins" in head and "cells" not in head
+    page = next(f for f in files if f.name == "report.md")
+    head, thumb, notice = page_headline(markdown_to_html(page))
+    assert head == lead_of(page.read_text()).replace("`", "") and "In one sentence" not in head
+    details = page.read_text().split("\n\n")[3]
+    assert details.startswith("**The details.** Played by the strongest practical policy, **`cautious`** "
+                              "(heuristic), a Warband conquers")
+    assert re.search(r"in \*\*\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]\*\* of games", details)
+    assert "Random legal play wins" in details and "cells" not in details
     assert thumb and notice
+
+
+def _one_sentence(lead: str) -> None:
+    from simkit.core.report import LEAD_WORDS, lead_problems, lead_words
+
+    assert lead and lead.endswith(".") and lead_words(lead) <= LEAD_WORDS, lead
+    assert not re.search(r"[.!?] [A-Z]", lead[:-1]), lead  # one sentence
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
+
+
+def test_the_page_opens_with_one_sentence_from_the_win_odds_table(report):
+    """Issue 39: the first paragraph after the notice is the lead, one sentence of at most 45 words; it names the
+    Warband farthest from the pooled P(win) of the strongest policy (a tie where intervals overlap), with the
+    win-odds table's own cells, the policy and n; the per-Warband table is the first section."""
+    from simkit.core.report import LEAD_MARKER, lead_of
+    from simkit.core.stats import Estimate, overlapping
+
+    _, files = report
+    text = next(f for f in files if f.name == "report.md").read_text()
+    paras = text.split("\n\n")
+    assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith(LEAD_MARKER)
+    lead = lead_of(text)
+    _one_sentence(lead)
+    header, rows = _win_table(text)
+    col = header.index("cautious")  # the strongest practical policy (the ladder's top heuristic)
+    cells = {w: rows[w][col - 1] for w in WARBANDS}
+    est = {w: Estimate(*map(float, CELL.match(c).groups()), 300) for w, c in cells.items()}
+    pooled = rows["**all Warbands**"][col - 1]
+    mean = float(CELL.match(pooled).group(1))
+    worst, best = min(est, key=lambda w: est[w].estimate), max(est, key=lambda w: est[w].estimate)
+    lower, upper = mean - est[worst].estimate, est[best].estimate - mean
+    picks = [worst] * (lower >= upper - 1e-3) + [best] * (upper >= lower - 1e-3)  # the cells are rounded
+    pick = worst if lead.startswith("Weakest") else best
+    assert pick in picks, lead
+    word = "Weakest" if pick == worst else "Strongest"
+    tied = overlapping(pick, est)
+    assert lead.startswith(f"{word} Warband: {pick}" + (f", tied with {tied[0]} (intervals overlap)" if tied else ","))
+    assert f"winning {cells[pick]} of Lonequests against {pooled} for all 2 Warbands pooled" in lead
+    assert "(`cautious` policy, 300 games per Warband)." in lead
+    sections = re.findall(r"^## (.+)$", text, re.M)
+    assert sections[0] == "Win odds", sections
+
+
+def test_the_lead_names_a_tie_when_intervals_overlap_and_one_warband_when_they_do_not():
+    from simkit.core.stats import Estimate
+    from simkit.games.valka.lonequest.report import lead_sentence
+
+    pooled = Estimate(0.80, 0.79, 0.81, 1000)
+    close = {"goblins": Estimate(0.60, 0.57, 0.63, 500), "wizards": Estimate(0.62, 0.59, 0.65, 500),
+             "knights": Estimate(0.95, 0.93, 0.97, 500)}
+    lead = lead_sentence(close, pooled, "learned", 500)
+    assert lead.startswith("Weakest Warband: goblins, tied with wizards (intervals overlap), winning "
+                           "0.600 [0.570, 0.630] of Lonequests against 0.800 [0.790, 0.810]"), lead
+    apart = {**close, "wizards": Estimate(0.70, 0.67, 0.73, 500)}
+    lead = lead_sentence(apart, pooled, "learned", 500)
+    assert lead.startswith("Weakest Warband: goblins, winning 0.600 [0.570, 0.630] of Lonequests"), lead
+    assert lead.endswith("for all 3 Warbands pooled (`learned` policy, 500 games per Warband).")
+    _one_sentence(lead)
 
 
 def test_skill_ladder_matches_the_rows(report):
@@ -151,7 +215,7 @@ def test_headline_gives_random_play_and_the_skill_gap_with_intervals(report):
     paired gap of random to the top rung, sign flipped)."""
     _, files = report
     text = next(f for f in files if f.name == "report.md").read_text()
-    head = text.split("\n\n")[2]
+    head = text.split("\n\n")[3]  # the details, below the one-sentence lead
     got = re.search(r"Random legal play wins (\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\], so skill is worth "
                     r"([+-]\d\.\d{3}) \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\] \(paired", head)
     assert got, head
@@ -200,7 +264,7 @@ def test_headline_says_whether_the_ranking_changes_with_the_policy(ranked):
     from simkit.core.stats import wilson
 
     run_dir, text = ranked
-    head = text.split("\n\n")[2]
+    head = text.split("\n\n")[3]  # the details, below the one-sentence lead
     df = simkit.results.load(run_dir)
     counts = {(w, p): (k, n) for w, p, k, n in df.group_by("warband", "policy").agg(
         pl.col("won").cast(pl.Int64).sum(), pl.len()).iter_rows()}

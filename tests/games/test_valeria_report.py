@@ -4,6 +4,8 @@ choice of the strongest policy."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -105,6 +107,7 @@ def test_headline_recomputed_from_the_rows(small_run):
     shares = V.seat_shares(rows)
     _, _, info = V.herald_rows(rows, rows)
     text = V.headline("economy", shares, info, 120)
+    table = _answer_table(text)  # the numbers sit in the details' table, one row per count (issue 39)
     won = frame["won"].to_numpy().astype(int)
     tie = frame["tie"].to_numpy().astype(int)
     seat, players = frame["seat"].to_numpy(), frame["players"].to_numpy()
@@ -115,14 +118,78 @@ def test_headline_recomputed_from_the_rows(small_run):
             share = won[sel].sum() / sel.sum()
             total += share
             if s == 0:
-                assert f"{n_p} players: the first seat {share:.3f} [" in text
-                assert f"n = {sel.sum():,})" in text
+                assert table[n_p]["first seat"].startswith(f"{share:.3f} [")
+                assert int(table[n_p]["decided games (first seat)"].replace(",", "")) == sel.sum()
         assert total == pytest.approx(1.0)
         inc = frame.filter(pl.col("players") == n_p).group_by("block", "game").agg(
             gap=pl.col("income_per_round").max() - pl.col("income_per_round").min())
-        assert f"{n_p} players {inc['gap'].mean():.2f} [" in text
+        assert table[n_p]["luck gap 2E"].startswith(f"{inc['gap'].mean():.2f} [")
     # the same rules on both sides: every paired difference is exactly 0
     assert all(c[k][2].estimate == 0 for c in info.values() for k in c)
+
+
+def _answer_table(text: str) -> dict[int, dict[str, str]]:
+    """The details' Markdown table (after the paragraph), keyed by player count."""
+    lines = [ln for ln in text.split("\n\n", 1)[1].splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")))) for ln in lines[2:]]
+    return {int(r["players"]): r for r in rows}
+
+
+def test_the_page_opens_with_one_sentence_from_the_seat_shares(small_run):
+    """Issue 39: after the title and the notice the page's first paragraph is the lead, one sentence of at most 45
+    words: at the count whose most uneven seat is farthest from fair, the least and the most favoured seat with
+    the seat table's cells (counted here by hand from the rows), the policy and n; then the details paragraph,
+    without the per-count numbers (they are in its table)."""
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words
+
+    frame = results.scan(small_run).collect()
+    rows = V.game_rows(frame)
+    shares = V.seat_shares(rows)
+    _, _, info = V.herald_rows(rows, rows)
+    page = V.page_top("economy", shares, info, 120)
+    paras = page.split("\n\n")
+    assert paras[0].startswith("# Valeria") and paras[1].startswith("> **Stand-in card data.**")
+    assert paras[2].startswith(LEAD_MARKER) and paras[3].startswith("**The details.** **Seat advantage**")
+    assert "players: the first seat" not in paras[3] and paras[4].startswith("| ")
+    lead = lead_of(page)
+    assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
+    won, tie = frame["won"].to_numpy().astype(int), frame["tie"].to_numpy().astype(int)
+    seat, players = frame["seat"].to_numpy(), frame["players"].to_numpy()
+    share = {}
+    for n_p in (2, 4):
+        for s in range(n_p):
+            sel = (players == n_p) & (seat == s) & (tie == 0)
+            share[(n_p, s)] = won[sel].sum() / sel.sum()
+    far = max(share, key=lambda k: abs(share[k] * k[0] - 1))[0]
+    cells = {r["seat"]: f"{r['share'].estimate:.3f} [{r['share'].low:.3f}, {r['share'].high:.3f}]"
+             for r in shares if r["players"] == far}  # the seat table's "win share (decided games)" cells
+    low = min(range(far), key=lambda s: share[(far, s)])
+    high = max(range(far), key=lambda s: share[(far, s)])
+    assert cells[low].startswith(f"{share[(far, low)]:.3f} [") and cells[high].startswith(f"{share[(far, high)]:.3f} [")
+    assert lead.endswith("(`economy` in every seat, 2E Herald, 120 deals per count).")
+    if lead.startswith("No seat stands out"):
+        assert f"at {far} players: shares of decided games run from {cells[low]}" in lead
+    else:
+        assert lead.startswith(f"Least favoured seat at {far} players: the {V._ord(low + 1)}")
+        assert f"winning {cells[low]} of decided games against a fair {1 / far:.3f}; most favoured: " in lead
+        assert f", {cells[high]} (`economy`" in lead
+
+
+def test_the_lead_names_seats_it_cannot_tell_apart_as_a_tie():
+    def row(seat, est, low, high):
+        return {"players": 4, "seat": seat, "share": Estimate(est, low, high, 1000), "n": 1000}
+
+    shares = [row(0, 0.159, 0.148, 0.171), row(1, 0.165, 0.150, 0.180), row(2, 0.300, 0.290, 0.310),
+              row(3, 0.364, 0.349, 0.379)]
+    assert V.lead_sentence("economy", shares, 4000) == (
+        "Least favoured seat at 4 players: the first, tied with the second (intervals overlap), winning 0.159 "
+        "[0.148, 0.171] of decided games against a fair 0.250; most favoured: the fourth, 0.364 [0.349, 0.379] "
+        "(`economy` in every seat, 2E Herald, 4,000 deals per count).")
+    shares[1] = row(1, 0.200, 0.190, 0.210)
+    assert V.lead_sentence("economy", shares, 4000).startswith(
+        "Least favoured seat at 4 players: the first, winning 0.159 [0.148, 0.171]")
 
 
 def test_ownership_replays_the_runs_games(small_run):

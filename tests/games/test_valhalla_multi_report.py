@@ -85,8 +85,8 @@ def test_bundled_quick_report_headline_matches_rows(bundled):
     base, files = bundled
     text = (base / "report.md").read_text()
     assert {p.name for p in files} >= {"report.md", "seat-advantage.png", "jarls.png", "skill-ladder.png"}
-    head = text.split("\n\n")[2]
-    assert head.startswith("**The answer.**")
+    head = text.split("\n\n")[3]  # the details, below the one-sentence lead (issue 39)
+    assert head.startswith("**The details.**")
     frame = results.scan(base / "run").collect()
     m = re.search(r"strongest practical policy, `(\w+)`", head)
     best = m.group(1)
@@ -223,3 +223,75 @@ def test_bundled_quick_records_add_up_and_value_table_matches_rows(bundled):
         assert float(cells[7].split()[0]) == pytest.approx(share[has].mean() - share[~has].mean(), abs=5.01e-4)
     assert "## Blessings, Missions and Tactics\n" in text and "association, not" in text
     assert "not measured" not in text
+
+
+# --- issue 39: the page opens with one plain sentence -----------------------------------------------------------
+
+SIGNED = r"([+-]\d\.\d{3}) \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]"
+
+
+def test_the_page_opens_with_one_sentence_from_its_jarl_table(bundled):
+    """The lead is the first paragraph after the notice, one sentence of at most 45 words, and names the strongest
+    and the weakest Jarl of the page's Jarl table (its edge cells; Jarls kept in 2+ deals), each with every Jarl
+    whose interval overlaps its own as a tie, the policy and n."""
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words, names
+    from simkit.core.stats import Estimate, overlapping
+
+    base, _ = bundled
+    text = (base / "report.md").read_text()
+    paras = text.split("\n\n")
+    assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith(LEAD_MARKER)
+    lead = lead_of(text)
+    assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
+    section = text.split("## Are the Jarls balanced?", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [dict(zip(header, (c.strip() for c in ln.strip("|").split("|")))) for ln in lines[2:]]
+    cells = {r["Jarl"]: r["edge = share − fair [95%]"] for r in rows if int(r["deals"]) >= 2}
+    est = {j: Estimate(*map(float, re.match(SIGNED, c).groups()), 1) for j, c in cells.items()}
+    best, worst = max(est, key=lambda j: est[j].estimate), min(est, key=lambda j: est[j].estimate)
+    policy = re.search(r"Under (?:the strongest practical policy, )?\*\*`(\w+)`\*\*", section).group(1)
+    games = re.search(r"\(([\d,]+) games per cell\)", section).group(1)
+    tail = f"(`{policy}` at every seat, {games} games per cell)."
+    near_b, near_w = overlapping(best, est), overlapping(worst, est)
+    if best in near_w:
+        assert lead == (f"No Jarl stands out: edges over the fair win share run from {cells[worst]} ({worst}) to "
+                        f"{cells[best]} ({best}), intervals overlapping {tail}")
+    else:
+        got = re.fullmatch(rf"Strongest Jarl: {best}(, tied with (.*?) \(intervals overlap\))?, "
+                           rf"{re.escape(cells[best])} above its fair win share; weakest: "
+                           rf"{worst}(, tied with (.*?) \(intervals overlap\))?, {re.escape(cells[worst])} "
+                           + re.escape(tail), lead)
+        assert got, lead
+        for said, near in ((got.group(2), near_b), (got.group(4), near_w)):
+            _same_tie(said, near)
+
+
+def _same_tie(said: str | None, near: list[str]) -> None:
+    """A tie clause ("X, Y and 3 others") names the overlapping Jarls (in any order where the rounded cells tie
+    in distance) and counts the rest."""
+    if not near:
+        assert said is None
+        return
+    parts = re.split(r", | and ", said)
+    shown = parts[:-1] if parts[-1].endswith(" others") else parts
+    rest = int(parts[-1].split()[0]) if parts[-1].endswith(" others") else 0
+    assert set(shown) <= set(near) and len(shown) + rest == len(near), (said, near)
+
+
+def test_the_lead_names_jarls_it_cannot_tell_apart_as_a_tie():
+    from simkit.core.stats import Estimate
+
+    edges = {"Agnar": Estimate(0.238, 0.226, 0.250, 1000), "Beinir": Estimate(-0.109, -0.136, -0.077, 1000),
+             "Solveig": Estimate(-0.108, -0.130, -0.086, 1000), "Vingor": Estimate(-0.105, -0.125, -0.085, 1000),
+             "Villsvin": Estimate(-0.103, -0.120, -0.086, 1000), "Styr": Estimate(-0.100, -0.118, -0.082, 1000),
+             "Ottar": Estimate(0.065, 0.052, 0.078, 1000)}
+    assert R.lead_sentence(edges, "builder", 1000) == (
+        "Strongest Jarl: Agnar, +0.238 [+0.226, +0.250] above its fair win share; weakest: Beinir, tied with "
+        "Solveig, Vingor and 2 others (intervals overlap), -0.109 [-0.136, -0.077] (`builder` at every seat, 1,000 "
+        "games per cell).")
+    apart = {k: v for k, v in edges.items() if k in ("Agnar", "Beinir", "Ottar")}
+    assert "; weakest: Beinir, -0.109 [-0.136, -0.077] (" in R.lead_sentence(apart, "builder", 1000)
+    assert R.lead_sentence({}, "builder", 10) == "No Jarl was kept in these games, so none is measured (`builder` at every " \
+        "seat, 10 games per cell)."

@@ -152,8 +152,8 @@ def level_report(tmp_path_factory, report):
 def test_level_section_leads_and_explains(level_report):
     _, files, text = level_report
     assert "endings-by-level.png" in {f.name for f in files}
-    body = text.split("\n\n", 2)[2]  # after the title and the stand-in notice: the headline comes first
-    assert body.startswith("**Over all 2 Jarls** under the strongest practical policy, **`builder`**, Level I − "
+    body = text.split("\n\n", 3)[3]  # after the title, the stand-in notice and the one-sentence lead: the details
+    assert body.startswith("**The details.** **Over all 2 Jarls** under the strongest practical policy, **`builder`**, Level I − "
                            "III = **")
     assert text.index("## The levels over all Jarls") < text.index("## One Jarl in depth") < text.index(
         "## Skill ladder") < text.index("## What was simulated")
@@ -221,7 +221,7 @@ def test_more_games_note(more, note):
 
 def _headline_numbers(text: str) -> dict:
     """The first paragraph's P(win) per level and its Level I − III, as printed."""
-    head = text.split("\n\n", 2)[2].split("\n\n", 1)[0]
+    head = text.split("\n\n", 3)[3].split("\n\n", 1)[0]  # the details, below the one-sentence lead (issue 39)
     rates = re.findall(r"\*\*(\d\.\d{3})\*\* \[(\d\.\d{3}), (\d\.\d{3})\] at Level (I+)", head)
     diff = re.search(r"Level I − III = \*\*([+-]\d\.\d{4}) \[([+-]\d\.\d{4}), ([+-]\d\.\d{4})\]\*\*", head)
     games = re.search(r"n = ([\d,]+) games", head)
@@ -236,7 +236,7 @@ def test_headline_answers_over_all_jarls_from_the_rows(report):
     run_dir, _, text = report
     df = simkit.results.load(run_dir).filter(pl.col("policy") == "builder")
     h = _headline_numbers(text)
-    assert h["text"].startswith("**Over all 2 Jarls** under the strongest practical policy, **`builder`**")
+    assert h["text"].startswith("**The details.** **Over all 2 Jarls** under the strongest practical policy, **`builder`**")
     assert set(h["rates"]) == {"I", "II", "III"} and h["games"] == 400
     for lv, name in ((1, "I"), (2, "II"), (3, "III")):
         est, low, high = h["rates"][name]
@@ -439,7 +439,7 @@ def test_headline_says_whether_the_rankings_change_with_the_policy(ranked):
     from fractions import Fraction
 
     run_dir, text = ranked
-    head = text.split("\n\n")[2]
+    head = text.split("\n\n")[3]  # the details, below the one-sentence lead (issue 39)
     assert "Ranked under every practical policy on the main run (40 games per cell): " in head
     df = simkit.results.load(run_dir)
     roman = {1: "I", 3: "III"}
@@ -474,7 +474,7 @@ def test_headline_says_whether_the_rankings_change_with_the_policy(ranked):
 def test_only_one_practical_policy_is_said_and_no_section(report):
     _, _, text = report
     assert "Only one practical policy played, so the (monster / deck, level) and Jarl ranking is not compared" in \
-        text.split("\n\n")[2]
+        text.split("\n\n")[3]
     assert "## Does the ranking depend on the policy?" not in text
 
 
@@ -557,3 +557,42 @@ def test_the_headline_names_the_sets_level_with_the_hardest_and_the_least_bitten
     assert overlapping(("serpent", "plus40"), d) == [("troll", "base")]
     assert _sets_alongside(("dragon", "base"), d) == ""
     assert _sets_alongside(("serpent", "plus40"), d) == "; intervals overlapping it: troll / base +0.0080 [+0.0000, +0.0160]"
+
+
+# --- issue 39: the page opens with one plain sentence -----------------------------------------------------------
+
+def test_the_page_opens_with_one_sentence_from_its_pooled_level_tables(report):
+    """The lead is the first paragraph after the notice, one sentence of at most 45 words, with the numbers of
+    the page's pooled tables: P(win) at Level I and III and the I − III drop with its verdict, the policy and n."""
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words
+
+    _, _, text = report
+    paras = text.split("\n\n")
+    assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith(LEAD_MARKER)
+    lead = lead_of(text)
+    assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
+    pooled = text.split("### Pooled over Jarls and sets", 1)[1]
+    rates = {r["level"]: r for r in _table(pooled, "\n")}
+    diffs = {r["levels"]: r for r in _table("\n" + pooled.split("\n\n", 2)[2], "\n")}
+    d = diffs["I − III"]
+    says = {"harder": "Level III is harder than Level I", "no clear difference": "Levels I and III are not told apart"}
+    assert lead == (f"{says.get(d['verdict'], 'Level III is easier than Level I')}: over all 2 Jarls P(win) goes from "
+                    f"{rates['I']['P(win) [95%]']} at Level I to {rates['III']['P(win) [95%]']} at Level III, a drop of "
+                    f"{d['P(win) difference [95%]']} (`builder` policy, {int(d['n (games)']):,} games, each played "
+                    "by every Jarl).")
+
+
+def test_the_lead_says_levels_it_cannot_tell_apart():
+    from simkit.core.stats import Estimate
+    from simkit.games.valhalla.solo.report import lead_sentence
+
+    one, three = Estimate(0.858, 0.854, 0.861, 1), Estimate(0.838, 0.834, 0.841, 1)
+    drop = Estimate(0.0200, 0.0171, 0.0230, 1)
+    assert lead_sentence(one, three, drop, "harder", ("I", "III"), 17, "builder_tuned", 2500) == (
+        "Level III is harder than Level I: over all 17 Jarls P(win) goes from 0.858 [0.854, 0.861] at Level I to "
+        "0.838 [0.834, 0.841] at Level III, a drop of +0.0200 [+0.0171, +0.0230] (`builder_tuned` policy, 2,500 "
+        "games, each played by every Jarl).")
+    near = Estimate(0.0010, -0.0020, 0.0040, 1)
+    assert lead_sentence(one, one, near, "no clear difference", ("I", "III"), 17, "builder", 2500).startswith(
+        "Levels I and III are not told apart: ")

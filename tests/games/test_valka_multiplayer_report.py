@@ -235,7 +235,7 @@ def test_headline_numbers_come_from_the_games_rows(tmp_path):
     run = run_bundled("valka/bounty_hunter.toml", tmp_path / "run", 30, seed=5, jobs=1)
     text = multiplayer_report(run, tmp_path / "out")[0].read_text(encoding="utf-8")
     head = text.split("## What was simulated")[0]
-    answer = next(p for p in head.split("\n\n") if p.startswith("**The answer.**"))
+    answer = next(p for p in head.split("\n\n") if p.startswith("**The details.**"))
     frame = results.load(run)
     first = seat_rows(frame).filter((pl.col("order") == 0) & (pl.col("hero") != "random"))
     share = np.where(first["won"].to_numpy() > 0, 1 / np.maximum(first["winners"].to_numpy(), 1), 0.0)
@@ -482,4 +482,102 @@ def test_the_sensitivity_section_ranks_warbands_and_places_under_each_policy_fro
     assert cell == f"{comps[some].rho:+.3f}"
     # the places of 4 players: each policy's share of wins at each place, a shared win counted 1/k
     assert set(rankings["4 players"][ref]) == {"place 1", "place 2", "place 3", "place 4"}
-    assert ranking_sentence(list(comps.values()), rankings["Warbands"], ref, "Warband") in text.split("\n\n")[2]
+    assert ranking_sentence(list(comps.values()), rankings["Warbands"], ref, "Warband") in text.split("\n\n")[3]
+
+
+# --- issue 39: the page opens with one plain sentence -----------------------------------------------------------
+
+IV = re.compile(r"^([+-]?\d\.\d{3}) \[([+-]?\d\.\d{3}), ([+-]?\d\.\d{3})\]$")
+
+
+def _md_table(section: str) -> list[dict]:
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(header, (c.strip() for c in ln.strip("|").split("|")))) for ln in lines[2:]]
+
+
+def _check_lead(text: str) -> str:
+    """The lead is the first paragraph after the notice, one sentence of at most 45 words, and says the numbers
+    of the page's own tables: the first player (turn order 1) at the size farthest from fair, and the Warband
+    with the largest effect, named with every Warband its interval overlaps as a tie."""
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words
+    from simkit.core.stats import Estimate, overlapping
+
+    paras = text.split("\n\n")
+    assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith(LEAD_MARKER)
+    assert paras[3].startswith("**The details.** At the practical policies' tables")
+    lead = lead_of(text)
+    assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
+    seat = _md_table(text.split("## Is the first player favoured?", 1)[1].split("\n## ", 1)[0])
+    firsts = {int(r["players"]): r for r in seat if r["turn order"] == "1"}
+    est = {n: float(IV.match(r["win rate"]).group(1)) for n, r in firsts.items()}
+    far = max(abs(est[n] * n - 1) for n in est)
+    size = int(re.search(r"at (\d) players they win", lead).group(1))
+    assert abs(est[size] * size - 1) >= far - 3e-3 * size  # the cells are rounded
+    r = firsts[size]
+    assert f"at {size} players they win {r['win rate']} against a fair {r['fair share']}" in lead
+    assert lead.endswith(f"(practical policies, {int(r['games']):,} deals).")
+    lo, hi = map(float, IV.match(r["win rate"]).groups()[1:])
+    fair = float(r["fair share"])
+    how = " is favoured" if lo > fair else " is at a disadvantage" if hi < fair else "'s edge is within the noise"
+    assert lead.startswith(f"The first player{how}: ")
+    wb = _md_table(text.split("## Warbands", 1)[1].split("\n## ", 1)[0])
+    eff = {w["Warband"]: Estimate(*map(float, IV.match(w["effect"]).groups()), 1) for w in wb}
+    ends = {"weakest": min(eff, key=lambda w: eff[w].estimate), "strongest": max(eff, key=lambda w: eff[w].estimate)}
+    if ends["strongest"] in overlapping(ends["weakest"], eff):  # the two ends overlap: nobody stands out
+        got = re.search(r"; no opening Warband stands out \(the intervals of (\w+), (\S+ \[\S+, \S+\]) on P\(win\), "
+                        r"and (\w+) overlap\)", lead)
+        assert got and {got.group(1), got.group(3)} == set(ends.values()), lead
+        e = eff[got.group(1)]
+        assert abs(e.estimate) >= max(abs(eff[w].estimate) for w in ends.values()) - 1e-3
+        assert got.group(2) == f"{e.estimate:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
+        return lead
+    got = re.search(r"; (weakest|strongest) opening Warband: (\w+)(, tied with (.*?) \(intervals overlap\))?, "
+                    r"([+-]\d\.\d{3} \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]) on P\(win\)", lead)
+    assert got, lead
+    word, pick, _, tied, shown = got.groups()
+    assert pick == ends[word]
+    assert abs(eff[pick].estimate) >= max(abs(eff[w].estimate) for w in ends.values()) - 1e-3
+    e = eff[pick]
+    assert shown == f"{e.estimate:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
+    near = overlapping(pick, eff)
+    _same_tie(tied, near)
+    return lead
+
+
+def _same_tie(said, near: list[str]) -> None:
+    """A tie clause ("X, Y and 3 others") names the overlapping groups (in any order where the rounded cells tie
+    in distance) and counts the rest."""
+    if not near:
+        assert said is None
+        return
+    parts = re.split(r", | and ", said)
+    shown = parts[:-1] if parts[-1].endswith(" others") else parts
+    rest = int(parts[-1].split()[0]) if parts[-1].endswith(" others") else 0
+    assert set(shown) <= set(near) and len(shown) + rest == len(near), (said, near)
+
+
+def test_the_page_opens_with_one_sentence_from_its_own_tables(mixed_bh, tables_of_equals):
+    _, text, _ = mixed_bh
+    _check_lead(text)
+    _check_lead(tables_of_equals[1][0].read_text(encoding="utf-8"))
+
+
+def test_the_lead_names_warbands_it_cannot_tell_apart_as_a_tie():
+    from simkit.core.stats import Estimate
+    from simkit.games.valka.multiplayer.report import lead_sentence
+
+    first = {3: Estimate(0.40, 0.38, 0.42, 1000), 4: Estimate(0.30, 0.28, 0.32, 1000)}
+    close = {"goblins": Estimate(-0.080, -0.120, -0.040, 500), "monsters": Estimate(-0.050, -0.090, -0.010, 500),
+             "knights": Estimate(0.060, 0.030, 0.090, 500)}
+    lead = lead_sentence(first, close)
+    assert lead == ("The first player is favoured: at 3 players they win 0.400 [0.380, 0.420] against a fair 0.333; "
+                    "weakest opening Warband: goblins, tied with monsters (intervals overlap), -0.080 [-0.120, "
+                    "-0.040] on P(win) (practical policies, 1,000 deals).")
+    level = {"goblins": Estimate(-0.030, -0.090, 0.030, 500), "knights": Estimate(0.020, -0.040, 0.080, 500)}
+    assert lead_sentence(first, level).endswith(
+        "; no opening Warband stands out (the intervals of goblins, -0.030 [-0.090, +0.030] on P(win), and knights "
+        "overlap) (practical policies, 1,000 deals).")
+    apart = {**close, "monsters": Estimate(-0.010, -0.030, 0.010, 500)}
+    assert "weakest opening Warband: goblins, -0.080 [-0.120, -0.040] on P(win)" in lead_sentence(first, apart)

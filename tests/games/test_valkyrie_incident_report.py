@@ -297,8 +297,9 @@ def test_report_opens_with_the_answer_from_the_games_rows(report):
     _, files, res = report
     text = (files[0].parent / "report.md").read_text()
     paras = text.split("\n\n")
-    assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith("**The answer.**")
-    answer = paras[2]
+    assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith("**In one sentence.**")
+    assert paras[3].startswith("**The details.**")  # the long answer, below the one-sentence lead (issue 39)
+    answer = paras[3]
     f = res.frame.filter(pl.col("policy") == "focused")
     alpha = float(f["alpha_win"].mean())
     draws = float(f["draw"].mean())
@@ -373,7 +374,7 @@ def test_alpha_or_omega_counts_games_and_deals_with_the_deal_as_the_unit(report)
     d = clustered_rate(*_deal_sums(f, pl.col("draw")))
     assert got["P(Alpha wins)"] == f"{a.estimate:.3f} [{a.low:.3f}, {a.high:.3f}]"
     assert got["P(draw)"] == f"{d.estimate:.4f} [{d.low:.4f}, {d.high:.4f}]"
-    assert "180 games on 60 deals, the deal the unit" in text.split("\n\n")[2]
+    assert "180 games on 60 deals, the deal the unit" in text.split("\n\n")[3]  # the details, below the lead
 
 
 def test_card_table_takes_the_deal_as_the_unit():
@@ -589,7 +590,7 @@ def test_emblem_ranking_section_numbers_are_the_games_rows_and_the_pages_shares(
         assert f"{rho:+.3f}" in line
     best = max(names, key=lambda e: share[("focused", e)])
     worst = min(names, key=lambda e: share[("focused", e)])
-    answer = page.split("\n\n")[2]
+    answer = page.split("\n\n")[3]  # the details, below the one-sentence lead (issue 39)
     assert re.search(rf"best {best} wins .*worst {worst} ", answer)
     assert (f"{best} is the best under every policy" in said) or (f"the best is {best} under `focused`" in said)
     assert (f"{worst} is the worst under every policy" in said) or (f"the worst is {worst} under `focused`" in said)
@@ -627,8 +628,8 @@ def test_bundled_page_answers_whether_the_emblem_ranking_depends_on_the_policy(q
     from simkit.core.scenario import read_toml
 
     out, page = quick_page
-    answer = page.split("\n\n")[2]
-    assert answer.startswith("**The answer.**")
+    answer = page.split("\n\n")[3]  # the details, below the one-sentence lead (issue 39)
+    assert answer.startswith("**The details.**")
     assert "Does the Emblem ranking change with the policy (" in answer
     assert re.search(r" Standard: \*\*The Emblem ranking (changes|does not change) with the policy", answer)
     assert re.search(r" Blitz: \*\*The Emblem ranking (changes|does not change) with the policy", answer)
@@ -728,3 +729,79 @@ def test_blitz_evidence_is_the_card_data_and_the_runs_rows(quick_page):
         cells = f.filter(pl.col("policy") == pol)["r"].to_list()
         k = sum(1 for v in cells if v <= 0.02 or v >= 0.98)
         assert f"`{pol}` {k} of {len(cells)}" in sec
+
+
+# --- issue 39: the page opens with one plain sentence -----------------------------------------------------------
+
+def _same_tie(said, near: list[str]) -> None:
+    """A tie clause ("X, Y and 3 others") names the overlapping groups (in any order where the rounded cells tie
+    in distance) and counts the rest."""
+    if not near:
+        assert said is None
+        return
+    parts = re.split(r", | and ", said)
+    shown = parts[:-1] if parts[-1].endswith(" others") else parts
+    rest = int(parts[-1].split()[0]) if parts[-1].endswith(" others") else 0
+    assert set(shown) <= set(near) and len(shown) + rest == len(near), (said, near)
+
+
+def _check_lead(page: str, label: str, policy: str) -> str:
+    """The lead is the first paragraph after the notice, one sentence of at most 45 words, and names the strongest
+    and the weakest Emblem of the page's first pooled Emblem table (``label``'s games) with that table's own cells,
+    each with every Emblem whose interval overlaps its own as a tie."""
+    from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words
+    from simkit.core.stats import Estimate, overlapping
+
+    paras = page.split("\n\n")
+    assert paras[1].startswith("> **Stand-in card data.**") and paras[2].startswith(LEAD_MARKER)
+    lead = lead_of(page)
+    assert lead.endswith(".") and lead_words(lead) <= LEAD_WORDS and not re.search(r"[.!?] [A-Z]", lead[:-1]), lead
+    assert not lead_problems(lead), (lead_problems(lead), lead)  # and no statistics word: those come below
+    _, rows = _md_table(page.split("Each Emblem pooled over both seats", 1)[1], "Emblem")
+    cells = {e: r["wins"] for e, r in rows.items()}
+    est = {e: Estimate(*map(float, re.match(r"(\S+) \[(\S+), (\S+)\]", c).groups()), 1) for e, c in cells.items()}
+    best = max(est, key=lambda e: est[e].estimate)
+    worst = min(est, key=lambda e: est[e].estimate)
+    near_b, near_w = overlapping(best, est), overlapping(worst, est)
+    if best in near_w:
+        assert lead.startswith(f"No Emblem stands out in {label} games: shares of games won run from "
+                               f"{cells[worst]} ({worst}) to {cells[best]} ({best})"), lead
+    else:
+        got = re.match(rf"Strongest Emblem in {label} games: {best}(, tied with (.*?) \(intervals overlap\))?, winning "
+                       rf"{re.escape(cells[best])} of its games; weakest: {worst}(, tied with (.*?) \(intervals "
+                       rf"overlap\))?, {re.escape(cells[worst])} \(`{policy}` in both seats, ", lead)
+        assert got, lead
+        _same_tie(got.group(2), near_b)
+        _same_tie(got.group(4), near_w)
+    return lead
+
+
+def test_the_page_opens_with_one_sentence_from_its_pooled_emblem_table(report):
+    _, files, res = report
+    lead = _check_lead((files[0].parent / "report.md").read_text(), "standard", "focused")
+    assert lead.endswith(f"(`focused` in both seats, {res.frame.filter(pl.col('policy') == 'focused').height:,} games).")
+
+
+def test_the_bundled_page_opens_with_one_sentence_on_standard_games(quick_page):
+    _, page = quick_page
+    policy = re.search(r"the strongest, \*\*`(\w+)`\*\* \(standard\)", page).group(1)  # "What was simulated"
+    lead = _check_lead(page, "standard", policy)
+    games = re.search(rf"\| standard +\| {policy} v {policy} +\| [^|]+\| [^|]+\| +([\d,]+) \|", page)  # Alpha or Omega
+    assert lead.endswith(f"in both seats, {int(games.group(1).replace(',', '')):,} games)."), lead
+
+
+def test_the_lead_names_emblems_it_cannot_tell_apart_as_a_tie():
+    from simkit.games.valkyrie_incident.report import lead_sentence
+
+    info = {"outcomes": {"ember_emblem": (583, 0, 417, 1000), "tide_emblem": (574, 0, 426, 1000),
+                         "raven_emblem": (500, 0, 500, 1000), "iron_emblem": (400, 0, 600, 1000)}}
+    e, t, i = wilson(583, 1000), wilson(574, 1000), wilson(400, 1000)
+    iv = lambda x: f"{x.estimate:.3f} [{x.low:.3f}, {x.high:.3f}]"  # noqa: E731
+    assert lead_sentence("standard", info, "focused", {"games": 2000}) == (
+        f"Strongest Emblem in standard games: ember, tied with tide (intervals overlap), winning {iv(e)} of its "
+        f"games; weakest: iron, {iv(i)} (`focused` in both seats, 2,000 games).")
+    apart = {"outcomes": {**info["outcomes"], "tide_emblem": (480, 0, 520, 1000)}}
+    assert lead_sentence("standard", apart, "focused").startswith(
+        f"Strongest Emblem in standard games: ember, winning {iv(e)} of its games; weakest: iron, ")
+    flat = {"outcomes": {f"{k}_emblem": (500 + j, 0, 500 - j, 1000) for j, k in enumerate("abcd")}}
+    assert lead_sentence("blitz", flat, "focused").startswith("No Emblem stands out in blitz games:")

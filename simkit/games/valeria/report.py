@@ -19,7 +19,10 @@ import numpy as np
 import polars as pl
 
 from simkit.core import results
-from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, write_markdown
+from simkit.core.report import (
+    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, tie_words,
+    write_markdown,
+)
 from simkit.core.stats import (
     Estimate, clustered_difference, clustered_difference_p, clustered_mean, clustered_rate, holm, paired_difference,
     paired_rate_difference,
@@ -380,42 +383,81 @@ def _ord(seat: int) -> str:
     return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}[seat]
 
 
+TITLE = ("# Valeria: Card Kingdoms: seat advantage, the 2E Herald, the Monster Event variant, Citizens and Domains, "
+         "the skill ladder")
+
+
+def page_top(policy: str, shares: list[dict], info: dict, games: int, cards_line: str = "", ladder_line: str = "",
+             event_line: str = "") -> str:
+    """The page's title, the stand-in notice, the one-sentence lead (:func:`lead_sentence`) and the details
+    (:func:`headline`: a paragraph and the per-count table)."""
+    return (f"{TITLE}\n\n{STAND_IN_NOTICE}\n\n{lead_paragraph(lead_sentence(policy, shares, games))}\n\n"
+            + headline(policy, shares, info, games, cards_line, ladder_line, event_line))
+
+
+def lead_sentence(policy: str, shares: list[dict], games: int) -> str:
+    """The page's lead: at the player count whose most uneven seat is farthest from the fair 1/n (in proportion),
+    the least and the most favoured seat (share of decided games, the seat table's cells), each with the seats its
+    interval cannot be told from as a tie."""
+    far = max(shares, key=lambda r: abs(r["share"].estimate * r["players"] - 1))
+    n_p = far["players"]
+    rs = {r["seat"]: r["share"] for r in shares if r["players"] == n_p}
+    low, l_tied = extreme(rs, worst=True)
+    high, h_tied = extreme(rs)
+    show = lambda s: f"the {_ord(s + 1)}"  # noqa: E731
+    n = f"(`{policy}` in every seat, 2E Herald, {games:,} deals per count)"
+    if high in l_tied:
+        return (f"No seat stands out at {n_p} players: shares of decided games run from {interval(rs[low])} "
+                f"({show(low)}) to {interval(rs[high])} ({show(high)}) against a fair {1 / n_p:.3f} {n}.")
+    most = tie_words(high, h_tied, "", "most favoured", show)
+    return (f"{tie_words(low, l_tied, f'seat at {n_p} players', 'least favoured', show)}, winning {interval(rs[low])} "
+            f"of decided games against a fair {1 / n_p:.3f}; {most[:1].lower()}{most[1:]}, {interval(rs[high])} {n}.")
+
+
+def answer_rows(shares: list[dict], info: dict) -> list[dict]:
+    """The details' numbers, one row per player count: the first and the most favoured seat's share of decided
+    games, and the Herald against the consolation (luck gap, game length, the unluckiest harvester's wins)."""
+    out = []
+    for n_p in sorted({r["players"] for r in shares} | set(info)):
+        rs = [r for r in shares if r["players"] == n_p]
+        row = {"players": n_p}
+        if rs:
+            first = rs[0]
+            best = max(rs, key=lambda r: r["share"].estimate)
+            row.update({"first seat": _iv(first["share"]),
+                        "most favoured seat": "the first" if best is first else
+                        f"the {_ord(best['seat'] + 1)} {_iv(best['share'])}",
+                        "fair": f"{1 / n_p:.3f}", "decided games (first seat)": first["n"]})
+        c = info.get(n_p)
+        if c:
+            row.update({"luck gap 2E": _iv(c["gap"][0], 2), "luck gap 1E": _iv(c["gap"][1], 2),
+                        "rounds 2E − 1E (paired)": _pd(c["rounds"][2], 2),
+                        "unluckiest wins 2E": _iv(c["unlucky"][0]), "unluckiest wins 1E": _iv(c["unlucky"][1])})
+        out.append(row)
+    return out
+
+
 def headline(policy: str, shares: list[dict], info: dict, games: int, cards_line: str = "",
              ladder_line: str = "", event_line: str = "") -> str:
-    """The answer, numbers first: the first seat's share and the extreme seat at each count, the Holm verdicts,
-    and the Herald's effect on the luck gap, game length and the unluckiest harvester at each count."""
-    parts = []
-    for n_p in sorted({r["players"] for r in shares}):
-        rs = [r for r in shares if r["players"] == n_p]
-        first = rs[0]
-        best = max(rs, key=lambda r: r["share"].estimate)
-        bit = f"{n_p} players: the first seat {_iv(first['share'])}"
-        if best is not first:
-            bit += f", the {_ord(best['seat'] + 1)} {_iv(best['share'])}"
-        parts.append(bit + f" (fair {1 / n_p:.3f}, n = {first['n']:,})")
+    """The details, below the lead: the Holm verdicts on the seats and the Herald's effect in words, then the
+    table of the numbers behind them at each count (:func:`answer_rows`: the first seat's share and the extreme
+    seat, the luck gap, game length and the unluckiest harvester under the Herald and the consolation)."""
     off = [r for r in shares if r["verdict"] != "fair"]
     fair = [r for r in shares if r["verdict"] == "fair"]
     if 2 * len(off) > len(shares):
         off_text = "all but " + (", ".join(f"{r['players']}p seat {r['seat'] + 1}" for r in fair) or "none")
     else:
         off_text = ", ".join(f"{r['players']}p seat {r['seat'] + 1} {r['verdict']}" for r in off) or "none"
-    h = []
-    for n_p in sorted(info):
-        c = info[n_p]
-        h.append(f"{n_p} players {_iv(c['gap'][0], 2)} against {_iv(c['gap'][1], 2)}")
-    rounds = "; ".join(f"{n_p}p {_pd(info[n_p]['rounds'][2], 2)}" for n_p in sorted(info))
-    unlucky = "; ".join(f"{n_p}p {_iv(info[n_p]['unlucky'][0])} against {_iv(info[n_p]['unlucky'][1])}"
-                        for n_p in sorted(info))
     n_deals = min(info[n]["gap"][0].n for n in info)
-    return (f"**Seat advantage** (share of decided games won, `{policy}` in every seat, 2E Herald, {games:,} deals "
-            f"per count, 95% intervals with the deal as the unit): " + "; ".join(parts)
-            + f". Holm over the {len(shares)} seats (family-wise {FAMILY}): {len(off)} off the fair 1/n ({off_text})."
-            f" **2E Herald against the 1E consolation** (the same deals, n = {n_deals:,} per count): the luck gap "
-            f"(best less worst harvester's Resources per round in a game) is " + "; ".join(h)
-            + f"; game length changes by {rounds} rounds (paired); the unluckiest harvester wins {unlucky}. "
+    return (f"{DETAILS_MARKER} **Seat advantage** (share of decided games won, `{policy}` in every seat, 2E Herald, "
+            f"{games:,} deals per count, 95% intervals with the deal as the unit; each count in the table below): "
+            f"Holm over the {len(shares)} seats (family-wise {FAMILY}): {len(off)} off the fair 1/n ({off_text}). "
+            f"**2E Herald against the 1E consolation** (the same deals, n = {n_deals:,} per count; the luck gap is "
+            "the best less worst harvester's Resources per round in a game, game length is paired): "
             + herald_verdict(info) + (" " + event_line if event_line else "") + (" " + cards_line if cards_line
-                                                                                  else "")
-            + (" " + ladder_line if ladder_line else ""))
+                                                                                 else "")
+            + (" " + ladder_line if ladder_line else "")
+            + "\n\n" + render(answer_rows(shares, info), "md"))
 
 
 def cards_sentence(rows: list[dict], policy: str) -> str:
@@ -514,10 +556,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     cards_line = cards_sentence(vrows, best)
     ladder_line = ladder_sentence(ladders, s_rungs, best)
     text = (
-        "# Valeria: Card Kingdoms: seat advantage, the 2E Herald, the Monster Event variant, Citizens and Domains, "
-        "the skill ladder\n\n"
-        f"{STAND_IN_NOTICE}\n\n"
-        + headline(best, shares, info, games, cards_line, ladder_line, event_line) + "\n\n"
+        page_top(best, shares, info, games, cards_line, ladder_line, event_line) + "\n"
         "## What was simulated\n\n"
         f"Stand-in card data (`scenarios/valeria/cards.toml`), rule options at their defaults (docs/rules.md) but "
         f"`rules.herald`. The skill ladder names the strongest practical policy: **`{best}`** (mean win rate over the "

@@ -19,7 +19,10 @@ import polars as pl
 
 from simkit.core import results
 from simkit.core.plotting import heatmap, lines
-from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
+from simkit.core.report import (
+    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
+    tie_words, toml_value, write_markdown,
+)
 from simkit.core.sensitivity import markdown as sens_markdown
 from simkit.core.sensitivity import ranking_sentence, sensitivity
 from simkit.core.stats import Estimate, clustered_mean, clustered_rate, overlapping, wilson
@@ -393,8 +396,26 @@ def headline(policy: str, parts: list[tuple[str, Path, dict]]) -> str:
                    + (f", {_extreme(info['cells'])} of {len(info['cells'])} match-ups at ≤ 0.02 or ≥ 0.98"
                       if _extreme(info["cells"]) else ""))
     lead = f"With `{pols[0]}` in both seats, Alpha" if one and pols else "Alpha"
-    return (f"**The answer.** {lead} (the Start Player) wins " + " and ".join(alpha)
+    label, run, info = parts[0]
+    return (lead_paragraph(lead_sentence(label, info, pols[0], alpha_rates(run).get(f"{pols[0]} v {pols[0]}")))
+            + f"\n\n{DETAILS_MARKER} {lead} (the Start Player) wins " + " and ".join(alpha)
             + "; an even game gives Alpha half of the games that are not drawn. Emblems, " + "; ".join(emb) + ".")
+
+
+def lead_sentence(label: str, info: dict, policy: str, games: dict | None = None) -> str:
+    """The page's lead: the strongest and the weakest Emblem of ``label``'s games (share of games won, both seats,
+    all opponents: the page's pooled table), each with the Emblems its interval cannot be told from as a tie;
+    ``games``: the ``alpha_rates`` row of ``policy`` against itself (for n)."""
+    rates = dict(_ranked(info))
+    best, b_tied = extreme(rates)
+    worst, w_tied = extreme(rates, worst=True)
+    n = f", {games['games']:,} games" if games else ""
+    if best in w_tied:  # every Emblem level with both ends: nothing to name
+        return (f"No Emblem stands out in {label} games: shares of games won run from {interval(rates[worst])} "
+                f"({worst}) to {interval(rates[best])} ({best}), intervals overlapping (`{policy}` in both seats{n}).")
+    weak = tie_words(worst, w_tied, "", "weakest")
+    return (f"{tie_words(best, b_tied, f'Emblem in {label} games', 'strongest')}, winning {interval(rates[best])} "
+            f"of its games; {weak[:1].lower()}{weak[1:]}, {interval(rates[worst])} (`{policy}` in both seats{n}).")
 
 
 def blitz_section(blitz_run: Path, std_info: dict, blitz_info: dict, cards_path) -> str:

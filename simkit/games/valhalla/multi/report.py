@@ -21,7 +21,10 @@ import polars as pl
 from scipy import stats as st
 
 from simkit.core import results
-from simkit.core.report import STAND_IN_NOTICE, manifest_section, shown_path, toml_value, write_markdown
+from simkit.core.report import (
+    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, shown_path, tie_words,
+    toml_value, write_markdown,
+)
 from simkit.core.stats import (Estimate, clustered_difference, clustered_difference_p, clustered_mean,
                                clustered_rate, holm)
 from simkit.core.tables import render
@@ -198,6 +201,22 @@ def jarl_table(seats: pl.DataFrame, names: list[str]) -> list[dict]:
         r["verdict"] = _verdict(r["edge"], ph, 0.0, "strong", "weak")
     out.sort(key=lambda r: -r["edge"].estimate)
     return out
+
+
+def lead_sentence(edges: dict[str, Estimate], policy: str, games: int) -> str:
+    """The page's lead: the strongest and the weakest Jarl by edge over the fair share (the Jarl table's column),
+    each with the Jarls its interval cannot be told from as a tie; ``games``: games per cell."""
+    n = f"(`{policy}` at every seat, {games:,} games per cell)"
+    if not edges:
+        return f"No Jarl was kept in these games, so none is measured {n}."
+    best, b_tied = extreme(edges)
+    worst, w_tied = extreme(edges, worst=True)
+    if best in w_tied or len(edges) < 2:
+        return (f"No Jarl stands out: edges over the fair win share run from {interval(edges[worst], signed=True)} "
+                f"({worst}) to {interval(edges[best], signed=True)} ({best}), intervals overlapping {n}.")
+    weak = tie_words(worst, w_tied, "", "weakest")
+    return (f"{tie_words(best, b_tied, 'Jarl', 'strongest')}, {interval(edges[best], signed=True)} above its fair win "
+            f"share; {weak[:1].lower()}{weak[1:]}, {interval(edges[worst], signed=True)} {n}.")
 
 
 def jarl_display(rows: list[dict], abilities: dict[str, str]) -> list[dict]:
@@ -612,7 +631,8 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                  f"({dtext('ended: shields', 3)}), winner's margin {k[MEASURES[4][1]].estimate:.2f} against "
                  f"{b[MEASURES[4][1]].estimate:.2f} Glory ({dtext(MEASURES[4][1])}).")
     headline = (
-        f"**The answer.** Under {who}`{best}` at every seat, seat 1 (the first to play) "
+        lead_paragraph(lead_sentence({r["jarl"]: r["edge"] for r in ranked}, best, games_per_cell)) + "\n\n"
+        f"{DETAILS_MARKER} Under {who}`{best}` at every seat, seat 1 (the first to play) "
         "takes a win share of " + seat_text + f" ({decks}; the deal as the unit); "
         f"{n_off} of {len(seat)} seat shares differ from 1/n (Holm 5%)." + lead_text + jtext + vtext
         + value_head)

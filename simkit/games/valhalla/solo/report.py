@@ -27,7 +27,8 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import bars, lines
 from simkit.core.report import (
-    STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown,
+    DETAILS_MARKER, STAND_IN_NOTICE, interval, lead_paragraph, manifest_section, run_bundled, shown_path, toml_value,
+    write_markdown,
 )
 from simkit.core.sensitivity import ALPHA, ranking_sentence, sensitivity
 from simkit.core.sensitivity import markdown as sens_markdown
@@ -281,10 +282,12 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
     pooled = level_numbers(wide, [], levels)[()]
     if lo == hi:  # one level: nothing to compare
         e = pooled["rates"][lo]
+        lead = (f"Only Level {_lv(lo)} was played: over all Jarls, monsters and decks P(win) is {interval(e)} "
+                f"(`{policy}` policy, {pooled['games']:,} games).")
         return (f"Under the strongest practical policy, **`{policy}`**, P(win) is **{e.estimate:.3f}** [{e.low:.3f}, "
                 f"{e.high:.3f}] at Level {_lv(lo)}, the only level played (every Jarl, monster and deck pooled; "
                 f"n = {pooled['games']:,} games).", "", {"policy": policy, "levels": levels, "pooled": pooled,
-                                                          "games": pooled["games"], "run": man})
+                                                          "games": pooled["games"], "run": man, "lead": lead})
     sets = level_numbers(wide, ["monster", "variant"], levels)
     per_jarl = level_numbers(wide, ["jarl"], levels)
     monsters = _order(man.get("monsters"), {k[0] for k in sets})
@@ -400,8 +403,23 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
         f"### Per Jarl (every set), by the drop from Level {_lv(lo)} to {_lv(hi)}\n\n" + render(jrows, "md") + "\n"
     )
     numbers = {"policy": policy, "levels": levels, "pooled": pooled, "sets": sets, "jarls": per_jarl,
-               "games": G, "run": man}
+               "games": G, "run": man,
+               "lead": lead_sentence(pooled["rates"][lo], pooled["rates"][hi], d, verdict("all", (), (lo, hi)),
+                                     (_lv(lo), _lv(hi)), len(jarls), policy, G)}
     return headline, section, numbers
+
+
+def lead_sentence(low: Estimate, high: Estimate, drop, verdict: str, names: tuple[str, str], jarls: int,
+                  policy: str, games: int) -> str:
+    """The page's lead: the easiest level against the hardest over every Jarl (the pooled table's P(win) at each,
+    and their paired drop), in the words of the section's Holm verdict on the drop (``_verdict``)."""
+    a, b = names
+    says = {"harder": f"Level {b} is harder than Level {a}",
+            "no clear difference": f"Levels {a} and {b} are not told apart"}.get(verdict, f"Level {b} is easier than "
+                                                                               f"Level {a}")
+    return (f"{says}: over all {jarls} Jarls P(win) goes from {interval(low)} at Level {a} to {interval(high)} at "
+            f"Level {b}, a drop of {interval(drop, 4, signed=True)} (`{policy}` policy, "
+            f"{games:,} games, each played by every Jarl).")
 
 
 def _e3(e: Estimate) -> tuple[float, float, float]:
@@ -800,8 +818,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         "# Valhalla Solo: how hard are the difficulty levels?\n\n"
         f"{STAND_IN_NOTICE}\n\n"
         # the stand-in notice once: the card files' own notice only when it says something else
+        + f"{lead_paragraph(jnum['lead'])}\n\n"
         + (f"Card data notice: {notice}\n\n" if notice and "stand-in" not in notice.lower() else "")
-        + f"{headline}\n\n"
+        + f"{DETAILS_MARKER} {headline}\n\n"
         + jarls_text
         + level_text
         + ladder_text

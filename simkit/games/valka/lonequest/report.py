@@ -13,7 +13,8 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import grouped_bars, lines
 from simkit.core.report import (
-    STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown,
+    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
+    tie_words, toml_value, write_markdown,
 )
 from simkit.core.sensitivity import markdown as sens_markdown
 from simkit.core.sensitivity import ranking_sentence, sensitivity
@@ -241,16 +242,29 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
         + " " + ranking_sentence(comps, table, best, "Warband")
     )
 
+    lead = lead_sentence(bw, pooled_win[best], best, int(min(cells[(w, best)]["n"] for w in bw)))
+
     # --- text ---
     opts = man.get("rule_options", {})
     opt_text = ", ".join(f"`{k} = {toml_value(v)}`" for k, v in opts.items()) or "defaults"
     pol_text = ", ".join(f"`{p}`" for p in policies)
     n_cells = len(cells)
+    # the per-Warband table answers the page's question: it comes first, right after the answer
+    win_text = (
+        "## Win odds\n\n"
+        f"![Win odds]({png_win.name})\n\n"
+        f"The strongest practical policy is `{best}` (see the skill ladder below). "
+        f"P(win) per Warband (rows) and policy (columns) with its 95% Wilson interval; "
+        f"{_n_note(r['n'] for r in cells.values())}. The last row pools all Warbands with the game as the unit "
+        "(the Warbands of one game share its dice): Wilson on the effective number of games.\n\n"
+        + render(win_rows, "md") + "\n")
     text = (
         "# VÁLKA Lonequest: win odds by Warband and policy\n\n"
         f"{STAND_IN_NOTICE}\n\n"
-        f"{headline}\n\n"
-        "## Skill ladder\n\n"
+        f"{lead_paragraph(lead)}\n\n"
+        f"{DETAILS_MARKER} {headline}\n\n"
+        + win_text
+        + "## Skill ladder\n\n"
         f"![Skill ladder]({png_ladder.name})\n\n"
         "How much does skill matter? Every policy on the same games, all Warbands pooled (a game's value is its "
         "mean over the Warbands, which replay its dice); the tuned heuristic comes from `simkit tune` (its "
@@ -265,13 +279,6 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
         f"Rule options and set-up: {opt_text} (see docs/rules.md). "
         f"Card data: `{shown_path(man.get('cards', '?'))}`.\n\n"
         "All intervals are 95%: Wilson intervals for shares, normal intervals for means.\n\n"
-        "## Win odds\n\n"
-        f"![Win odds]({png_win.name})\n\n"
-        f"The strongest practical policy is `{best}` (see the ladder above). "
-        f"P(win) per Warband (rows) and policy (columns) with its 95% Wilson interval; "
-        f"{_n_note(r['n'] for r in cells.values())}. The last row pools all Warbands with the game as the unit "
-        "(the Warbands of one game share its dice): Wilson on the effective number of games.\n\n"
-        + render(win_rows, "md") + "\n"
         "## How games end\n\n"
         "A game ends when all six Locations are cleared (won), when no Warband Fighter is left "
         "(`no_fighters`), when the Warband is too tired to march on (`no_stamina`), when no arrow leads from "
@@ -301,6 +308,19 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
         + manifest_section(man)
     )
     return [write_markdown(out_dir / "report.md", text), png_ladder, png_win, png_loc]
+
+
+def lead_sentence(by_warband: dict, pooled: Estimate, policy: str, games: int) -> str:
+    """The page's lead: the Warband farthest from the pooled P(win) under ``policy`` (the weakest or the
+    strongest; with the Warbands its interval cannot be told from, as a tie), against all Warbands pooled.
+    ``by_warband``: Warband -> P(win) (the win-odds table's column of ``policy``); ``games``: games per Warband."""
+    worst, w_tied = extreme(by_warband, worst=True)
+    best, b_tied = extreme(by_warband)
+    low_end = pooled.estimate - by_warband[worst].estimate >= by_warband[best].estimate - pooled.estimate
+    pick, tied, word = (worst, w_tied, "weakest") if low_end else (best, b_tied, "strongest")
+    return (f"{tie_words(pick, tied, 'Warband', word)}, winning {interval(by_warband[pick])} of Lonequests against "
+            f"{interval(pooled)} for all {len(by_warband)} Warbands pooled (`{policy}` policy, {games:,} games per "
+            "Warband).")
 
 
 def named(policy: str, kind: str) -> str:

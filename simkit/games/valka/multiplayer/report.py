@@ -17,7 +17,10 @@ import polars as pl
 
 from simkit.core import results
 from simkit.core.plotting import bars, lines
-from simkit.core.report import STAND_IN_NOTICE, manifest_section, run_bundled, shown_path, toml_value, write_markdown
+from simkit.core.report import (
+    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
+    tie_words, toml_value, write_markdown,
+)
 from simkit.core.stats import Estimate, clustered_difference, clustered_mean, clustered_rate, holm, overlapping, wilson
 from simkit.core.tables import render
 from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS, load_cards
@@ -413,6 +416,7 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     text = (
         f"# {page_title(variant, sizes, mixed)}\n\n"
         f"{STAND_IN_NOTICE}\n\n"
+        f"{lead_paragraph(lead_sentence(first_player_rates(practical, sizes), wb_effects))}\n\n"
         f"{answer}" + (f" {sens_sentence}" if sens_sentence else "") + "\n\n"
         "## What was simulated\n\n"
         f"{variant} at {', '.join(map(str, sizes))} players; {int(man.get('games', 0)):,} games per cell "
@@ -527,12 +531,9 @@ def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, 
     skill spread (strongest and weakest hero, with the paired gap) where policies meet, and the best and worst
     Warband in the opening hand; 95% intervals, the deal as the unit. ``seats``: the practical policies' seat rows
     (the tables where the random policy plays left out)."""
-    parts = []
-    for np_ in sizes:
-        at = seats.filter((pl.col("players") == np_) & (pl.col("order") == 0))
-        e = deal_rate(win_share(at), deal_ids(at))
-        parts.append(f"{_iv(e)} at {np_} players (fair share {1 / np_:.3f})")
-    text = ("**The answer.** At the practical policies' tables the first player wins (a shared win counted 1/k to "
+    parts = [f"{_iv(e)} at {np_} players (fair share {1 / np_:.3f})"
+             for np_, e in first_player_rates(seats, sizes).items()]
+    text = (f"{DETAILS_MARKER} At the practical policies' tables the first player wins (a shared win counted 1/k to "
             "each of its k winners) " + "; ".join(parts) + ".")
     if rungs:
         best, worst = rungs[0], rungs[-1]
@@ -557,6 +558,39 @@ def headline(seats: pl.DataFrame, frame: pl.DataFrame, sizes: list[int], rungs, 
                  f"{_alongside(best, wb_effects)}, worst {worst} {_iv(wb_effects[worst])}"
                  f"{_alongside(worst, wb_effects)} on P(win).")
     return text
+
+
+def first_player_rates(seats: pl.DataFrame, sizes: list[int]) -> dict[int, Estimate]:
+    """Per table size, the first player's win share (a shared win 1/k), the deal as the unit."""
+    out = {}
+    for np_ in sizes:
+        at = seats.filter((pl.col("players") == np_) & (pl.col("order") == 0))
+        out[np_] = deal_rate(win_share(at), deal_ids(at))
+    return out
+
+
+def lead_sentence(first: dict[int, Estimate], wb_effects: dict[str, Estimate]) -> str:
+    """The page's lead: the first player at the table size where its share is farthest from the fair 1/n (in
+    proportion), and the Warband in the opening hand with the largest effect on P(win) (with the Warbands its
+    interval cannot be told from, as a tie); at the practical policies' tables, n = the deals of that size."""
+    np_ = max(first, key=lambda n: abs(first[n].estimate * n - 1))
+    e, fair = first[np_], 1 / np_
+    how = (" is favoured" if e.low > fair else " is at a disadvantage" if e.high < fair else
+           "'s edge is within the noise")
+    text = f"The first player{how}: at {np_} players they win {interval(e)} against a fair {fair:.3f}"
+    if wb_effects:
+        worst, w_tied = extreme(wb_effects, worst=True)
+        best, b_tied = extreme(wb_effects)
+        low = -wb_effects[worst].estimate >= wb_effects[best].estimate
+        pick, tied, word = (worst, w_tied, "weakest") if low else (best, b_tied, "strongest")
+        if best in w_tied:  # the two ends overlap: no Warband is told apart from the rest
+            other = best if pick == worst else worst
+            text += (f"; no opening Warband stands out (the intervals of {pick}, "
+                     f"{interval(wb_effects[pick], signed=True)} on P(win), and {other} overlap)")
+        else:
+            named = tie_words(pick, tied, "opening Warband", word)
+            text += f"; {named[:1].lower()}{named[1:]}, {interval(wb_effects[pick], signed=True)} on P(win)"
+    return text + f" (practical policies, {e.n:,} deals)."
 
 
 def _alongside(warband: str, effects: dict[str, Estimate]) -> str:

@@ -1,0 +1,45 @@
+"""Issue 39: the one-sentence lead every report page opens with (simkit.core.report)."""
+
+from __future__ import annotations
+
+from simkit.core.report import (
+    DETAILS_MARKER, LEAD_MARKER, extreme, interval, lead_of, lead_paragraph, lead_problems, names, tie_words,
+)
+from simkit.core.stats import Estimate
+
+
+def test_a_rate_with_its_interval():
+    assert interval(Estimate(0.645, 0.636, 0.655, 1)) == "0.645 [0.636, 0.655]"
+    assert interval(Estimate(0.02, 0.0171, 0.023, 1), 4, signed=True) == "+0.0200 [+0.0171, +0.0230]"
+    assert interval(Estimate(-0.109, -0.136, -0.077, 1), signed=True) == "-0.109 [-0.136, -0.077]"
+
+
+def test_two_groups_whose_intervals_overlap_are_named_as_a_tie_and_separated_ones_are_not():
+    overlap = {"goblins": Estimate(0.60, 0.57, 0.63, 1), "wizards": Estimate(0.62, 0.59, 0.65, 1)}
+    pick, tied = extreme(overlap, worst=True)
+    assert (pick, tied) == ("goblins", ["wizards"])
+    assert tie_words(pick, tied, "Warband", "weakest") == "Weakest Warband: goblins, tied with wizards (intervals overlap)"
+    apart = {"goblins": Estimate(0.60, 0.57, 0.63, 1), "wizards": Estimate(0.70, 0.67, 0.73, 1)}
+    pick, tied = extreme(apart, worst=True)
+    assert (pick, tied) == ("goblins", [])
+    assert tie_words(pick, tied, "Warband", "weakest") == "Weakest Warband: goblins"
+    assert extreme(apart) == ("wizards", [])
+
+
+def test_a_long_tie_names_three_and_counts_the_rest():
+    assert names(["a"]) == "a" and names(["a", "b"]) == "a and b" and names(["a", "b", "c"], 3) == "a, b and c"
+    assert names(["a", "b", "c", "d", "e"], 3) == "a, b and 3 others"
+
+
+def test_the_lead_is_the_first_paragraph_after_the_title_and_notices():
+    page = f"# T\n\n> **Stand-in card data.** x\n\n{lead_paragraph('One sentence.')}\n\n{DETAILS_MARKER} More."
+    assert lead_of(page) == "One sentence." and page.split("\n\n")[2].startswith(LEAD_MARKER)
+    assert lead_of("# T\n\n> notice\n\n**The answer.** Old page.") == ""
+
+
+def test_lead_problems():
+    assert lead_problems("Weakest Warband: goblins, winning 0.645 [0.636, 0.655] (learned policy, 10 games).") == []
+    assert lead_problems("One. Two.") == ["more than one sentence"]
+    assert "no full stop at the end" in lead_problems("No stop")
+    assert lead_problems(" ".join(["word"] * 46) + ".") == ["46 words (at most 45)"]
+    assert lead_problems("Seat 1 wins 0.5 (Holm 5%).") == ["the statistics word 'Holm'"]
