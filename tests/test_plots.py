@@ -38,6 +38,24 @@ def test_heatmap_leaves_unplayed_cells_blank_in_the_tables_row_order(monkeypatch
     rgba = img.to_rgba(img.get_array())
     assert tuple(rgba[0, 0]) == (1.0, 1.0, 1.0, 1.0) or rgba[0, 0, 3] == 0  # blank (white), not a colour
     assert ax.get_yticklabels()[0].get_text() == "a"
+    assert ax.get_title() == "t\n(blank: not played)"  # the blank cells say why
+    plotting.heatmap(tmp_path / "full.png", np.array([[0.2, 0.9]]), ["a", "b"], ["a"], title="t", xlabel="x",
+                     ylabel="y", cbar_label="p")
+    assert figs[1].axes[0].get_title() == "t"  # nothing blank, nothing to explain
+
+
+def test_a_saved_plot_shows_names_without_markdowns_code_marks(tmp_path):
+    import matplotlib.pyplot as plt
+    import matplotlib.text
+
+    fig, ax = plt.subplots()
+    ax.set_title("Skill ladder: one seat against three `economy`")
+    ax.set_xlabel("`learned` − `random`")
+    ax.bar(["`a`"], [1])
+    plotting._save(fig, tmp_path / "p.png")
+    shown = [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+    assert "Skill ladder: one seat against three economy" in shown and "learned − random" in shown
+    assert not [t for t in shown if "`" in t]
 
 
 def test_lines_draw_the_fair_share_and_keep_overlapping_lines_apart(monkeypatch, tmp_path):
@@ -69,3 +87,19 @@ def test_a_long_legend_goes_under_the_plot_not_over_it(monkeypatch, tmp_path):
     ax, leg = ext["axes"], ext["legend"]
     assert leg.y1 <= ax.y0, "the legend overlaps the plot"
     assert ax.width > 0.6 * ext["fig"].width, "the plot lost its width to the legend"
+
+
+def test_rare_shares_get_a_log_axis_above_a_linear_floor(monkeypatch, tmp_path):
+    # Valhalla Solo's endings by level: one share near 0.87, others of 0.001 to 0.007 (invisible on 0..1)
+    figs = _keep(monkeypatch)
+    x = [1, 2, 3]
+    series = {"won": [0.87, 0.869, 0.866], "lost the final attack": [0.001, 0.004, 0.007], "never": [0, 0, 0]}
+    plotting.lines(tmp_path / "e.png", x, series, title="t", xlabel="level", ylabel="share of games",
+                   xticklabels=["I", "II", "III"], small=0.001)
+    ax = figs[0].axes[0]
+    assert ax.get_yscale() == "symlog" and ax.get_ylabel() == "share of games (log scale above 0.001)"
+    # 0.001 and 0.007 are far apart on the axis (a linear 0..1 axis puts them within 1% of its height)
+    y0, y1 = ax.transData.transform([(1, 0.001), (1, 0.007)])[:, 1]
+    lo, hi = ax.transData.transform([(1, 0.0), (1, 0.87)])[:, 1]
+    assert (y1 - y0) > 0.2 * (hi - lo)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["I", "II", "III"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+import matplotlib.text
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -34,6 +35,8 @@ def heatmap(path: Path, values: np.ndarray, xlabels, ylabels, *, title: str, xla
                 ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=7,
                         color="white" if v < 0.55 else "black")
     fig.colorbar(im, ax=ax, label=cbar_label)
+    if np.isnan(values).any():  # a blank cell says why (an Emblem against itself, a cell not in the sweep)
+        ax.set_title(f"{title}\n(blank: not played)")
     fig.tight_layout()
     return _save(fig, path)
 
@@ -45,14 +48,16 @@ STYLES = ("-", "--", "-.", ":")
 def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: str, ylabel: str,
           bands: dict[str, tuple[np.ndarray, np.ndarray]] | None = None, markers: bool = True,
           xticklabels=None, reference: dict[str, float] | None = None, reference_label: str = "fair share",
-          legend_gap: float = 0.16, figsize: tuple[float, float] = (7, 4)) -> Path:
+          legend_gap: float = 0.16, figsize: tuple[float, float] = (7, 4), small: float | None = None) -> Path:
     """One line per series, with an optional shaded interval band per series (``xticklabels`` for categories).
 
     Each series has its own marker shape and line style (hollow markers after the first), so lines that lie on
     top of each other (several at 0) stay distinguishable. ``reference`` maps a series to a level drawn as a
     thin dotted line in its colour (a fair share 1/n), named in the legend. ``legend_gap``: how far below the
     axes (a share of their height) a legend of long labels starts; a legend of many long labels needs a taller
-    ``figsize`` (inches), or the axes shrink under it and the legend covers the x-axis label."""
+    ``figsize`` (inches), or the axes shrink under it and the legend covers the x-axis label. ``small``: a y axis
+    linear up to this value and logarithmic above it (matplotlib's symlog), so that shares of a few in a
+    thousand stay apart from 0 beside one near 1."""
     fig, ax = plt.subplots(figsize=figsize, dpi=110)
     for i, (name, y) in enumerate(series.items()):
         line, = ax.plot(x, y, marker=MARKERS[i % len(MARKERS)] if markers else None, ms=5 if i == 0 else 6,
@@ -67,7 +72,12 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
                        label=f"{reference_label} ({name}): {reference[name]:.3f}")
     ax.set_title(title)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(ylabel if small is None else f"{ylabel} (log scale above {small:g})")
+    if small is not None:
+        from matplotlib.ticker import FuncFormatter
+
+        ax.set_yscale("symlog", linthresh=small, linscale=0.5)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.grid(alpha=0.3)
     if xticklabels is not None:
         ax.set_xticks(x, [str(t) for t in xticklabels])
@@ -140,6 +150,16 @@ def grouped_bars(path: Path, groups, series: dict[str, tuple], title: str, ylabe
 def _save(fig, path: Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # Markdown's code marks (`learned`) are for the page, not the picture: a plot shows the bare name
+    fig.canvas.draw()  # (tick labels exist once drawn)
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            labels = [t.get_text() for t in axis.get_ticklabels()]
+            if any("`" in label for label in labels):
+                axis.set_ticks(axis.get_ticklocs(), [label.replace("`", "") for label in labels])
+    for text in fig.findobj(matplotlib.text.Text):
+        if "`" in text.get_text():
+            text.set_text(text.get_text().replace("`", ""))
     # "tight": the saved image holds every title, label and legend, however small the axes
     fig.savefig(path, bbox_inches="tight", pad_inches=0.1)
     plt.close(fig)

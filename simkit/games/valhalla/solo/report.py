@@ -1053,14 +1053,17 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
             row["n (games)"] = mv[(m, v, levels[0])]["games"]
             mvrows.append(row)
 
+    shown = {label: [_rate(cell[L_], k).estimate for L_ in levels] for k, label, _ in ENDINGS
+             if any(cell[L_][k][2] for L_ in levels)}
+    top = max((max(v) for v in shown.values()), default=0.0)
+    rare = [max(v) for v in shown.values() if 0 < max(v) < top / 20]  # endings too rare to see on a linear axis
     png = lines(
-        out_dir / "endings-by-level.png", levels,
-        {label: [_rate(cell[L_], k).estimate for L_ in levels] for k, label, _ in ENDINGS
-         if any(cell[L_][k][2] for L_ in levels)},
+        out_dir / "endings-by-level.png", levels, shown,
         title=f"How games end by level ({policy}, {', '.join(jarls) or 'all Jarls'})",
-        xlabel="difficulty level (1 = I, 2 = II, 3 = III)", ylabel="share of games",
+        xlabel="difficulty level", ylabel="share of games", xticklabels=[_lv(L_) for L_ in levels],
         bands={label: ([_rate(cell[L_], k).low for L_ in levels], [_rate(cell[L_], k).high for L_ in levels])
-               for k, label, _ in ENDINGS if any(cell[L_][k][2] for L_ in levels)})
+               for k, label, _ in ENDINGS if any(cell[L_][k][2] for L_ in levels)},
+        small=10.0 ** math.floor(math.log10(min(rare))) if rare else None)
 
     # the words: what drives the difference
     lo, hi = levels[0], levels[-1]
