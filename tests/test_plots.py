@@ -103,3 +103,19 @@ def test_rare_shares_get_a_log_axis_above_a_linear_floor(monkeypatch, tmp_path):
     lo, hi = ax.transData.transform([(1, 0.0), (1, 0.87)])[:, 1]
     assert (y1 - y0) > 0.2 * (hi - lo)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["I", "II", "III"]
+
+
+def test_effect_bars_carry_their_intervals_and_the_tables_flags(monkeypatch, tmp_path):
+    # a card flagged in the table is drawn in colour with its interval; one the data cannot tell from 0 (Retreat,
+    # n = 250, ±0.054) is grey, not drawn like a flagged card
+    figs = _keep(monkeypatch)
+    plotting.bars(tmp_path / "c.png", ["Fireblast", "Retreat"], [0.08, 0.06], low=[0.05, 0.006], high=[0.11, 0.114],
+                  flagged=[True, False], title="t", ylabel="effect on P(win)")
+    ax = figs[0].axes[0]
+    colours = [p.get_facecolor()[:3] for p in ax.patches]
+    assert colours[0] != colours[1]
+    caps = [ln for ln in ax.lines]  # error bar caps at low and high
+    ys = sorted({round(float(y), 3) for ln in caps for y in ln.get_ydata()})
+    assert {0.05, 0.11, 0.006, 0.114} <= set(ys)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "flagged (differs from 0 after Holm's correction)", "not told from 0"]

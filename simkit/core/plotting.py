@@ -98,14 +98,27 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
     return _save(fig, path)
 
 
-def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=None, xlabel: str | None = None) -> Path:
-    """Bars with optional interval error bars."""
+FLAGGED, UNFLAGGED = "#4c72b0", "#b8c2cc"
+
+
+def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=None, xlabel: str | None = None,
+         flagged=None, flag_label: str = "flagged (differs from 0 after Holm's correction)",
+         plain_label: str = "not told from 0") -> Path:
+    """Bars with optional interval error bars. ``flagged`` (one bool per bar): the table's verdict, drawn in the
+    plot too: flagged bars in colour, the others grey, named in a legend."""
     fig, ax = plt.subplots(figsize=(max(5, 0.5 * len(labels) + 2), 4), dpi=110)
     values = np.asarray(values, dtype=float)
     yerr = None
     if low is not None and high is not None:
         yerr = np.vstack([values - np.asarray(low, float), np.asarray(high, float) - values])
-    ax.bar(range(len(labels)), values, yerr=yerr, capsize=3, color="#4c72b0")
+    colors = FLAGGED if flagged is None else [FLAGGED if f else UNFLAGGED for f in flagged]
+    ax.bar(range(len(labels)), values, yerr=yerr, capsize=3, color=colors)
+    if flagged is not None:
+        from matplotlib.patches import Patch
+
+        ax.legend(handles=[Patch(color=FLAGGED, label=flag_label), Patch(color=UNFLAGGED, label=plain_label)],
+                  fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.28 if len(labels) > 8 else -0.12),
+                  frameon=False, ncols=2)
     ax.set_xticks(range(len(labels)), [str(x) for x in labels], rotation=30 if len(labels) > 8 else 0, ha="right" if len(labels) > 8 else "center")
     ax.set_title(title)
     ax.set_ylabel(ylabel)

@@ -400,10 +400,11 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
     events, n_events = card_table(seats, cards, "played", cpol, kinds=("Event",))
     measured = [r for r in played if r["effect"][:1] in "+-0123456789"]
     top = measured[:12] + measured[-12:] if len(measured) > 24 else measured
-    eff_vals = [float(r["effect"].split(" ")[0]) for r in top]
-    png_cards = bars(out_dir / "card-effects.png", [r["card"] for r in top], eff_vals,
+    eff = [[float(x) for x in r["effect"].replace("[", "").replace("]", "").replace(",", "").split()] for r in top]
+    png_cards = bars(out_dir / "card-effects.png", [r["card"] for r in top], [e[0] for e in eff],
+                     low=[e[1] for e in eff], high=[e[2] for e in eff], flagged=[bool(r["flag"]) for r in top],
                      title=f"Win-rate effect of playing a card, `{cpol}`'s seats (largest and smallest)",
-                     ylabel="effect on P(win)")
+                     ylabel="effect on P(win), 95% interval")
     files.append(png_cards)
 
     sens_text, sens_sentence = sensitivity_section(policy_rankings(practical, sizes), cpol)
