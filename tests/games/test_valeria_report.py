@@ -259,3 +259,23 @@ def test_event_section_headline_recomputed_from_the_rows(event_runs):
         pace = (g_on["slain"].to_numpy() / g_on["rounds"].to_numpy()).mean()
         assert info[n_p]["pace"][0].estimate == pytest.approx(pace)
     assert [r["seat"] for r in by_seat] == [1, 2, 1, 2, 3, 4]
+
+
+def test_the_ladder_plot_shows_the_heuristic_ladder_not_the_search_sample(monkeypatch, tmp_path):
+    # the plot beside the ladder table: every heuristic against the strongest one's field, at the ladder's
+    # games per cell (not the few `search` games of the table below it)
+    from simkit.core import ladder
+    from simkit.games.valeria import report
+
+    drawn = []
+    real = ladder.plot
+
+    def keep(path, rungs, **kw):
+        drawn.append((path.name, [r.policy for r in rungs], kw.get("title", "")))
+        return real(path, rungs, **kw)
+
+    monkeypatch.setattr(ladder, "plot", keep)
+    report.bundled_report(tmp_path, quick=True, jobs=1)
+    (name, policies, title), = drawn
+    assert name == "skill-ladder.png" and "search" not in policies
+    assert sorted(policies) == sorted(report.HEURISTICS) and "(100 games per cell)" in title

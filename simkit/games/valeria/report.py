@@ -542,7 +542,10 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     vrows, flagged = value_table(owned, cards, best)
     png_seat = seat_plot(base / "seat-advantage.png", shares)
     png_herald = herald_plot(base / "herald.png", info)
-    png_ladder = plot(base / "skill-ladder.png", s_rungs, title=f"Skill ladder: one seat against three `{best}`")
+    # the plot shows the ladder the section's first table holds (every heuristic against the strongest's field,
+    # ladder_games per cell), not the small `search` sample below it
+    png_ladder = plot(base / "skill-ladder.png", ladders[best][0],
+                      title=f"Skill ladder: one seat against three `{best}` ({ladder_games:,} games per cell)")
     seat_table = [{"players": r["players"], "seat": r["seat"] + 1, "win share (decided games)": _iv(r["share"]),
                    "fair": f"{r['fair']:.3f}", "wins": r["k"], "decided games": r["n"], "deals": r["deals"],
                    "p (Holm)": f"{r['p_holm']:.2g}" if r["p_holm"] >= 0.001 else "< 0.001",
