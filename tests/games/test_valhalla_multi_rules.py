@@ -63,6 +63,8 @@ def test_start_discard_that_leaves_less_than_a_round_is_refused(tmp_path):
     assert "from 0 to 59" in msg and "(got 60)" in msg
     msg = _refused(_scenario(tmp_path, "start_discard = 100", players="2, 6", variants='"valkyries"'))
     assert "from 0 to 93" in msg and "6 players and the valkyries deck" in msg
+    msg = _refused(_scenario(tmp_path, "start_discard = 100", players="2, 3, 4, 5, 6", variants='"base", "valkyries"'))
+    assert "from 0 to 59 with 6 players and the base deck" in msg  # the tightest limit is named
     msg = _refused(_scenario(tmp_path, "start_discard = -1"))
     assert "rules.start_discard" in msg and "at least 0" in msg
     msg = _refused(_scenario(tmp_path, 'start_discard = "forty"'))

@@ -48,14 +48,16 @@ def read_start_discard(r, deck, players, variants):
         per = {p: v for p in players}
         name = lambda p: "start_discard"  # noqa: E731
         result = v
-    for p in sorted(players):
+    limits = []  # (the most that may be discarded, players, deck), the tightest first
+    for p in players:
         for var in variants:
             size = deck.count("base") + (deck.count("valkyries") if var == "valkyries" else 0)
-            top = size - round_needs(p, var)
-            if per[p] > top:
-                raise r.error(name(p), f"must be from 0 to {top} with {p} players and the {var} deck ({size} cards, "
-                              f"{round_needs(p, var)} of them needed for the set-up and one round of turns) "
-                              f"(got {per[p]})")
+            limits.append((size - round_needs(p, var), p, var, size))
+    for top, p, var, size in sorted(limits):
+        if per[p] > top:
+            raise r.error(name(p), f"must be from 0 to {top} with {p} players and the {var} deck ({size} cards, "
+                          f"{round_needs(p, var)} of them needed for the set-up and one round of turns) "
+                          f"(got {per[p]})")
     return result
 
 
