@@ -216,3 +216,32 @@ def test_attack_empty_warband(attack_empty, targets):
     assert L.A_DRAW in legal
     assert [a - L.A_ATTACK for a in legal if L.A_ATTACK <= a < L.A_ATTACK + L.MAX_P] == targets
     assert E.invariants(s, env) == 0
+
+
+def test_invariants_under_the_other_readings(tmp_path):
+    """Every step of 60 games (2–6 players, both decks, random and builder seats) keeps the invariants with
+    ``game_end = "round"``, ``shield_glory = "held"``, ``attack_empty = "forbidden"`` and a set-up discard by table
+    size: no open decision without a legal action once the deck is empty, Glory adding up with the held shields;
+    a game ended by the deck gives every seat the same number of turns."""
+    from simkit.core.policies import RANDOM
+    from simkit.games.valhalla.multi import policies as pol
+    from simkit.games.valhalla.multi.simulation import decision_game
+
+    path = _scenario(tmp_path, 'game_end = "round"\nshield_glory = "held"\nattack_empty = "forbidden"\n'
+                     "start_discard = { 5 = 30, 6 = 20 }", players="2, 3, 4, 5, 6", variants='"base", "valkyries"')
+    game = decision_game(path)
+    buf = np.empty(game.max_actions, np.int64)
+    causes = set()
+    for seed in range(30):
+        for kind, params in ((RANDOM, np.zeros(pol.N_PARAMS)), game.policies["builder"]):
+            s, rng, env = game.new_game(seed)
+            prng = np.array([seed + 1, 5, 7, 11], np.uint64)
+            while not game.fns.is_over(s):
+                n = game.fns.legal_actions(s, env, buf)
+                assert n > 0
+                game.fns.apply_action(s, rng, env, game.fns.policy(kind, s, env, buf, n, params, prng))
+                assert game.invariants(s, env) == 0
+            causes.add(int(s[L.CAUSE]))
+            if s[L.CAUSE] == L.CAUSE_DECK:
+                assert s[L.TURNS] % s[L.NP] == 0 and s[L.CUR] == s[L.NP] - 1
+    assert L.CAUSE_DECK in causes
