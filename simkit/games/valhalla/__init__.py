@@ -137,7 +137,14 @@ GAME = Game(
         "rules.ties (multi)": "a tied battle goes to the 'attacker' (default, as the solo rules) or the 'defender'",
         "rules.boar (multi)": "the Boar Clan's +3: 'opponent' (default: a Warrior of its colour in the opposing "
                               "Warband) or 'never'",
-        "rules.start_discard (multi)": "cards discarded at set-up to create the discard pile (default 40)",
+        "rules.start_discard (multi)": "cards discarded at set-up to create the discard pile (default 40; or a "
+                                       "table by table size, { 5 = 20, 6 = 10 }; at most what leaves the set-up "
+                                       "and one round their cards)",
+        "rules.game_end (multi)": "the deck ran out: the game ends at the end of that 'turn' (default) or 'round'",
+        "rules.shield_glory (multi)": "2 Glory a shield: those 'taken' from others (default) or every shield "
+                                      "'held' at the end",
+        "rules.attack_empty (multi)": "a player whose Warband is empty may be attacked: 'allowed' (default) or "
+                                      "'forbidden'",
         "rules.turn_cap (multi)": "a game still running after this many turns ends as 'cap' (default 400)",
     },
 )

@@ -42,12 +42,14 @@ def advance(s, rng, env):
         elif ph == L.ST_DEAL:
             SU.deal(s, env)
         elif ph == L.ST_TURN:
-            if s[L.EXHAUSTED] == 1:
-                T.finish_game(s, L.CAUSE_DECK)
+            if s[L.EXHAUSTED] == 1 and (env[L.E_RULES][L.R_END_ROUND] == 0 or s[L.CUR] == 0):
+                T.finish_game(s, env, L.CAUSE_DECK)  # (the round reading: only a deck emptied at set-up)
                 continue
             s[L.TURNS] += 1
             s[L.MOVER] = s[L.CUR]
-            s[L.PHASE] = L.PH_A  # never empty: with cards in the deck, drawing is always possible
+            # with cards in the deck, drawing is always possible; with none (the round reading), a seat with no
+            # part A action goes on to part B (which then draws nothing)
+            s[L.PHASE] = L.PH_A if T.has_part_a_action(s, env) else L.ST_AFTER_A
         elif ph == L.ST_AFTER_A:
             s[L.PHASE] = L.ST_PART_B
         elif ph == L.ST_PART_B:
@@ -64,7 +66,7 @@ def advance(s, rng, env):
                 F.enter_commit(s, env)
         elif ph == L.ST_RESOLVE:
             if F.resolve(s, env):
-                T.finish_game(s, L.CAUSE_SHIELDS)
+                T.finish_game(s, env, L.CAUSE_SHIELDS)
         else:
             s[L.DONE] = 1  # unknown step: cannot happen
 
@@ -281,7 +283,8 @@ def invariants(s, env):
     """0 when the state keeps the rule invariants, else: 1 the cards of the deck are not all in exactly one place
     (deck, discard pile, drawn, in play, hands, Warbands, Valhallas); 2 a pile size out of range; 3 a Warband of
     more than 4; 4 shields not conserved (each seat's shields lost = the shields others took from it, in total);
-    5 Glory does not add up (Valhalla Warriors + 2 a Mission + 2 a taken shield + the Jarl's); 6 the end: a game
+    5 Glory does not add up (Valhalla Warriors + 2 a Mission + 2 a taken shield + the Jarl's; at the end,
+    ``shield_glory = "held"``: + 2 a shield of its own left); 6 the end: a game
     over without the most-Glory winners, or the end condition not met; 7 an unknown phase or an open decision
     with no legal action."""
     cards, rules = env[L.E_CARDS], env[L.E_RULES]
@@ -345,6 +348,8 @@ def invariants(s, env):
             else:
                 return 5
         start = v if ab == C.J_GLORY else 0
+        if s[L.DONE] == 1 and rules[L.R_SHIELDS_HELD] == 1:
+            start += 2 * s[pb(p) + L.P_SHIELDS]  # ``shield_glory = "held"``: own shields scored at the end
         if wg != s[pb(p) + L.P_VGLORY] or missions != s[pb(p) + L.P_MISSIONS] \
                 or s[pb(p) + L.P_GLORY] != wg + 2 * missions + 2 * s[pb(p) + L.P_TAKEN] + start:
             return 5

@@ -129,8 +129,8 @@ MAX_ACTIONS = A_BASIC + (1 << MAX_DICE)
 
 # rule vector (int64, the last entry of env)
 (R_PLAYERS, R_VALK, R_WILD_WARRIORS, R_TIES_ATTACKER, R_BOAR_OPP, R_START_DISCARD, R_HAND, R_HAND_DISCARD,
- R_SHIELDS, R_DICE, R_TURN_CAP, R_PART_B, R_DRAW_A) = range(13)
-N_RULES = 13
+ R_SHIELDS, R_DICE, R_TURN_CAP, R_PART_B, R_DRAW_A, R_END_ROUND, R_SHIELDS_HELD, R_ATTACK_EMPTY) = range(16)
+N_RULES = 16
 
 # env = (cards, need, p_act, jarls, clan_ability, faces, rules); cards columns as the solo layout
 E_CARDS, E_NEED, E_PACT, E_JARLS, E_CLAN, E_FACES, E_RULES = range(7)

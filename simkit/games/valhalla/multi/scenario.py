@@ -13,7 +13,52 @@ VARIANTS = ("base", "valkyries")
 OPTIONS = {
     "ties": (("attacker", "defender"), "attacker"),
     "boar": (("opponent", "never"), "opponent"),
+    "game_end": (("turn", "round"), "turn"),
+    "shield_glory": (("taken", "held"), "taken"),
+    "attack_empty": (("allowed", "forbidden"), "allowed"),
 }
+START_DISCARD = 40  # the solo rules' number: "discards 40 cards from the top of the deck, creating a discard pile"
+HAND, PART_B = 7, {"base": 2, "valkyries": 3}  # the deal ("draws 7"), part B's draw ("draws 3 cards instead of 2")
+
+
+def round_needs(players: int, variant: str) -> int:
+    """The fewest cards the deck must hold after the set-up discard for the set-up and one round of turns: the
+    draft's players + 1 revealed Warriors, the deal of 7 each, and every seat's part B draw (2; Valkyries 3)."""
+    return players + 1 + HAND * players + PART_B[variant] * players
+
+
+def read_start_discard(r, deck, players, variants):
+    """``start_discard``: one number for every table size, or a table by table size (``{ 5 = 20, 6 = 10 }``; a
+    size not listed discards 40). Refused when it leaves fewer cards than the set-up and one round need at a
+    table size and deck the scenario plays. Returns an int, or a dict {players: cards} when a table is given."""
+    value = r.data.get("start_discard", START_DISCARD)
+    if isinstance(value, dict):
+        sub = r.table("start_discard")
+        by = {}
+        for key in sub.keys():
+            if key not in ("2", "3", "4", "5", "6"):
+                raise sub.error(key, "is not a table size; allowed keys: 2, 3, 4, 5, 6")
+            by[int(key)] = sub.get(key, int, min=0)
+        sub.finish()
+        per = {p: by.get(p, START_DISCARD) for p in players}
+        name = lambda p: f"start_discard.{p}" if p in by else "start_discard"  # noqa: E731
+        result = {p: by[p] for p in sorted(by)}
+    else:
+        v = r.get("start_discard", int, START_DISCARD, min=0)
+        per = {p: v for p in players}
+        name = lambda p: "start_discard"  # noqa: E731
+        result = v
+    limits = []  # (the most that may be discarded, players, deck), the tightest first
+    for p in players:
+        for var in variants:
+            size = deck.count("base") + (deck.count("valkyries") if var == "valkyries" else 0)
+            limits.append((size - round_needs(p, var), p, var, size))
+    for top, p, var, size in sorted(limits):
+        if per[p] > top:
+            raise r.error(name(p), f"must be from 0 to {top} with {p} players and the {var} deck ({size} cards, "
+                          f"{round_needs(p, var)} of them needed for the set-up and one round of turns) "
+                          f"(got {per[p]})")
+    return result
 
 
 def read_multi(fields) -> dict:
@@ -42,7 +87,7 @@ def read_multi(fields) -> dict:
     r = fields.table("rules", default={})
     options = {name: r.get(name, str, default, choices=list(allowed)) for name, (allowed, default) in OPTIONS.items()}
     options["wild_warriors"] = r.get("wild_warriors", bool, True)
-    options["start_discard"] = r.get("start_discard", int, 40, min=0, max=100)
+    options["start_discard"] = read_start_discard(r, deck, players, variants)
     options["turn_cap"] = r.get("turn_cap", int, 400, min=10, max=100_000)
     r.finish()
     fields.finish()

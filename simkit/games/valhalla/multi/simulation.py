@@ -55,7 +55,12 @@ MAX_STEPS = 200_000
 
 
 def rules_vector(players=4, variant="valkyries", wild_warriors=True, ties="attacker", boar="opponent",
-                 start_discard=40, turn_cap=400, hand=7, shields=4, dice=6) -> np.ndarray:
+                 start_discard=40, turn_cap=400, hand=7, shields=4, dice=6, game_end="turn", shield_glory="taken",
+                 attack_empty="allowed") -> np.ndarray:
+    """The kernel's rule vector of one cell; ``start_discard`` may be a table {players: cards} (40 where a table
+    size is not listed)."""
+    if isinstance(start_discard, dict):
+        start_discard = start_discard.get(players, 40)
     r = np.zeros(L.N_RULES, np.int64)
     r[L.R_PLAYERS] = players
     r[L.R_VALK] = variant == "valkyries"
@@ -70,6 +75,9 @@ def rules_vector(players=4, variant="valkyries", wild_warriors=True, ties="attac
     r[L.R_TURN_CAP] = turn_cap
     r[L.R_PART_B] = 3 if variant == "valkyries" else 2  # Valkyries: "draws 3 cards instead of 2"
     r[L.R_DRAW_A] = 2  # part A: "draw 2 and keep 1"
+    r[L.R_END_ROUND] = game_end == "round"  # the deck ran out: the game ends at the end of the round
+    r[L.R_SHIELDS_HELD] = shield_glory == "held"  # every shield held at the end scores 2, own ones too
+    r[L.R_ATTACK_EMPTY] = attack_empty == "allowed"  # a player with an empty Warband may be attacked
     return r
 
 

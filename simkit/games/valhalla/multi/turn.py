@@ -55,11 +55,36 @@ def part_a_actions(s, env, out):
             out[n] = L.A_DRAW
             n += 1
         if tn > 0:
+            empty_ok = env[L.E_RULES][L.R_ATTACK_EMPTY] == 1
             for t in range(s[L.NP]):
-                if t != p:
+                if t != p and (empty_ok or s[team(t)] > 0):  # option ``attack_empty``
                     out[n] = L.A_ATTACK + t
                     n += 1
     return n
+
+
+@njit(cache=True, _nrt=False)
+def has_part_a_action(s, env):
+    """Whether ``part_a_actions`` lists any action (without listing them). Always, while the deck holds a card;
+    with the deck empty (option ``game_end = "round"``) a seat may have none, and then skips part A."""
+    cards = env[L.E_CARDS]
+    p = s[L.CUR]
+    h = hand(p)
+    tn = s[team(p)]
+    warriors = 0
+    for i in range(s[h]):
+        if cards[s[h + 1 + i], C.C_TYPE] == C.WARRIOR:
+            warriors += 1
+    if warriors > 0 and tn < L.MAX_TEAM:
+        return True
+    if s[L.DECK_N] > 0:
+        return True
+    if tn > 0:
+        empty_ok = env[L.E_RULES][L.R_ATTACK_EMPTY] == 1
+        for t in range(s[L.NP]):
+            if t != p and (empty_ok or s[team(t)] > 0):
+                return True
+    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -109,8 +134,13 @@ def part_b(s, env):
 
 
 @njit(cache=True, _nrt=False)
-def finish_game(s, cause):
-    """"most Glory wins": every seat with the most Glory is a winner (a shared win)."""
+def finish_game(s, env, cause):
+    """"most Glory wins": every seat with the most Glory is a winner (a shared win). Option ``shield_glory =
+    "held"``: "each shield is worth 2 Glory" counts every shield a seat holds at the end, its own left too (added
+    to its Glory here; the default counts only the shields taken from others, scored as they are taken)."""
+    if env[L.E_RULES][L.R_SHIELDS_HELD] == 1:
+        for p in range(s[L.NP]):
+            s[pb(p) + L.P_GLORY] += 2 * s[pb(p) + L.P_SHIELDS]
     best = -1
     for p in range(s[L.NP]):
         best = max(best, s[pb(p) + L.P_GLORY])
@@ -126,13 +156,14 @@ def finish_game(s, cause):
 
 @njit(cache=True, _nrt=False)
 def end_turn(s, env):
-    """The end of a turn: the game ends once the deck has run out (at the end of the turn in which it did);
-    otherwise the next player (clockwise: seat order) takes a turn."""
-    if s[L.EXHAUSTED] == 1:
-        finish_game(s, L.CAUSE_DECK)
+    """The end of a turn: the game ends once the deck has run out, at the end of the turn in which it did (option
+    ``game_end = "round"``: at the end of that round, after the last seat's turn); otherwise the next player
+    (clockwise: seat order) takes a turn."""
+    if s[L.EXHAUSTED] == 1 and (env[L.E_RULES][L.R_END_ROUND] == 0 or s[L.CUR] == s[L.NP] - 1):
+        finish_game(s, env, L.CAUSE_DECK)
         return
     if s[L.TURNS] >= env[L.E_RULES][L.R_TURN_CAP]:
-        finish_game(s, L.CAUSE_CAP)
+        finish_game(s, env, L.CAUSE_CAP)
         return
     s[L.CUR] = (s[L.CUR] + 1) % s[L.NP]
     s[L.PHASE] = L.ST_TURN
