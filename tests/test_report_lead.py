@@ -43,3 +43,36 @@ def test_lead_problems():
     assert "no full stop at the end" in lead_problems("No stop")
     assert lead_problems(" ".join(["word"] * 46) + ".") == ["46 words (at most 45)"]
     assert lead_problems("Seat 1 wins 0.5 (Holm 5%).") == ["the statistics word 'Holm'"]
+
+
+def test_a_page_ends_with_the_glossary_entries_of_the_words_it_uses(tmp_path):
+    from simkit.core.report import glossary_entries, glossary_section, write_markdown
+
+    entries = {head: words for words, head, _ in glossary_entries()}
+    assert "Holm, family-wise, p (Holm), p adj." in entries and "Hero, field" in entries
+    text = "# T\n\nGoblins win 0.645 [0.636, 0.655]; p (Holm) 0.01. The heroes' tables.\n"
+    section = glossary_section(text)
+    assert section.startswith("## Words on this page")
+    assert "**Holm, family-wise, p (Holm), p adj.**" in section  # one full stop, not two
+    assert "**Hero, field.**" not in section  # "heroes" is not the word "hero"
+    assert "**Design effect" not in section
+    page = write_markdown(tmp_path / "report.md", text)
+    assert page.read_text() == text + "\n" + section
+    assert glossary_section("# T\n\nNothing statistical.\n") == ""
+    plain = write_markdown(tmp_path / "plain.md", "# T\n\nNothing statistical.\n")
+    assert plain.read_text() == "# T\n\nNothing statistical.\n"
+
+
+def test_every_bundled_page_ends_with_its_words():
+    from pathlib import Path
+
+    from simkit.core.report import glossary_section
+
+    root = Path(__file__).resolve().parents[1] / "reports"
+    pages = [p for p in root.rglob("*.md") if "baseline" not in p.parts]
+    assert len(pages) >= 12
+    for p in pages:
+        text = p.read_text()
+        body, sep, words = text.partition("\n## Words on this page")
+        assert sep, f"{p}: no 'Words on this page' section"
+        assert "## Words on this page" + words == glossary_section(body), p

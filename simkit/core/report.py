@@ -102,10 +102,46 @@ def manifest_section(man: dict) -> str:
     return "## Run\n\n" + render(rows, "md")
 
 
-def write_markdown(path: Path, text: str) -> Path:
+GLOSSARY = Path(__file__).resolve().parents[2] / "docs" / "glossary.md"  # the site's glossary page
+
+
+def glossary_entries(path: Path = GLOSSARY) -> list[tuple[list[str], str, str]]:
+    """The glossary page's entries: (the words a ``## `` heading names, comma-separated; the heading; the text)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return []  # an installed copy without the docs: pages go without the section
+    out = []
+    for block in text.split("\n## ")[1:]:
+        head, _, body = block.partition("\n")
+        out.append(([w.strip() for w in head.split(", ") if w.strip()], head.strip(), " ".join(body.split())))
+    return out
+
+
+def glossary_section(text: str, path: Path = GLOSSARY) -> str:
+    """``## Words on this page``: the glossary entries (``docs/glossary.md``, the site's glossary page) one of
+    whose words the page uses, in the glossary's order; "" when it uses none."""
+    import re
+
+    used = []
+    for words, head, body in glossary_entries(path):
+        for w in words:
+            pattern = re.escape(w) if not w[:1].isalnum() else rf"(?<![\w-]){re.escape(w)}(?![\w-])"
+            if re.search(pattern, text, flags=re.IGNORECASE):
+                used.append(f"**{head.rstrip('.')}.** {body}")
+                break
+    if not used:
+        return ""
+    return ("## Words on this page\n\nThe statistics words this page uses, from the glossary (`docs/glossary.md`, "
+            "the Glossary page of the manual):\n\n" + "\n\n".join(used) + "\n")
+
+
+def write_markdown(path: Path, text: str, glossary: bool = True) -> Path:
+    """Write a page; with ``glossary``, end it with the glossary's entries for the statistics words it uses."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    words = glossary_section(text) if glossary else ""
+    path.write_text(text.rstrip("\n") + "\n\n" + words if words else text)
     return path
 
 
