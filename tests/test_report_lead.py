@@ -71,8 +71,11 @@ def test_every_bundled_page_ends_with_its_words():
     root = Path(__file__).resolve().parents[1] / "reports"
     pages = [p for p in root.rglob("*.md") if "baseline" not in p.parts]
     assert len(pages) >= 12
+    with_words = 0
     for p in pages:
         text = p.read_text()
         body, sep, words = text.partition("\n## Words on this page")
-        assert sep, f"{p}: no 'Words on this page' section"
-        assert "## Words on this page" + words == glossary_section(body), p
+        # the section holds exactly the entries of the words the page uses (none: no section)
+        assert ("## Words on this page" + words if sep else "") == glossary_section(body), p
+        with_words += bool(sep)
+    assert with_words >= 9  # every report page (an odds page may use no statistics word)
