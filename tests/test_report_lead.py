@@ -79,3 +79,17 @@ def test_every_bundled_page_ends_with_its_words():
         assert ("## Words on this page" + words if sep else "") == glossary_section(body), p
         with_words += bool(sep)
     assert with_words >= 9  # every report page (an odds page may use no statistics word)
+
+
+def same_tie(said, near: list[str]) -> None:
+    """A tie clause ("X, Y and 3 others") names the overlapping groups (in any order where the rounded cells tie
+    in distance) and counts the rest (the pages' tests share this check)."""
+    import re
+
+    if not near:
+        assert said is None
+        return
+    parts = re.split(r", | and ", said)
+    shown = parts[:-1] if parts[-1].endswith(" others") else parts
+    rest = int(parts[-1].split()[0]) if parts[-1].endswith(" others") else 0
+    assert set(shown) <= set(near) and len(shown) + rest == len(near), (said, near)

@@ -12,6 +12,8 @@ import pytest
 from simkit.core import results
 from simkit.games.valhalla.multi import report as R
 
+from test_report_lead import same_tie as _same_tie  # noqa: E402  (the house check of a tie clause)
+
 RATE = r"(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\]"
 
 
@@ -268,16 +270,6 @@ def test_the_page_opens_with_one_sentence_from_its_jarl_table(bundled):
             _same_tie(said, near)
 
 
-def _same_tie(said: str | None, near: list[str]) -> None:
-    """A tie clause ("X, Y and 3 others") names the overlapping Jarls (in any order where the rounded cells tie
-    in distance) and counts the rest."""
-    if not near:
-        assert said is None
-        return
-    parts = re.split(r", | and ", said)
-    shown = parts[:-1] if parts[-1].endswith(" others") else parts
-    rest = int(parts[-1].split()[0]) if parts[-1].endswith(" others") else 0
-    assert set(shown) <= set(near) and len(shown) + rest == len(near), (said, near)
 
 
 def test_the_lead_names_jarls_it_cannot_tell_apart_as_a_tie():

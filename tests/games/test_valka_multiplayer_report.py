@@ -11,6 +11,8 @@ import pytest
 from simkit.core.stats import clustered_rate, wilson
 from simkit.games.valka.multiplayer.report import seat_policy_rows
 
+from test_report_lead import same_tie as _same_tie  # noqa: E402  (the house check of a tie clause)
+
 
 def _seats(rows):
     return pl.DataFrame(rows, schema=["block", "game", "players", "policy", "won"], orient="row")
@@ -546,16 +548,6 @@ def _check_lead(text: str) -> str:
     return lead
 
 
-def _same_tie(said, near: list[str]) -> None:
-    """A tie clause ("X, Y and 3 others") names the overlapping groups (in any order where the rounded cells tie
-    in distance) and counts the rest."""
-    if not near:
-        assert said is None
-        return
-    parts = re.split(r", | and ", said)
-    shown = parts[:-1] if parts[-1].endswith(" others") else parts
-    rest = int(parts[-1].split()[0]) if parts[-1].endswith(" others") else 0
-    assert set(shown) <= set(near) and len(shown) + rest == len(near), (said, near)
 
 
 def test_the_page_opens_with_one_sentence_from_its_own_tables(mixed_bh, tables_of_equals):

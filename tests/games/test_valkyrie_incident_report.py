@@ -14,6 +14,8 @@ from simkit.core.stats import wilson
 from simkit.games.valkyrie_incident import engine as E
 from simkit.games.valkyrie_incident.report import run_report
 
+from test_report_lead import same_tie as _same_tie  # noqa: E402  (the house check of a tie clause)
+
 CARDS = Path(__file__).resolve().parents[2] / "scenarios" / "valkyrie_incident" / "cards.toml"
 
 
@@ -733,16 +735,6 @@ def test_blitz_evidence_is_the_card_data_and_the_runs_rows(quick_page):
 
 # --- issue 39: the page opens with one plain sentence -----------------------------------------------------------
 
-def _same_tie(said, near: list[str]) -> None:
-    """A tie clause ("X, Y and 3 others") names the overlapping groups (in any order where the rounded cells tie
-    in distance) and counts the rest."""
-    if not near:
-        assert said is None
-        return
-    parts = re.split(r", | and ", said)
-    shown = parts[:-1] if parts[-1].endswith(" others") else parts
-    rest = int(parts[-1].split()[0]) if parts[-1].endswith(" others") else 0
-    assert set(shown) <= set(near) and len(shown) + rest == len(near), (said, near)
 
 
 def _check_lead(page: str, label: str, policy: str) -> str:
