@@ -19,6 +19,7 @@ Calls from Python are not touched. The source of this module is part of every ke
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 _INSTALLED = False
@@ -36,13 +37,17 @@ def widen(ty):
 
 
 def _keyed(py_func) -> bool:
+    code = getattr(py_func, "__code__", None)
+    return code is not None and _keyed_file(code.co_filename)
+
+
+@lru_cache(maxsize=None)
+def _keyed_file(filename: str) -> bool:
+    """Whether a source file lies in a keyed package (asked at every call numba types: once per file)."""
     from simkit import _numba_cache as nc
 
-    code = getattr(py_func, "__code__", None)
-    if code is None:
-        return False
     try:
-        return nc.package_of(Path(code.co_filename).resolve()) is not None
+        return nc.package_of(Path(filename).resolve()) is not None
     except (OSError, ValueError):
         return False
 

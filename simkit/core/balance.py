@@ -164,7 +164,7 @@ def parse_vary(text: str, scenario: Path, data: dict, option: str = "--vary") ->
             if count > MAX_STEPS:
                 raise InputError(f"{option} {text!r}: LO:HI:STEP gives {count:,} values; at most {MAX_STEPS:,} "
                                  "(a wider step, or LO:HI to search the whole range)")
-            values = [lo + i * step for i in range(int((hi - lo) / step + 1e-9) + 1)]
+            values = [lo + i * step for i in range(count)]
             values = [int(v) if whole else float(round(v, 10)) for v in values]
             if current not in values:
                 values = sorted(set(values) | {current})

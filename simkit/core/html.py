@@ -297,13 +297,12 @@ def card_answer(para: str, limit: int = CARD_LIMIT) -> str:
             f'answer</summary><p class="headline">{html.escape(rest)}</p></details>')
 
 
-LEAD_PLAIN = "In one sentence."  # simkit.core.report.LEAD_MARKER as the page shows it
-
-
 def page_headline(page: str | Path, limit: int | None = None) -> tuple[str, str | None, bool]:
     """``(headline, thumbnail data URI, has stand-in notice)`` of a report page: its first paragraph (the
     report's answer, before any detail: the lead sentence, its "In one sentence." marker left off; whole, or cut
     at a sentence or clause end after ``limit`` characters, :func:`cut_headline`) and its first plot."""
+    from simkit.core.report import LEAD_MARKER
+
     text = Path(page).read_text(encoding="utf-8")
     main = text.split("<main", 1)[-1]
     notice = "Stand-in card data." in main
@@ -315,7 +314,7 @@ def page_headline(page: str | Path, limit: int | None = None) -> tuple[str, str 
             continue
         plain = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", inner))).strip()
         if len(plain) > 20:
-            para = plain.removeprefix(LEAD_PLAIN).strip()
+            para = plain.removeprefix(LEAD_MARKER.strip("*")).strip()  # the marker as the page shows it
             break
     if para and limit is not None:
         para = cut_headline(para, limit)

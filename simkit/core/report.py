@@ -87,10 +87,12 @@ def extreme(estimates: dict, worst: bool = False) -> tuple:
     return pick, overlapping(pick, estimates)
 
 
-def tie_words(pick, tied, what: str, superlative: str, show=str) -> str:
+def tie_words(pick, tied, what: str, superlative: str, show=str, first: bool = True) -> str:
     """How a lead names a best or worst: "Weakest Warband: goblins" or, when the data cannot tell it from others
-    (``tied``, :func:`extreme`), "Weakest Warband: goblins, tied with wizards and knights (intervals overlap)"."""
-    head = f"{superlative[:1].upper()}{superlative[1:]}{' ' + what if what else ''}: {show(pick)}"
+    (``tied``, :func:`extreme`), "Weakest Warband: goblins, tied with wizards and knights (intervals overlap)";
+    ``first=False``: a clause later in the sentence ("weakest: goblins")."""
+    head = f"{superlative[:1].upper() if first else superlative[:1]}{superlative[1:]}{' ' + what if what else ''}: " \
+           f"{show(pick)}"
     return head + (f", tied with {names([show(t) for t in tied], 3)} (intervals overlap)" if tied else "")
 
 

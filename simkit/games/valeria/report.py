@@ -23,6 +23,7 @@ from simkit.core.report import (
     DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, tie_words,
     write_markdown,
 )
+from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.stats import (
     Estimate, clustered_difference, clustered_difference_p, clustered_mean, clustered_rate, holm, paired_difference,
     paired_rate_difference,
@@ -44,12 +45,11 @@ CPU_NOTE = ("about 95 CPU-seconds, the numba kernels' compilation included, and 
             "added; their 16,000 heuristic games add a few CPU-seconds)")
 
 
-def _iv(e, digits: int = 3) -> str:
-    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
 
 
 def _pd(d, digits: int = 3) -> str:
-    return f"{d.estimate:+.{digits}f} [{d.low:+.{digits}f}, {d.high:+.{digits}f}]"
+    """A paired difference with its 95% interval, signed."""
+    return _iv(d, digits, signed=True)
 
 
 def _binom_p(k: int, n: int, p0: float) -> float:
@@ -409,9 +409,9 @@ def lead_sentence(policy: str, shares: list[dict], games: int) -> str:
     if high in l_tied:
         return (f"No seat stands out at {n_p} players: shares of decided games run from {interval(rs[low])} "
                 f"({show(low)}) to {interval(rs[high])} ({show(high)}) against a fair {1 / n_p:.3f} {n}.")
-    most = tie_words(high, h_tied, "", "most favoured", show)
+    most = tie_words(high, h_tied, "", "most favoured", show, first=False)
     return (f"{tie_words(low, l_tied, f'seat at {n_p} players', 'least favoured', show)}, winning {interval(rs[low])} "
-            f"of decided games against a fair {1 / n_p:.3f}; {most[:1].lower()}{most[1:]}, {interval(rs[high])} {n}.")
+            f"of decided games against a fair {1 / n_p:.3f}; {most}, {interval(rs[high])} {n}.")
 
 
 def answer_rows(shares: list[dict], info: dict) -> list[dict]:

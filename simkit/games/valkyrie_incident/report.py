@@ -23,6 +23,7 @@ from simkit.core.report import (
     DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
     tie_words, toml_value, write_markdown,
 )
+from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.sensitivity import markdown as sens_markdown
 from simkit.core.sensitivity import ranking_sentence, sensitivity
 from simkit.core.stats import Estimate, clustered_mean, clustered_rate, overlapping, wilson
@@ -31,8 +32,6 @@ from simkit.core.tables import render
 Z_LOPSIDED = 0.05  # family-wise level (Holm over the match-up cells) for calling a match-up lopsided
 
 
-def _iv(e, digits=3) -> str:
-    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
 
 
 def _holm(p: list[float]) -> list[float]:
@@ -413,9 +412,9 @@ def lead_sentence(label: str, info: dict, policy: str, games: dict | None = None
     if best in w_tied:  # every Emblem level with both ends: nothing to name
         return (f"No Emblem stands out in {label} games: shares of games won run from {interval(rates[worst])} "
                 f"({worst}) to {interval(rates[best])} ({best}), intervals overlapping (`{policy}` in both seats{n}).")
-    weak = tie_words(worst, w_tied, "", "weakest")
+    weak = tie_words(worst, w_tied, "", "weakest", first=False)
     return (f"{tie_words(best, b_tied, f'Emblem in {label} games', 'strongest')}, winning {interval(rates[best])} "
-            f"of its games; {weak[:1].lower()}{weak[1:]}, {interval(rates[worst])} (`{policy}` in both seats{n}).")
+            f"of its games; {weak}, {interval(rates[worst])} (`{policy}` in both seats{n}).")
 
 
 def blitz_section(blitz_run: Path, std_info: dict, blitz_info: dict, cards_path) -> str:

@@ -214,9 +214,9 @@ def lead_sentence(edges: dict[str, Estimate], policy: str, games: int) -> str:
     if best in w_tied or len(edges) < 2:
         return (f"No Jarl stands out: edges over the fair win share run from {interval(edges[worst], signed=True)} "
                 f"({worst}) to {interval(edges[best], signed=True)} ({best}), intervals overlapping {n}.")
-    weak = tie_words(worst, w_tied, "", "weakest")
+    weak = tie_words(worst, w_tied, "", "weakest", first=False)
     return (f"{tie_words(best, b_tied, 'Jarl', 'strongest')}, {interval(edges[best], signed=True)} above its fair win "
-            f"share; {weak[:1].lower()}{weak[1:]}, {interval(edges[worst], signed=True)} {n}.")
+            f"share; {weak}, {interval(edges[worst], signed=True)} {n}.")
 
 
 def jarl_display(rows: list[dict], abilities: dict[str, str]) -> list[dict]:

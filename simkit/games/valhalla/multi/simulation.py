@@ -36,6 +36,7 @@ from simkit.games.valhalla.multi import engine as E
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi import policies as pol
 from simkit.games.valhalla.multi.features import FEATURES
+from simkit.games.valhalla.multi.scenario import START_DISCARD
 from simkit.games.valhalla.multi.state import hand, pb, team
 from simkit.games.valhalla.solo import layout as C
 
@@ -55,12 +56,12 @@ MAX_STEPS = 200_000
 
 
 def rules_vector(players=4, variant="valkyries", wild_warriors=True, ties="attacker", boar="opponent",
-                 start_discard=40, turn_cap=400, hand=7, shields=4, dice=6, game_end="turn", shield_glory="taken",
+                 start_discard=START_DISCARD, turn_cap=400, hand=7, shields=4, dice=6, game_end="turn", shield_glory="taken",
                  attack_empty="allowed") -> np.ndarray:
-    """The kernel's rule vector of one cell; ``start_discard`` may be a table {players: cards} (40 where a table
-    size is not listed)."""
+    """The kernel's rule vector of one cell; ``start_discard`` may be a table {players: cards} (``START_DISCARD``
+    where a table size is not listed)."""
     if isinstance(start_discard, dict):
-        start_discard = start_discard.get(players, 40)
+        start_discard = start_discard.get(players, START_DISCARD)
     r = np.zeros(L.N_RULES, np.int64)
     r[L.R_PLAYERS] = players
     r[L.R_VALK] = variant == "valkyries"

@@ -55,12 +55,18 @@ def part_a_actions(s, env, out):
             out[n] = L.A_DRAW
             n += 1
         if tn > 0:
-            empty_ok = env[L.E_RULES][L.R_ATTACK_EMPTY] == 1
             for t in range(s[L.NP]):
-                if t != p and (empty_ok or s[team(t)] > 0):  # option ``attack_empty``
+                if may_attack(s, env, p, t):
                     out[n] = L.A_ATTACK + t
                     n += 1
     return n
+
+
+@njit(cache=True, _nrt=False)
+def may_attack(s, env, p, t):
+    """Whether seat ``p`` (with a Warrior in its Warband) may attack seat ``t``: another seat, with an empty
+    Warband too unless option ``attack_empty = "forbidden"``."""
+    return t != p and (env[L.E_RULES][L.R_ATTACK_EMPTY] == 1 or s[team(t)] > 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -80,9 +86,8 @@ def has_part_a_action(s, env):
     if s[L.DECK_N] > 0:
         return True
     if tn > 0:
-        empty_ok = env[L.E_RULES][L.R_ATTACK_EMPTY] == 1
         for t in range(s[L.NP]):
-            if t != p and (empty_ok or s[team(t)] > 0):
+            if may_attack(s, env, p, t):
                 return True
     return False
 

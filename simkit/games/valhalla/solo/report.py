@@ -30,6 +30,7 @@ from simkit.core.report import (
     DETAILS_MARKER, STAND_IN_NOTICE, interval, lead_paragraph, manifest_section, run_bundled, shown_path, toml_value,
     write_markdown,
 )
+from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.sensitivity import ALPHA, ranking_sentence, sensitivity
 from simkit.core.sensitivity import markdown as sens_markdown
 from simkit.core.stats import Estimate, holm, overlapping, paired_rate, wilson, z_value
@@ -60,8 +61,6 @@ PAIR_KEYS = ["block", "game", "monster", "variant", "jarl", "policy"]
 # ---------------------------------------------------------------- helpers
 
 
-def _iv(e: Estimate, digits: int = 3) -> str:
-    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
 
 
 def _siv(est: float, low: float, high: float) -> str:

@@ -16,6 +16,7 @@ from simkit.core.report import (
     DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
     tie_words, toml_value, write_markdown,
 )
+from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.sensitivity import markdown as sens_markdown
 from simkit.core.sensitivity import ranking_sentence, sensitivity
 from simkit.core.stats import Estimate, clustered_rate, mean_interval, pooled_rate, wilson
@@ -40,8 +41,6 @@ MEANS = (
 )
 
 
-def _iv(e: Estimate, digits: int = 3) -> str:
-    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
 
 
 def _order(declared, present) -> list[str]:

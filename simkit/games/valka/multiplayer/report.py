@@ -21,6 +21,7 @@ from simkit.core.report import (
     DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
     tie_words, toml_value, write_markdown,
 )
+from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.stats import Estimate, clustered_difference, clustered_mean, clustered_rate, holm, overlapping, wilson
 from simkit.core.tables import render
 from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS, load_cards
@@ -29,8 +30,6 @@ from simkit.games.valka.multiplayer.layout import BUFF0, EVENT0, N_CARDS
 SEATS = 5
 
 
-def _iv(e: Estimate, digits: int = 3) -> str:
-    return f"{e.estimate:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
 
 
 def seat_rows(frame: pl.DataFrame) -> pl.DataFrame:
@@ -589,8 +588,8 @@ def lead_sentence(first: dict[int, Estimate], wb_effects: dict[str, Estimate]) -
             text += (f"; no opening Warband stands out (the intervals of {pick}, "
                      f"{interval(wb_effects[pick], signed=True)} on P(win), and {other} overlap)")
         else:
-            named = tie_words(pick, tied, "opening Warband", word)
-            text += f"; {named[:1].lower()}{named[1:]}, {interval(wb_effects[pick], signed=True)} on P(win)"
+            named = tie_words(pick, tied, "opening Warband", word, first=False)
+            text += f"; {named}, {interval(wb_effects[pick], signed=True)} on P(win)"
     return text + f" (practical policies, {e.n:,} deals)."
 
 
