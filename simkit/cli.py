@@ -178,7 +178,7 @@ def run_cmd(ctx, scenario, games, seed, jobs, out, block_size, precision, max_ga
         raise InputError("--scheduler: only with --backend dask")
     if scheduler is not None:
         check_scheduler(scheduler)
-    show = not quiet and sys.stderr.isatty()
+    show = not quiet and _stderr_is_terminal()
     if resume is not None:
         given = [f"--{n.replace('_', '-')}" for n in ("games", "seed", "out", "block_size", "precision", "max_games")
                  if ctx.params[n] is not None] + (["--set"] if sets else []) + (["SCENARIO"] if scenario else [])
@@ -453,7 +453,7 @@ def compare_cmd(ctx, a, b, sets, games, seed, jobs, block_size, metrics, precisi
         rule = test
     n = games if games is not None else (sa.run.games or 10_000)
     res = run_simulation(paired, n, seed=root, jobs=jobs, block_size=block_size or sa.run.block_size,
-                         progress=not quiet and sys.stderr.isatty(), stop_when=rule, max_games=n if rule else None,
+                         progress=not quiet and _stderr_is_terminal(), stop_when=rule, max_games=n if rule else None,
                          min_games=2 * (block_size or sa.run.block_size or paired.default_block_size) if rule else 0)
     rows = cmp.rows_from(res.accumulator, paired.kinds)
     lines = [cmp.summary_sentence(rows), cmp.efficiency_note(rows)]
@@ -549,7 +549,7 @@ def sweep_cmd(scenario, sets, games, seed, jobs, metrics, wheres, out, quiet, fm
         filters.append(tuple(x.strip() for x in w.split("=", 1)))
     root = normalize_seed(seed)
     rows, chosen = sw.run_points(scenario, axes, fixed, games=games, seed=root, jobs=jobs, metrics=list(metrics),
-                                 filters=filters, progress=not quiet and sys.stderr.isatty())
+                                 filters=filters, progress=not quiet and _stderr_is_terminal())
     if not rows:
         raise InputError("--where: no group matches; drop it or check the names (see the scenario's cells)")
     out.mkdir(parents=True, exist_ok=True)
@@ -808,7 +808,7 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
         raise InputError(f"--name: {name!r} must be letters, digits, '_' or '-'")
     r = tune(scenario, policy, budget, seed=seed, metric=metric, params=list(params),
              games_per_candidate=games_per_candidate, eval_games=eval_games, jobs=_cores(jobs),
-             overrides=sets, progress=not quiet and sys.stderr.isatty())  # no bar into a file or a pipe
+             overrides=sets, progress=not quiet and _stderr_is_terminal())  # no bar into a file or a pipe
     rows = [{"parameter": k, "default": f"{r.default[k]:.4g}", "tuned": f"{r.best[k]:.4g}"} for k in r.names]
     click.echo(render(rows, "table"))
     click.echo(f"{metric}: default {r.default_value:.4f}, tuned {r.best_value:.4f}; tuned − default "
@@ -894,7 +894,7 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
                 games_per_trial=games_per_trial, eval_games=eval_games, edit_cost=edit_cost,
                 search_games=search_games, sets=list(sets), jobs=_cores(jobs), out=out,
                 beside=not no_copies, aim=not no_margin,
-                progress=not quiet and sys.stderr.isatty(), argv=sys.argv[1:])
+                progress=not quiet and _stderr_is_terminal(), argv=sys.argv[1:])
     for line in report_lines(r, fmt):
         click.echo(line)
     click.echo(f"Run folder: {out}")
@@ -951,7 +951,7 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
     r = train(scenario, name, out, base=base, rollouts=rollouts, budget=budget, iterations=iterations, seed=seed,
               hidden=hidden, share=share, eval_games=eval_games, teacher_games=teacher_games, metric=metric,
               jobs=_cores(jobs), teacher_base=teacher_base, weights=weights, tolerance=tolerance,
-              progress=not quiet and sys.stderr.isatty())
+              progress=not quiet and _stderr_is_terminal())
     click.echo(render(r.rows(), "table"), nl=False)
     click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); wrote {r.weights} and "
                f"{r.scenario}")
@@ -979,7 +979,7 @@ def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, quiet, fmt):
     from simkit.core.ladder import ladder, table_rows
 
     rungs = ladder(scenario, list(policies) or None, games=games, seed=seed, metric=metric, jobs=_cores(jobs),
-                   overrides=sets, progress=not quiet and sys.stderr.isatty())
+                   overrides=sets, progress=not quiet and _stderr_is_terminal())
     click.echo(render(table_rows(rungs, metric), fmt))
     if fmt == "table":
         click.echo(f"{games:,} games per cell, the same games for every policy (seed {seed}); gaps are paired "
@@ -999,7 +999,7 @@ def bench_cmd(game, games, jobs, compile_):
 
     GAME is a game or mode name (e.g. valka, chance-strike); default: all.
     """
-    progress = (lambda line: click.echo(line, err=True)) if sys.stderr.isatty() else None
+    progress = (lambda line: click.echo(line, err=True)) if _stderr_is_terminal() else None
     if compile_:
         from simkit.core.warm import compile_cost, groups
 
