@@ -233,3 +233,22 @@ def test_a_huge_battle_is_refused_before_the_solver_is_called(monkeypatch):
                                  "--max-work", "1000"])
     _assert_one_line_error(r, "over the limit of 1.00e+03", "--max-work")
     assert "--max-work" in CliRunner().invoke(cli, ["odds", "lonequest-battle", "--help"]).output
+
+
+def test_a_battle_the_bound_admits_stops_at_the_engine_run_limit(tmp_path):
+    """The bound admits the Squire against The Old Gob (1.4e16); its solve takes 4,200 engine runs (one per dice
+    path the solver replays: counted by the solver), so a limit of 1,000 stops it while solving, in one line naming
+    --max-runs, exit 2, nothing written to --out; the default limit solves it."""
+    from simkit.games.valka import battle_cli
+
+    args = ["odds", "lonequest-battle", "--front", "squire", "--marauders", "old_gob"]
+    out = tmp_path / "odds.json"
+    r = CliRunner().invoke(cli, [*args, "--max-runs", "1000", "--out", str(out)])
+    _assert_one_line_error(r, "the battle is too large to solve exactly", "more than 1,000 engine runs",
+                           "--max-runs")
+    assert not out.exists()
+    s, env = position(DATA, RULES, *battle_cli.check_position(CARDS, "knights", ["squire"], [], ["old_gob"], [], []),
+                      3, 0)
+    b = LonequestBattle(s, env, {}, max_work=battle_cli.MAX_RUNS)
+    assert b.value() == F(14121, 25000) and 1_000 < b.work < battle_cli.MAX_RUNS
+    assert "--max-runs" in CliRunner().invoke(cli, ["odds", "lonequest-battle", "--help"]).output

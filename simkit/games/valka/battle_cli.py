@@ -31,6 +31,10 @@ LONE_ONE = ("loses", "fails")
 # Old Gob bounds at 1.4e16 for its 24 states; with Stamina 2 and two Reinforcements, 3.2e22 for 253), so the solver's
 # own count (battle.MAX_STATES) still stops what the bound admits.
 MAX_WORK = 10**25
+# The most engine runs (one per dice path and deck prefix replayed) the solver may make, counted while it solves:
+# a battle the bound admits stops here, deterministically, within seconds (about 200,000-300,000 runs a
+# second on one core of the 2-core development machine, 2026-12-05), rather than after minutes at the state cap.
+MAX_RUNS = 1_000_000
 MAGIC_STORM_POINTS = 3  # engine.MAGIC_STORM (a test checks)
 # the engine's decision machinery at a memoised battle state, by the values each slot can hold: PHASE (16 decisions),
 # T_STAGE (9 turn stages), B_ACTIVE (2), B_STAGE (7 battle stages), B_ATTACKING (2), B_NSPEC (0..8 special actions),
@@ -204,9 +208,11 @@ def check_bound(cards, args, stamina, krone, boons, policy_names, max_work=MAX_W
                          "fewer Fighters, deck cards, Events or --policies")
 
 
-def solve(cards, position_args, rules, policy_names, max_work: int = MAX_WORK, boons: bool = True):
+def solve(cards, position_args, rules, policy_names, max_work: int = MAX_WORK, boons: bool = True,
+          max_runs: int = MAX_RUNS):
     """(solver, rows of P(win) per play, first-decision rows, agreement) of one battle; a battle whose
-    :func:`state_bound` is over ``max_work`` is refused before the solver starts (``boons``: the rule option)."""
+    :func:`state_bound` is over ``max_work`` is refused before the solver starts (``boons``: the rule option), one
+    that needs more than ``max_runs`` engine runs (per count) when the solver reaches them."""
     *args, stamina, krone = position_args
     check_bound(cards, args, stamina, krone, boons, policy_names, max_work)
     from simkit.games.valka.lonequest import policies as pol
@@ -216,16 +222,17 @@ def solve(cards, position_args, rules, policy_names, max_work: int = MAX_WORK, b
     s0, env = position(card_data(cards), rules, *position_args)
     pols = {n: (pol.RANDOM if pol.PRESETS[n][0] == "random" else pol.HEURISTIC, pol.param_vector(pol.PRESETS[n][1]))
             for n in policy_names}
-    solver = LonequestBattle(s0, env, pols)
+    solver = LonequestBattle(s0, env, pols, max_work=max_runs)
     # the same battle scored "with the Warband standing": a clearing in which the last Fighter fell too (and none
     # is left to draw) is lost; its optimum is its own (the outcomes of each action are shared, not re-enumerated)
-    standing = LonequestBattle(s0, env, pols, standing=True, shared=solver)
+    standing = LonequestBattle(s0, env, pols, standing=True, shared=solver, max_work=max_runs)
     try:
         values = {None: solver.value(None), **{n: solver.value(n) for n in policy_names}}
         stand = {None: standing.value(None), **{n: standing.value(n) for n in policy_names}}
     except TooLarge as e:
         raise InputError(f"--marauders/--fighter-deck/--warband-deck: the battle is too large to solve exactly "
-                         f"({e}); allowed: fewer Marauders, deck cards or Events in hand") from None
+                         f"({e}); allowed: fewer Marauders, deck cards or Events in hand"
+                         + (", or a higher --max-runs" if "engine runs" in str(e) else "")) from None
     except Cyclic as e:
         raise InputError(f"--no-defender-damage: {e} (a Chance Strike may deal no damage); allowed: "
                          "--defender-damage") from None
@@ -320,10 +327,13 @@ def text_output(head, rows, first, agree, policy_names, fmt, mc_row=None) -> str
 @click.option("--max-work", type=click.IntRange(1, None), default=MAX_WORK, show_default=True,
               help="Refuse, before solving, a battle whose solver states are bounded above this (an upper bound "
                    "from the Fighters, decks, cards in hand, Stamina and Krone, for the optimum and each policy).")
+@click.option("--max-runs", type=click.IntRange(1, None), default=MAX_RUNS, show_default=True,
+              help="Stop, while solving, a battle that needs more engine runs than this (one per dice path and deck "
+                   "card replayed; about 5 s per million on one core).")
 @odds_options
 def lonequest_battle_cmd(front, marauders, hand, warband, fighter_deck, warband_deck, stamina, krone, strong_enuf,
-                         lone_one, defender_damage, boons, cards_path, policies, max_work, fmt, out, mc, seed, jobs,
-                         plot):
+                         lone_one, defender_damage, boons, cards_path, policies, max_work, max_runs, fmt, out, mc,
+                         seed, jobs, plot):
     """VÁLKA Lonequest: one battle solved exactly, with best play and with each policy.
 
     An expectimax over the Lonequest engine's own decisions (attacker, target and kind of Strike, Special Combat
@@ -349,7 +359,8 @@ def lonequest_battle_cmd(front, marauders, hand, warband, fighter_deck, warband_
 
     rules = rules_vector(strong_enuf=strong_enuf, lone_one=lone_one, defender_deals_damage=defender_damage,
                          warband_boons=boons, step_cap=1_000_000)
-    solver, rows, first, agree = solve(cards, (*args, stamina, krone), rules, policy_names, max_work, boons)
+    solver, rows, first, agree = solve(cards, (*args, stamina, krone), rules, policy_names, max_work, boons,
+                                       max_runs)
     head = [f"Frontline: {', '.join(_keys(front))}; hand: {', '.join(_keys(hand)) or '(none)'}; Warband {warband}; "
             f"Stamina {stamina}, Krone {krone}",
             f"Marauders: {', '.join(_keys(marauders))}; Fighter deck: {len(args[5])} cards; Warband deck: "
