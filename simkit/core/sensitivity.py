@@ -139,8 +139,10 @@ def _p(p: float) -> str:
 def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, Estimate]], reference: str,
                      what: str, plural: str | None = None, alpha: float = ALPHA) -> str:
     """A report's answer to "does the main ranking change with the policy?": whether any flip is resolved (Holm
-    over every pair, stated), and the best and worst ``what`` under every policy of ``table`` by its estimates
-    (those that differ from the reference's named, with whether that flip is resolved)."""
+    over every pair, stated), and the best and worst ``what`` under the reference (with the groups its interval
+    cannot tell from it, as a tie) and under every other policy whose own best (worst) that policy's intervals
+    separate from the reference's (with whether that flip is resolved); a best that only the estimates tell apart
+    is a tie, not a change."""
     if not comparisons:
         return f"Only one practical policy played, so the {what} ranking is not compared across policies."
     groups = [g for g in table[reference] if all(g in table[p] for p in table)]
@@ -148,18 +150,31 @@ def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, E
     resolved = sum(len(c.resolved) for c in comparisons)
     flipped = {(c.policy, f.above, f.below): f for c in comparisons for f in c.flips}
 
-    def ends(pick, word):
-        ref_g = pick(groups, key=lambda g: table[reference][g].estimate)
-        other = {}
+    def ends(worst: bool) -> str:
+        """The reference's worst (best) group, tied with those its interval cannot tell from it, and every other
+        policy whose own worst (best) the data tell from the reference's (their 95% intervals apart under that
+        policy); a policy whose worst is the reference's or tied with it names nothing new."""
+        from simkit.core.report import extreme, names
+
+        word = "worst" if worst else "best"
+        ref_g, ref_tied = extreme({g: table[reference][g] for g in groups}, worst)
+        moved = {}
+        strict = True
         for c in comparisons:
-            g = pick(groups, key=lambda g, p=c.policy: table[p][g].estimate)
-            if g != ref_g:
-                f = flipped.get((c.policy, ref_g, g) if word == "best" else (c.policy, g, ref_g))
-                other.setdefault(g, []).append(f"`{c.policy}`" + (" (a resolved flip)" if f and f.resolved else ""))
-        if not other:
-            return f"{ref_g} is the {word} under every policy"
-        return (f"the {word} is {ref_g} under `{reference}` but "
-                + "; ".join(f"{g} under {', '.join(ps)}" for g, ps in other.items()))
+            g, tied = extreme({g: table[c.policy][g] for g in groups}, worst)
+            strict = strict and g == ref_g and not tied
+            if g == ref_g or ref_g in tied:
+                continue
+            f = flipped.get((c.policy, g, ref_g) if worst else (c.policy, ref_g, g))
+            moved.setdefault(g, []).append(f"`{c.policy}`" + (" (a resolved flip)" if f and f.resolved else ""))
+        tie = f", tied with {names(ref_tied, 3)} (intervals overlap)," if ref_tied else ""
+        if not moved:
+            if strict and not ref_tied:
+                return f"{ref_g} is the {word} under every policy"
+            return f"{ref_g} is the {word} under every policy or tied with it (intervals overlap)"
+        return (f"the {word} is {ref_g} under `{reference}`{tie} but "
+                + "; ".join(f"{g} under {', '.join(ps)}" for g, ps in moved.items())
+                + f", {'below' if worst else 'above'} {ref_g} beyond the intervals")
 
     n_pairs = _pairs(comparisons)
     rule = (f"Holm over all {family} comparisons, {n_pairs} pair{'s' if n_pairs != 1 else ''} × {len(comparisons)} "
@@ -171,4 +186,4 @@ def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, E
                 f"practical policy beyond the noise; {rule})")
     else:
         head = f"**The {what} ranking does not change with the policy beyond the noise:** no resolved flip ({rule})"
-    return f"{head}; {ends(min, 'worst')}, and {ends(max, 'best')}."
+    return f"{head}; {ends(True)}, and {ends(False)}."

@@ -107,6 +107,23 @@ def test_ranking_sentence_names_the_best_under_each_policy_and_the_resolved_flip
     assert "the best is a under `ref` but b under `x` (a resolved flip)" in text
     assert "changes" not in ranking_sentence(sensitivity(table | {"x": table["y"]}, "ref"), table | {"x": table["y"]},
                                              "ref", "Warband")
+    assert "b under `x` (a resolved flip), above a beyond the intervals." in text
     one = {k: table[k] for k in ("ref", "x")}  # one other policy: the rule says 'policy', not 'policies'
     assert "3 pairs × 1 other practical policy, family-wise" in ranking_sentence(sensitivity(one, "ref"), one, "ref",
                                                                                   "Warband")
+
+
+def test_ranking_sentence_names_a_best_or_worst_its_interval_cannot_separate_as_a_tie():
+    """Issue 39: a policy whose best is another group only by its estimate (intervals overlap the reference's best
+    under that policy) moves nothing; the reference's own ties are named; a policy whose best is apart is named."""
+    from simkit.core.sensitivity import ranking_sentence
+
+    table = {"ref": {"a": _e(0.90, 0.01), "b": _e(0.89, 0.01), "c": _e(0.30, 0.01)},
+             "x": {"a": _e(0.80, 0.05), "b": _e(0.82, 0.05), "c": _e(0.35, 0.05)}}
+    text = ranking_sentence(sensitivity(table, "ref"), table, "ref", "Warband")
+    assert "c is the worst under every policy, and" in text  # c worst everywhere, apart from the rest
+    assert text.endswith("a is the best under every policy or tied with it (intervals overlap).")
+    table["x"]["b"] = _e(0.95, 0.01)  # now b is apart from a under x (not resolved: ref cannot tell a from b)
+    text = ranking_sentence(sensitivity(table, "ref"), table, "ref", "Warband")
+    assert text.endswith("the best is a under `ref`, tied with b (intervals overlap), but b under `x`, above a beyond "
+                         "the intervals.")
