@@ -35,6 +35,17 @@ def test_a_word_that_starts_with_a_number_is_text():
         == [False, True]
 
 
+def test_a_column_zero_only_to_the_digits_shown_is_not_called_zero():
+    """Issue 39: "0.000 [0.000, 0.000]" may be 0.00002 (Valhalla Solo's endings table said "0 in every row" of an
+    ending its plot draws above 0)."""
+    rows = [{"level": "I", "rare": "0.000 [0.000, 0.000]", "none": 0, "won": "0.873"},
+            {"level": "II", "rare": "0.000 [0.000, 0.000]", "none": 0, "won": "0.872"}]
+    lines = render(rows, "md").splitlines()
+    assert "rare" not in lines[0] and "none" not in lines[0]
+    assert "*Left out, 0 in every row: none.*" in lines
+    assert "*Left out, 0 to the digits shown in every row (small, not necessarily 0): rare.*" in lines
+
+
 def test_zero_columns_stay_when_asked_or_when_every_column_is_zero():
     assert "dead" in render(ROWS, "md", drop_zero=False).splitlines()[0]
     assert "dead" in render(ROWS, "table").splitlines()[0]  # the terminal table keeps them

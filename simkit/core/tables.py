@@ -175,8 +175,12 @@ def render(rows: Sequence[dict], fmt: str = "table", columns: Sequence[str] | No
         zeros = zero_columns(columns, rows)
         if zeros and len(zeros) < len(columns):
             columns = [c for c in columns if c not in zeros]
-            note = ("\n*Left out, 0 in every row: " + ", ".join(_md_escape(headers.get(c, c)) for c in zeros)
-                    + ".*\n")
+            # a cell written "0.000 [0.000, 0.000]" may hold 0.00002: such a column is 0 only to the digits shown
+            rounded = [c for c in zeros if any(isinstance(r.get(c), str) and "." in r.get(c) for r in rows)]
+            notes = [(("Left out, 0 in every row: ", [c for c in zeros if c not in rounded])),
+                     ("Left out, 0 to the digits shown in every row (small, not necessarily 0): ", rounded)]
+            note = "".join(f"\n*{words}" + ", ".join(_md_escape(headers.get(c, c)) for c in cs) + ".*\n"
+                           for words, cs in notes if cs)
     numeric = numeric_columns(columns, rows)
     align = ["right" if n else "left" for n in numeric]
     head = [headers.get(c, c) for c in columns]
