@@ -122,14 +122,17 @@ def test_monte_carlo_no_citizens():
 
 
 def test_bundled_report_opens_with_the_answer(tmp_path):
-    """The page (and its index card) opens with the Herald's expected activations per bundled Duchy and the
+    """The page (and its index card) opens with how often the Herald activates per bundled Duchy and the
     Monster Event numbers that fire most and least often, exact, counted by hand over the 36 rolls: with Citizens
     1,2 no die shows 1 or 2 on 16 rolls (4/9) and doubles add 1/6, so 11/18; 6 fires on 16 rolls, 4/9 (11 with a
     die showing 6, and the sum 6 on 1+5, 5+1, 2+4, 4+2, 3+3); 12 only on double 6 (1/36)."""
     from simkit.games.valeria.odds_cli import bundled_reports
 
     text = bundled_reports(tmp_path, quick=True, jobs=1)[0].read_text()
-    answer = text.split("\n\n")[1]
-    assert answer.startswith("**The answer.** The Herald activates 11/18 ≈ 0.611 with Citizens 1,2; "
-                             "7/18 ≈ 0.389 with Citizens 1,2,6; 1/4 ≈ 0.250 with Citizens 1,2,5,6,9/10 per roll")
+    answer, details = text.split("\n\n")[1:3]
+    # the Herald activates at all on the 16 rolls with no 1 or 2 and on the doubles 1-1 and 2-2: 18/36 = 1/2
+    assert answer.startswith("**In one sentence.** The Herald activates on 1/2 of rolls with Citizens 1,2, ")
     assert "most often on 6 (4/9 ≈ 0.444 of rolls) and least often on 12 (1/36 ≈ 0.028)" in answer
+    assert details.startswith("**The details.** Counting a double's second activation, the Herald activates 11/18 ≈ "
+                              "0.611 with Citizens 1,2; 7/18 ≈ 0.389 with Citizens 1,2,6; 1/4 ≈ 0.250 with Citizens "
+                              "1,2,5,6,9/10 times per roll on average.")

@@ -86,7 +86,7 @@ def test_bundled_report(tmp_path):
     # the answer first (the index card shows it): the expected monster phases to an attack, fastest and slowest;
     # the dragon's first card needs one sword of 6 dice, rolled until it shows: 1 / (1 − (5/6)^6) ≈ 1.504
     answer = text.split("\n\n")[2]
-    assert answer.startswith("**The answer.** From an empty card the monster attacks after 1.50 monster phases")
+    assert answer.startswith("**In one sentence.** From an empty card the monster attacks after 1.50 monster phases")
     assert "(dragon base card 1, sword)" in answer and "first cards: troll 2.51, dragon 1.50, serpent 2.51" in answer
 
 

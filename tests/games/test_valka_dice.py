@@ -268,12 +268,16 @@ def test_odds_pages_open_with_the_answer():
     from simkit.games.valka.reports import chance_strike_markdown, test_fate_markdown
 
     text, _ = chance_strike_markdown([0, 1], [0, 1], 2000, 1, 1, "cs.png")
-    answer = text.split("\n\n")[1]
-    assert answer.startswith("**The answer.** Between equals (Strike = Shield) the attacker hits 27/50 ≈ 0.540 of "
-                             "Chance Strikes, the defender 9/20 ≈ 0.450, and both are hurt 1/100 ≈ 0.010")
-    assert "runs from 23/50 ≈ 0.460 (Strike 0 against Shield 1) to 61/100 ≈ 0.610 (Strike 1 against Shield 0)" \
-        in answer
+    answer, details = text.split("\n\n")[1:3]
+    assert answer == ("**In one sentence.** Between equals (Strike = Shield) the attacker hits 27/50 ≈ 0.540 of "
+                      "Chance Strikes and the defender 9/20 ≈ 0.450; over the table, P(attacker hits) runs from "
+                      "23/50 ≈ 0.460 (Strike 0 against Shield 1) to 61/100 ≈ 0.610 (Strike 1 against Shield 0).")
+    assert details.startswith("**The details.** Between equals both are hurt 1/100 ≈ 0.010")
+    # over Strike 0–9 × Shield 0–9 the floor 9/50 is reached at every cell with Shield 8 or more above Strike and
+    # nowhere else (the review found the page naming only Strike 0 against Shield 8)
+    text, _ = chance_strike_markdown(list(range(10)), list(range(10)), 2000, 1, 1, "cs.png")
+    assert "P(attacker hits) runs from 9/50 ≈ 0.180 (Shield 8 or more above Strike)" in text.split("\n\n")[1]
     text, _ = test_fate_markdown(6, 8, 4, 2000, 1, 1, "tf.png")
     answer = text.split("\n\n")[1]
-    assert answer == ("**The answer.** One Test Fate succeeds 1/2 ≈ 0.500; a Buff survives the Test Fates of 6 "
+    assert answer == ("**In one sentence.** One Test Fate succeeds 1/2 ≈ 0.500; a Buff survives the Test Fates of 6 "
                       "Locations 1/64 ≈ 0.016 without the 20-Krone offering and 7/64 ≈ 0.109 with it (exact).")

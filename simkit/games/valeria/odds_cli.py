@@ -107,17 +107,25 @@ def valeria_cmd(citizens, fmt, out, mc, seed, jobs, plot):
 
 
 def valeria_answer(specs, monster_rows) -> str:
-    """The page's answer, first: the Herald's expected activations per roll for each bundled Duchy, and the
-    Monster Event numbers that fire most and least often (rulebook: Herald; Monster Events)."""
-    herald = []
+    """The page's answer, first: how often the Herald activates at all on a roll for each bundled Duchy, and the
+    Monster Event numbers that fire most and least often; then the Herald's expected activations per roll
+    (doubles count twice) (rulebook: Herald; Monster Events)."""
+    from simkit.core.report import DETAILS_MARKER, lead_paragraph, names
+
+    chance, expected = [], []
     for spec in specs:
-        he = _o().herald_expected(_o().parse_citizens(spec))
-        herald.append(f"{fraction_str(he)} ≈ {float(he):.3f} with Citizens {spec}")
+        cits = _o().parse_citizens(spec)
+        p = 1 - _o().herald_distribution(cits).get(0, 0)
+        he = _o().herald_expected(cits)
+        chance.append(f"{fraction_str(p)} of rolls with Citizens {spec}")
+        expected.append(f"{fraction_str(he)} ≈ {float(he):.3f} with Citizens {spec}")
     top = max(monster_rows, key=lambda r: r["fires_p"])
     low = min(monster_rows, key=lambda r: r["fires_p"])
-    return ("**The answer.** The Herald activates " + "; ".join(herald) + " per roll (exact). A Monster Event "
-            f"fires most often on {top['activation_number']} ({top['fires']} ≈ {top['fires_p']:.3f} of rolls) and "
-            f"least often on {low['activation_number']} ({low['fires']} ≈ {low['fires_p']:.3f}).")
+    lead = ("The Herald activates on " + names(chance) + f" (exact); a Monster Event fires most often on "
+            f"{top['activation_number']} ({top['fires']} ≈ {top['fires_p']:.3f} of rolls) and least often on "
+            f"{low['activation_number']} ({low['fires']} ≈ {low['fires_p']:.3f}).")
+    return (lead_paragraph(lead) + "\n\n" + DETAILS_MARKER + " Counting a double's second activation, the Herald "
+            "activates " + "; ".join(expected) + " times per roll on average.")
 
 
 def valeria_plot(path, sections):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.core.report import STAND_IN_NOTICE, write_markdown
+from simkit.core.report import STAND_IN_NOTICE, lead_paragraph, write_markdown
 from simkit.core.tables import render
 from simkit.games.valhalla import cards as cards_mod
 from simkit.games.valhalla.odds_cli import (
@@ -69,7 +69,7 @@ def monster_answer(rows: list[dict]) -> str:
     fin = [r for r in rows if r["expected_turns_p"] is not None]
     never = [r for r in rows if r["expected_turns_p"] is None]
     if not fin:
-        return "**The answer.** No card is ever completed: the monster never attacks."
+        return lead_paragraph("No card is ever completed: the monster never attacks.")
     fast = min(fin, key=lambda r: r["expected_turns_p"])
     slow = max(fin, key=lambda r: r["expected_turns_p"])
 
@@ -77,7 +77,7 @@ def monster_answer(rows: list[dict]) -> str:
         return f"{r['monster']} {r['side']} card {r['card']}"
 
     firsts = [r for r in fin if r["card"] == 1 and r["side"] == fin[0]["side"]]
-    return ("**The answer.** From an empty card the monster attacks after "
+    return lead_paragraph("From an empty card the monster attacks after "
             f"{fast['expected_turns_p']:.2f} monster phases on average on the fastest card ({name(fast)}, "
             f"{_weapons_text(fast['weapons'])}) and after {slow['expected_turns_p']:.2f} on the slowest ({name(slow)}, "
             f"{_weapons_text(slow['weapons'])})"

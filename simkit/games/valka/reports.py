@@ -10,7 +10,7 @@ from scipy import stats as st
 
 from simkit.core import results
 from simkit.core.oddscli import display_rows as plain_rows
-from simkit.core.report import manifest_section, write_markdown
+from simkit.core.report import DETAILS_MARKER, lead_paragraph, manifest_section, write_markdown
 from simkit.core.tables import render
 from simkit.games.valka.chance_strike import ChanceStrikeRules, outcome_distribution
 from simkit.games.valka.odds_cli import (
@@ -41,25 +41,41 @@ def _odds(frac: str, p: float) -> str:
     return f"{frac} ≈ {p:.3f}"
 
 
+def _reach(rows: list[dict], value: str, attacker_ahead: bool) -> str:
+    """Where the table's lowest (``attacker_ahead`` False) or highest P(attacker hits) is reached: "Shield 8 or more
+    above Strike" when those are exactly the cells at that value, else the one cell."""
+    at = [r for r in rows if r["attacker_hits_p"] == value]
+    lead = [(r["strike"] - r["shield"]) if attacker_ahead else (r["shield"] - r["strike"]) for r in at]
+    d = min(lead)
+    same = [r for r in rows if ((r["strike"] - r["shield"]) if attacker_ahead else (r["shield"] - r["strike"])) >= d]
+    if d > 0 and len(same) == len(at) > 1:
+        return f"Strike {d} or more above Shield" if attacker_ahead else f"Shield {d} or more above Strike"
+    r = max(at, key=lambda r: (r["strike"] - r["shield"]) if attacker_ahead else (r["shield"] - r["strike"]))
+    return f"Strike {r['strike']} against Shield {r['shield']}"
+
+
 def chance_strike_answer(rows: list[dict], health: int) -> str:
-    """The page's answer, first: how often a Chance Strike hits between equals (Strike = Shield), the range over
-    the table, and the Chance Strikes a defender of ``health`` Health takes (valka.txt, Chance Strike)."""
+    """The page's answer, first: how often a Chance Strike hits between equals (Strike = Shield) and the range over
+    the table (where its floor and ceiling are reached), then both hurt and the Chance Strikes a defender of
+    ``health`` Health takes (valka.txt, Chance Strike)."""
     eq = [r for r in rows if r["strike"] == r["shield"]]
     lo = min(rows, key=lambda r: (r["attacker_hits_p"], r["shield"] - r["strike"]))
     hi = max(rows, key=lambda r: (r["attacker_hits_p"], r["shield"] - r["strike"]))
-    text = "**The answer.** "
-    if eq:
-        r = eq[0]
-        text += (f"Between equals (Strike = Shield) the attacker hits {_odds(r['attacker_hits'], r['attacker_hits_p'])}"
-                 f" of Chance Strikes, the defender {_odds(r['defender_hits'], r['defender_hits_p'])}, and both are "
-                 f"hurt {_odds(r['both_hurt'], r['both_hurt_p'])}"
-                 + (f"; a defender with {health} Health falls after {r['expected_strikes_p']:.2f} Chance Strikes on "
-                    "average" if r["expected_strikes_p"] is not None else "") + ". ")
-    text += (f"Over the table, P(attacker hits) runs from {_odds(lo['attacker_hits'], lo['attacker_hits_p'])} (Strike "
-             f"{lo['strike']} against Shield {lo['shield']}) to {_odds(hi['attacker_hits'], hi['attacker_hits_p'])} "
-             f"(Strike {hi['strike']} against Shield {hi['shield']}): the natural 1 and 10 keep every strike "
-             "uncertain.")
-    return text
+    spread = (f"P(attacker hits) runs from {_odds(lo['attacker_hits'], lo['attacker_hits_p'])} "
+              f"({_reach(rows, lo['attacker_hits_p'], False)}) to {_odds(hi['attacker_hits'], hi['attacker_hits_p'])} "
+              f"({_reach(rows, hi['attacker_hits_p'], True)})")
+    if not eq:
+        return lead_paragraph(f"Over the table, {spread}.") + "\n\n" + DETAILS_MARKER + \
+            " The natural 1 and 10 keep every strike uncertain."
+    r = eq[0]
+    lead = (f"Between equals (Strike = Shield) the attacker hits {_odds(r['attacker_hits'], r['attacker_hits_p'])} "
+            f"of Chance Strikes and the defender {_odds(r['defender_hits'], r['defender_hits_p'])}; over the table, "
+            f"{spread}.")
+    details = (f"Between equals both are hurt {_odds(r['both_hurt'], r['both_hurt_p'])}"
+               + (f", and a defender with {health} Health falls after {r['expected_strikes_p']:.2f} Chance Strikes on "
+                  "average" if r["expected_strikes_p"] is not None else "")
+               + "; the natural 1 and 10 keep every strike uncertain.")
+    return lead_paragraph(lead) + "\n\n" + DETAILS_MARKER + " " + details
 
 
 def test_fate_answer(sections: list[tuple[str, list[dict]]]) -> str:
@@ -69,10 +85,10 @@ def test_fate_answer(sections: list[tuple[str, list[dict]]]) -> str:
     one = d["Single tests"][0]
     surv = d["A Buff survives k Locations' Test Fates"]
     six = next((r for r in surv if r["locations"] == 6), surv[-1])
-    return (f"**The answer.** One Test Fate succeeds {_odds(one['probability'], one['probability_p'])}; a Buff "
-            f"survives the Test Fates of {six['locations']} Locations "
-            f"{_odds(six['without_offering'], six['without_offering_p'])} without the 20-Krone offering and "
-            f"{_odds(six['with_offering'], six['with_offering_p'])} with it (exact).")
+    return lead_paragraph(f"One Test Fate succeeds {_odds(one['probability'], one['probability_p'])}; a Buff "
+                          f"survives the Test Fates of {six['locations']} Locations "
+                          f"{_odds(six['without_offering'], six['without_offering_p'])} without the 20-Krone offering "
+                          f"and {_odds(six['with_offering'], six['with_offering_p'])} with it (exact).")
 
 
 def chance_strike_markdown(strikes, shields, mc_trials, seed, jobs, png_name, rules=ChanceStrikeRules(), health=3):
