@@ -734,6 +734,23 @@ def test_blitz_evidence_is_the_card_data_and_the_runs_rows(quick_page):
         cells = f.filter(pl.col("policy") == pol)["r"].to_list()
         k = sum(1 for v in cells if v <= 0.02 or v >= 0.98)
         assert f"`{pol}` {k} of {len(cells)}" in sec
+    # alike decks: "a beats b from either seat" only when a wins as Alpha and b loses as Alpha, both beyond 0.5
+    # (the review found "split by seat" said of raven 0.902 as Alpha and tide 0.191 as Alpha: an Emblem split)
+    iv = r"([\d.]+) \[([\d.]+), ([\d.]+)\]"
+    pairs = re.findall(rf"(?:(\w+) beats \w+ from either seat \(|(Alpha|Omega) wins from either side \()?(\w+) as Alpha "
+                       rf"v \w+ wins {iv}, \w+ as Alpha v \w+ {iv}(?:; | \()Alpha's edge over the two orders ([+-][\d.]+)",
+                       sec)
+    assert pairs, sec  # the bundled stand-in data has alike decks (raven and tide)
+    for win, seat, first, *nums, edge in pairs:
+        a, a_lo, a_hi, o, o_lo, o_hi = (float(x) for x in nums)
+        assert float(edge) == pytest.approx((a + o) / 2 - 0.5, abs=1.5e-3)
+        if win:
+            assert (a_lo > 0.5 and o_hi < 0.5) if first == win else (a_hi < 0.5 and o_lo > 0.5)
+        elif seat:
+            assert (a_lo > 0.5 and o_lo > 0.5) if seat == "Alpha" else (a_hi < 0.5 and o_hi < 0.5)
+        else:  # neither claim: an interval reaches 0.5, or both point the same way without separating
+            assert not (a_lo > 0.5 and o_hi < 0.5 or a_hi < 0.5 and o_lo > 0.5)
+    assert "split by seat" not in sec
 
 
 # --- issue 39: the page opens with one plain sentence -----------------------------------------------------------

@@ -462,12 +462,25 @@ def blitz_section(blitz_run: Path, std_info: dict, blitz_info: dict, cards_path)
         deck = sorted(k.strength for k in cards.cards if k.clan == e.clan and k.type in (0, 2))
         rw = next(r for r in rows if r["Emblem"] == e.key.replace("_emblem", ""))
         sig.setdefault((tuple(deck), e.bonus, rw["Morale cards (of the deck)"].split(" ")[0]), []).append(e.key)
+    cells = blitz_info["cells"]
     for keys in sig.values():
-        for a in keys:
-            for o in keys:
-                if a != o and (a, o) in blitz_info["cells"]:
-                    k, n = blitz_info["cells"][(a, o)]
-                    same.append(f"{a.replace('_emblem', '')} (Alpha) v {o.replace('_emblem', '')}: {_iv(wilson(k, n))}")
+        for i, a in enumerate(keys):
+            for o in keys[i + 1:]:
+                if (a, o) not in cells or (o, a) not in cells:
+                    continue
+                ea, eo = wilson(*cells[(a, o)]), wilson(*cells[(o, a)])  # Alpha's wins, each Emblem as Alpha
+                na, no = a.replace("_emblem", ""), o.replace("_emblem", "")
+                both = f"{na} as Alpha v {no} wins {_iv(ea)}, {no} as Alpha v {na} {_iv(eo)}"
+                edge = f"Alpha's edge over the two orders {(ea.estimate + eo.estimate) / 2 - 0.5:+.3f}"
+                if ea.low > 0.5 and eo.high < 0.5 or ea.high < 0.5 and eo.low > 0.5:
+                    win, lose = (na, no) if ea.estimate > 0.5 else (no, na)
+                    same.append(f"{win} beats {lose} from either seat ({both}; {edge}): the Emblem splits them, "
+                                "not the seat")
+                elif ea.low > 0.5 and eo.low > 0.5 or ea.high < 0.5 and eo.high < 0.5:
+                    seat = "Alpha" if ea.estimate > 0.5 else "Omega"
+                    same.append(f"{seat} wins from either side ({both}; {edge}): the seat splits them")
+                else:
+                    same.append(f"{both} ({edge})")
     pol_text = "; ".join(f"`{p}` {counts[p]} of {len(per[p])}" for p in pols)
     text = (
         "Blitz deals each player his Clan's 10 Valkyrie and Cogdrive cards whole, so a Blitz match-up is a match-up "
@@ -484,8 +497,7 @@ def blitz_section(blitz_run: Path, std_info: dict, blitz_info: dict, cards_path)
         f"- **Rules.** With the same cards and policy the standard rules (a drafted deck, no Clan deck) spread "
         f"{std_info['spread']:.3f} from the highest to the lowest cell, {_extreme(std_info['cells'])} cells at "
         f"≤ 0.02 or ≥ 0.98; Blitz spreads {blitz_info['spread']:.3f}."
-        + (" Alike decks still split by seat: " + "; ".join(same) + ": the Blitz seats are not even either."
-           if same else "") + "\n\n"
+        + (" Emblems with alike decks: " + "; ".join(same) + "." if same else "") + "\n\n"
         + ("Reading: the 0.00/1.00 cells come from the stand-in data (its Clan decks and Morale requirements), "
            "which Blitz, unlike the standard draft, passes on whole; with the real cards they may not appear.\n\n"
            if diff < 0.15 else
