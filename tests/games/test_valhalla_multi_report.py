@@ -234,7 +234,7 @@ SIGNED = r"([+-]\d\.\d{3}) \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]"
 
 def test_the_page_opens_with_one_sentence_from_its_jarl_table(bundled):
     """The lead is the first paragraph after the notice, one sentence of at most 45 words, and names the strongest
-    and the weakest Jarl of the page's Jarl table (its edge cells; Jarls kept in 2+ deals), each with every Jarl
+    and the weakest Jarl of the page's Jarl table (its edge cells; Jarls kept in MIN_DEALS+ deals), each with every Jarl
     whose interval overlaps its own as a tie, the policy and n."""
     from simkit.core.report import LEAD_MARKER, LEAD_WORDS, lead_of, lead_problems, lead_words, names
     from simkit.core.stats import Estimate, overlapping
@@ -250,7 +250,11 @@ def test_the_page_opens_with_one_sentence_from_its_jarl_table(bundled):
     lines = [ln for ln in section.splitlines() if ln.startswith("|")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]
     rows = [dict(zip(header, (c.strip() for c in ln.strip("|").split("|")))) for ln in lines[2:]]
-    cells = {r["Jarl"]: r["edge = share − fair [95%]"] for r in rows if int(r["deals"]) >= 2}
+    cells = {r["Jarl"]: r["edge = share − fair [95%]"] for r in rows if int(r["deals"]) >= R.MIN_DEALS}
+    few = [r["Jarl"] for r in rows if int(r["deals"]) < R.MIN_DEALS]
+    assert not any(re.search(rf"\b{j}\b", lead) for j in few), (few, lead)  # too few deals to judge: not named
+    if few:
+        assert f"left out of the lead, this range and the plot: kept in fewer than {R.MIN_DEALS} deals" in text
     est = {j: Estimate(*map(float, re.match(SIGNED, c).groups()), 1) for j, c in cells.items()}
     best, worst = max(est, key=lambda j: est[j].estimate), min(est, key=lambda j: est[j].estimate)
     policy = re.search(r"Under (?:the strongest practical policy, )?\*\*`(\w+)`\*\*", section).group(1)

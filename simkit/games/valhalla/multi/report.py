@@ -21,6 +21,7 @@ import polars as pl
 from scipy import stats as st
 
 from simkit.core import results
+from simkit.core.report import names as word_list
 from simkit.core.report import (
     DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, shown_path, tie_words,
     toml_value, write_markdown,
@@ -41,6 +42,10 @@ LINEUP_GAMES = 1_200  # per table size and hero (600-game blocks: every seat equ
 SEARCH_GAMES = 80  # per hero, 4 players
 SEARCH_PLAYERS = 4
 FIELD = "builder"
+# A Jarl kept in fewer deals than this is too few to judge: its share's 95% interval is wider than ±0.15 (Wilson,
+# 30 deals at a share near 0.2), wider than any edge measured, so it would tie with the best and the worst at once.
+# It stays in the Jarl table (with its seats and deals) but not in the lead, the range or the plot.
+MIN_DEALS = 30
 VALUE_PLAYERS = 4  # the table size of the value table (the seats compared sit at the same table size)
 VALUE_VARIANT = "valkyries"  # the deck that holds every blessing, Mission and Tactic
 MIN_DEALS = 30  # an item is tested when at least this many deals have a seat with it and as many a seat without
@@ -506,10 +511,12 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
     # --- Jarls under the strongest practical policy ---
     jrows = jarl_table(seats_all.filter(pl.col("policy") == best), names)
     j_off = [r for r in jrows if r["p_holm"] < ALPHA]
-    png_jarls = bars(out_dir / "jarls.png", [r["jarl"] for r in jrows], [r["edge"].estimate for r in jrows],
+    ranked = [r for r in jrows if r["deals"] >= MIN_DEALS] or jrows  # Jarls kept in enough deals to judge
+    few = [r for r in jrows if r not in ranked]
+    png_jarls = bars(out_dir / "jarls.png", [r["jarl"] for r in ranked], [r["edge"].estimate for r in ranked],
                      title=f"Win share − fair share by Jarl kept ({best}, all tables, 95%)",
-                     ylabel="edge over 1/n", low=[r["edge"].low for r in jrows],
-                     high=[r["edge"].high for r in jrows])
+                     ylabel="edge over 1/n", low=[r["edge"].low for r in ranked],
+                     high=[r["edge"].high for r in ranked])
 
     # --- base deck against Valkyries ---
     raw = frame.collect()
@@ -618,10 +625,12 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                      + (f"; on {srungs[0].games} games at {SEARCH_PLAYERS} players `{srungs[0].policy}` leads with "
                         f"{srungs[0].value:.2f} [{srungs[0].low:.2f}, {srungs[0].high:.2f}] times the fair share" if srungs
                         else "") + ".")
-    ranked = [r for r in jrows if r["deals"] >= 2] or jrows  # extremes among Jarls kept in more than one deal
+    few_text = word_list([f"{r['jarl']} ({r['deals']} deal{'s' if r['deals'] != 1 else ''})" for r in few]) if few else ""
     jtext = (f" Jarls under `{best}`: {len(j_off)} of {len(jrows)} differ from their fair share (Holm 5%)"
              + (f"; edge over 1/n from {ranked[0]['jarl']} {_iv(ranked[0]['edge'], sign=True)} to "
-                f"{ranked[-1]['jarl']} {_iv(ranked[-1]['edge'], sign=True)}" if ranked else "") + ".")
+                f"{ranked[-1]['jarl']} {_iv(ranked[-1]['edge'], sign=True)}" if ranked else "")
+             + (f"; {few_text} {'is' if len(few) == 1 else 'are'} left out of the lead, this range and the plot: "
+                f"kept in fewer than {MIN_DEALS} deals, too few to judge" if few else "") + ".")
     vtext = ""
     if len(variants) == 2 and all(v in lv for v in variants):
         b, k = lv[variants[0]], lv[variants[1]]
