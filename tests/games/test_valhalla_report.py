@@ -315,7 +315,16 @@ def test_all_jarls_levels_list_alike_jarls_once_and_lead_with_the_drop(tmp_path)
     assert sorted(names) == ["hodr ≡ esbjorn", "sigurd"], names
     head = _headline_numbers(text)["text"]
     assert head.index("Level I − III = **") < head.index("at Level I")
-    assert "(hodr ≡ esbjorn)" in head and "(hodr)" not in head and "(esbjorn)" not in head
+    assert "(hodr)" not in head and "(esbjorn)" not in head
+    # the two rows' I − III intervals from the table: overlapping, each end names the other as a tie (issue 39)
+    rows = {r["Jarl"]: r["I − III [95%]"] for r in _table(text, "### Per Jarl (every set)")}
+    (a_lo, a_hi), (b_lo, b_hi) = (map(float, re.search(r"\[([-+\d.]+), ([-+\d.]+)\]", rows[j]).groups())
+                                  for j in ("hodr ≡ esbjorn", "sigurd"))
+    if a_lo <= b_hi and b_lo <= a_hi:
+        assert "(hodr ≡ esbjorn, tied with sigurd (intervals overlap))" in head, head
+        assert "(sigurd, tied with hodr ≡ esbjorn (intervals overlap))" in head, head
+    else:
+        assert "(hodr ≡ esbjorn)" in head and "(sigurd)" in head, head
 
 
 def test_search_ladder_introduction_claims_only_what_the_verdict_supports(report, tmp_path):

@@ -345,6 +345,7 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
     most = max(mvs, key=lambda mv: set_d[mv].estimate) if mvs else None
     least = min(mvs, key=lambda mv: set_d[mv].estimate) if mvs else None
     jd = {j: per_jarl[(j,)]["diffs"][(lo, hi)] for j in jarls}
+    rows_d = {twin[j]: jd[j] for j in by_drop}  # one per row of the Jarls table (alike Jarls share one)
     headline = (
         f"**Over all {len(jarls)} Jarls** under the strongest practical policy, **`{policy}`**, Level {_lv(lo)} − "
         f"{_lv(hi)} = **{_siv(*_e3(d))}** (95%) in P(win), which is "
@@ -357,8 +358,8 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
            f"{_siv(*_e3(set_d[most]))}{_sets_alongside(most, set_d)}) and least against {least[0]} / {least[1]} "
            f"({_siv(*_e3(set_d[least]))}{_sets_alongside(least, set_d)}); "
            if most else "")
-        + (f"per Jarl the drop runs from {_siv(*_e3(jd[by_drop[-1]]))} ({twin[by_drop[-1]]}) to "
-           f"{_siv(*_e3(jd[by_drop[0]]))} ({twin[by_drop[0]]}), each on the same {G:,} games."
+        + (f"per Jarl the drop runs from {_siv(*_e3(jd[by_drop[-1]]))} ({_jarl_alongside(twin[by_drop[-1]], rows_d)}) "
+           f"to {_siv(*_e3(jd[by_drop[0]]))} ({_jarl_alongside(twin[by_drop[0]], rows_d)}), each on the same {G:,} games."
            if len(set(twin.values())) > 1 else ""))
     reconcile = ""
     if deep and deep.get("jarl") in jd and deep.get("diff") is not None:
@@ -430,6 +431,14 @@ def _sets_alongside(pick, diffs: dict) -> str:
     near = overlapping(pick, diffs)
     return ("; intervals overlapping it: " + ", ".join(f"{m} / {v} {_siv(*_e3(diffs[(m, v)]))}" for m, v in near)
             if near else "")
+
+
+def _jarl_alongside(pick: str, diffs: dict) -> str:
+    """A Jarl row named as the least or most affected, with the rows the data cannot tell from it as a tie."""
+    from simkit.core.report import names
+
+    near = overlapping(pick, diffs)
+    return pick + (f", tied with {names(near, 3)} (intervals overlap)" if near else "")
 
 
 # ---------------------------------------------------------------- the report
