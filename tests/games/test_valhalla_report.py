@@ -594,10 +594,12 @@ def test_the_page_opens_with_one_sentence_from_its_pooled_level_tables(report):
     diffs = {r["levels"]: r for r in _table("\n" + pooled.split("\n\n", 2)[2], "\n")}
     d = diffs["I − III"]
     says = {"harder": "Level III is harder than Level I", "no clear difference": "Levels I and III are not told apart"}
+    e, lo, hi = map(float, re.match(r"([-+\d.]+) \[([-+\d.]+), ([-+\d.]+)\]", d["P(win) difference [95%]"]).groups())
+    change = (f"a drop of {e:.3f} [{lo:.3f}, {hi:.3f}]" if lo > 0 else f"a rise of {-e:.3f} [{-hi:.3f}, {-lo:.3f}]"
+              if hi < 0 else f"a difference of {e:+.3f} [{lo:+.3f}, {hi:+.3f}]")
     assert lead == (f"{says.get(d['verdict'], 'Level III is easier than Level I')}: over all 2 Jarls P(win) goes from "
-                    f"{rates['I']['P(win) [95%]']} at Level I to {rates['III']['P(win) [95%]']} at Level III, a drop of "
-                    f"{d['P(win) difference [95%]']} (`builder` policy, {int(d['n (games)']):,} games, each played "
-                    "by every Jarl).")
+                    f"{rates['I']['P(win) [95%]']} at Level I to {rates['III']['P(win) [95%]']} at Level III, {change} "
+                    f"(`builder` policy, {int(d['n (games)']):,} games, each played by every Jarl).")
 
 
 def test_the_lead_says_levels_it_cannot_tell_apart():
@@ -608,8 +610,10 @@ def test_the_lead_says_levels_it_cannot_tell_apart():
     drop = Estimate(0.0200, 0.0171, 0.0230, 1)
     assert lead_sentence(one, three, drop, "harder", ("I", "III"), 17, "builder_tuned", 2500) == (
         "Level III is harder than Level I: over all 17 Jarls P(win) goes from 0.858 [0.854, 0.861] at Level I to "
-        "0.838 [0.834, 0.841] at Level III, a drop of +0.0200 [+0.0171, +0.0230] (`builder_tuned` policy, 2,500 "
+        "0.838 [0.834, 0.841] at Level III, a drop of 0.020 [0.017, 0.023] (`builder_tuned` policy, 2,500 "
         "games, each played by every Jarl).")
     near = Estimate(0.0010, -0.0020, 0.0040, 1)
-    assert lead_sentence(one, one, near, "no clear difference", ("I", "III"), 17, "builder", 2500).startswith(
-        "Levels I and III are not told apart: ")
+    said = lead_sentence(one, one, near, "no clear difference", ("I", "III"), 17, "builder", 2500)
+    assert said.startswith("Levels I and III are not told apart: ") and "a difference of +0.001 [-0.002, +0.004]" in said
+    rise = Estimate(-0.0200, -0.0230, -0.0171, 1)
+    assert "a rise of 0.020 [0.017, 0.023]" in lead_sentence(three, one, rise, "easier", ("I", "III"), 17, "b", 1)

@@ -412,14 +412,20 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
 def lead_sentence(low: Estimate, high: Estimate, drop, verdict: str, names: tuple[str, str], jarls: int,
                   policy: str, games: int) -> str:
     """The page's lead: the easiest level against the hardest over every Jarl (the pooled table's P(win) at each,
-    and their paired drop), in the words of the section's Holm verdict on the drop (``_verdict``)."""
+    and their paired drop, as a size when its interval is all on one side of 0), in the words of the section's Holm
+    verdict on the drop (``_verdict``)."""
     a, b = names
     says = {"harder": f"Level {b} is harder than Level {a}",
             "no clear difference": f"Levels {a} and {b} are not told apart"}.get(verdict, f"Level {b} is easier than "
                                                                                f"Level {a}")
+    if drop.low > 0:  # a drop beyond the noise, said as a size: "a drop of 0.020 [0.017, 0.023]"
+        change = f"a drop of {interval(drop)}"
+    elif drop.high < 0:
+        change = f"a rise of {interval(Estimate(-drop.estimate, -drop.high, -drop.low, drop.n))}"
+    else:
+        change = f"a difference of {interval(drop, signed=True)}"
     return (f"{says}: over all {jarls} Jarls P(win) goes from {interval(low)} at Level {a} to {interval(high)} at "
-            f"Level {b}, a drop of {interval(drop, 4, signed=True)} (`{policy}` policy, "
-            f"{games:,} games, each played by every Jarl).")
+            f"Level {b}, {change} (`{policy}` policy, {games:,} games, each played by every Jarl).")
 
 
 def _e3(e: Estimate) -> tuple[float, float, float]:
