@@ -87,3 +87,15 @@ def test_a_narrow_table_breaks_a_number_line_before_a_word():
         assert word in words, (word, text)
     # at 50 columns no table with whole words fits: the words break, at 8 characters a column
     assert "P(attack" in render(rows, "table", width=50) and "P(attacker" not in render(rows, "table", width=50)
+
+
+def test_render_parts_splits_a_wide_table_by_column_groups_keeping_the_keys_and_every_row():
+    from simkit.core.tables import render_parts
+
+    rows = [{"players": n, "a": n * 1.5, "b": f"{n}", "c": "x" * n} for n in (2, 3)]
+    text = render_parts(rows, ["players"], [["a"], ["b", "c"]])
+    first, second = (t for t in text.split("\n\n") if t.strip())
+    assert [c.strip() for c in first.splitlines()[0].strip("|").split("|")] == ["players", "a"]
+    assert [c.strip() for c in second.splitlines()[0].strip("|").split("|")] == ["players", "b", "c"]
+    assert len(first.splitlines()) == len(second.splitlines()) == 4  # header, rule, 2 rows each
+    assert [c.strip() for c in second.splitlines()[3].strip("|").split("|")] == ["3", "3", "xxx"]

@@ -75,6 +75,10 @@ tbody tr:nth-child(even) { background: var(--zebra); }
 tbody tr:hover { background: #eaf2fc; }
 td.num, th.num { text-align: right; }
 td.num { white-space: nowrap; }
+/* An estimate with its interval may put the interval under the estimate when the table would not fit the
+   window ("0.873" over "[0.872, 0.874]"), as the terminal tables do; each part stays whole. */
+td.num.iv { white-space: normal; }
+td.num.iv > span { white-space: nowrap; }
 img { display: block; max-width: 100%; height: auto; margin: 0 0 1rem; border: 1px solid var(--line);
       border-radius: 6px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 20rem), 1fr)); gap: 1rem;
@@ -144,6 +148,22 @@ def _text(el: etree.Element) -> str:
     return re.sub(r"\s+", " ", "".join(el.itertext())).strip()
 
 
+def _split_interval(td: etree.Element) -> None:
+    """A number cell "0.873 [0.872, 0.874]" (plain text) as two unbreakable parts with a breakable space between,
+    so that a table too wide for the window can put the interval under the estimate (class ``iv``)."""
+    text = td.text or ""
+    if td.tag != "td" or len(td) or " [" not in text:
+        return
+    est, _, rest = text.strip().partition(" [")
+    td.text = None
+    first = etree.SubElement(td, "span")
+    first.text = est
+    first.tail = " "
+    second = etree.SubElement(td, "span")
+    second.text = "[" + rest
+    td.set("class", "num iv")
+
+
 class _ReportTree(Treeprocessor):
     """Embeds images, marks numeric table cells, wraps tables, records the title."""
 
@@ -207,6 +227,7 @@ class _ReportTree(Treeprocessor):
             for i, c in enumerate(row):
                 if numeric_cols.get(i):
                     c.set("class", "num")
+                    _split_interval(c)
 
     @staticmethod
     def _wrap_tables(root: etree.Element) -> None:

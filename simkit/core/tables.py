@@ -150,6 +150,13 @@ def _fit(head: list[str], body: list[list[str]], width: int | None, gap: int = 2
     return [None if lim == nat else lim for lim, nat in zip(limit, natural)]
 
 
+def render_parts(rows: Sequence[dict], keys: Sequence[str], parts: Sequence[Sequence[str]], fmt: str = "md",
+                 **kw) -> str:
+    """``rows`` as one table per part, each with the ``keys`` columns first, then that part's columns: a table too
+    wide for a 1,400 px page split by column groups, every row kept (``kw``: :func:`render`'s options)."""
+    return "\n".join(render([{c: r.get(c) for c in (*keys, *part)} for r in rows], fmt, **kw) for part in parts)
+
+
 def render(rows: Sequence[dict], fmt: str = "table", columns: Sequence[str] | None = None,
            headers: dict[str, str] | None = None, width: int | None = None, drop_zero: bool | None = None) -> str:
     """Render ``rows`` (dicts) in ``fmt`` (one of :data:`FORMATS`).

@@ -28,7 +28,7 @@ from simkit.core.stats import (
     Estimate, clustered_difference, clustered_difference_p, clustered_mean, clustered_rate, holm, paired_difference,
     paired_rate_difference,
 )
-from simkit.core.tables import render
+from simkit.core.tables import render, render_parts
 
 SEED = 2026
 SEARCH_SEED = 2027
@@ -604,8 +604,11 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "differences are paired deal by deal (the normal interval of the mean difference; for 0/1 outcomes "
         "Newcombe's paired interval). Seat win shares are of the decided games, as above; the paired "
         "difference is of the seat's sole wins over all deals.\n\n"
-        "By player count:\n\n" + render(ev_count, "md") + "\n"
-        "By seat:\n\n" + render(ev_seat, "md") + "\n"
+        "By player count, the pace:\n\n"
+        + render_parts(ev_count, ["players"], [[c for c in ev_count[0] if c.startswith(("turns", "slain", "Events"))]])
+        + "\nBy player count, how games end:\n\n"
+        + render_parts(ev_count, ["players"], [[c for c in ev_count[0] if c.startswith(("ends", "capped", "deals"))]])
+        + "\nBy seat:\n\n" + render(ev_seat, "md") + "\n"
         "## Citizens and Domains\n\n"
         f"Under `{best}` in every seat, {CARD_PLAYERS} players, 2E Herald, the same {games:,} deals. For each "
         "Citizen, the seats that owned at least one at the end (`seats owning`: the share of all seats; "

@@ -28,7 +28,7 @@ from simkit.core.report import (
 )
 from simkit.core.stats import (Estimate, clustered_difference, clustered_difference_p, clustered_mean,
                                clustered_rate, holm)
-from simkit.core.tables import render
+from simkit.core.tables import render, render_parts
 from simkit.games.valhalla.multi.simulation import BLESSINGS, MISSIONS, RECORDS, TACTICS
 
 CAUSES = ("shields", "deck", "cap")
@@ -712,7 +712,10 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
         "the next seat's (0 for a shared win). Glory a seat splits into shields (2 a shield taken), the Jarl's "
         "starting Glory (stand-in `glory_start` Jarls) and the rest: Warriors in Valhalla with their blessings "
         "and completed Missions (split in *Where the Glory comes from* below).\n\n"
-        + render(vrows, "md")
+        + "How long games last and what ends them:\n\n"
+        + render_parts(vrows, ["policy", "deck"], [[label for _, label, _ in MEASURES[:4]]])
+        + "\nThe winner's margin and the Glory:\n\n"
+        + render_parts(vrows, ["policy", "deck"], [[label for _, label, _ in MEASURES[4:]] + ["games", "deals"]])
         + f"\n### The difference, game by game (`{best}`)\n\n{variants[-1] if variants else ''} − "
         f"{variants[0] if variants else ''} over the same (block, game, players, policy) (the deal streams are "
         "common; the decks differ, so the pairing is loose); Holm over the measures.\n\n"
