@@ -173,7 +173,7 @@ def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, E
                 return f"{ref_g} is the {word} under every policy"
             return f"{ref_g} is the {word} under every policy or tied with it (intervals overlap)"
         return (f"the {word} is {ref_g} under `{reference}`{tie} but "
-                + "; ".join(f"{g} under {', '.join(ps)}" for g, ps in moved.items())
+                + "; ".join(f"{g} under {names(ps, len(ps))}" for g, ps in moved.items())
                 + f", {'below' if worst else 'above'} {ref_g} beyond the intervals")
 
     n_pairs = _pairs(comparisons)

@@ -321,7 +321,7 @@ ITEMS = (  # (record column, kind, name in the rules' words, short name for the 
     ("tactic_reroll", "Battle Tactic", "reroll Tactics", "the reroll Tactics"),
 )
 assert {c for c, _, _, _ in ITEMS} == {*BLESSINGS, *MISSIONS, *TACTICS}
-VALUE_TEST = "Student's t on the cluster-robust variance of the difference (`stats.clustered_difference_p`)"
+VALUE_TEST = "Student's t on the cluster-robust variance of the difference"
 
 
 def has_records(frame_names) -> bool:
@@ -366,7 +366,7 @@ def value_display(rows: list[dict]) -> list[dict]:
     out = []
     for r in rows:
         few = f"too few plays (a seat with it in {r['deals1']} deals, without in {r['deals0']}; {MIN_DEALS} needed)"
-        out.append({"kind": r["kind"], "item": r["name"], "column": f"`{r['col']}_k`",
+        out.append({"kind": r["kind"], "item": r["name"], "results column": f"`{r['col']}_k`",
                     "per seat": f"{r['count']:.3f}", "seats ≥ 1": f"{r['with'] / max(r['seats'], 1):.3f}",
                     "win share, ≥ 1 [95%]": _iv(r["share1"]) if "share1" in r else "–",
                     "win share, none [95%]": _iv(r["share0"]) if "share0" in r else "–",
@@ -578,8 +578,8 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
             "Warriors' Glory in Valhalla (`valhalla_glory_k`). Below: the win share of the seats that scored, "
             "completed or played an item at least once against the other seats of the same games, every seat "
             f"playing `{best}`, {VALUE_PLAYERS} players, the `{VALUE_VARIANT}` deck ({vseats.height:,} seats of "
-            f"{vseats.select(DEAL).unique().height:,} games), the game as the unit (`stats.clustered_difference`: "
-            f"the ratio of each kind per game, cluster-robust variance). Flags: {VALUE_TEST}, Holm over the "
+            f"{vseats.select(DEAL).unique().height:,} games), the game as the unit (the ratio of each kind per "
+            f"game, cluster-robust variance). Flags: {VALUE_TEST}, Holm over the "
             f"{len(tested)} items tested (family-wise 5%); an item with a seat holding it, or a seat without it, "
             f"in fewer than {MIN_DEALS} games is shown but not tested.\n\n"
             "**This is an association, not the card's value.** A seat that wins battles sends more Warriors to "
@@ -590,8 +590,8 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
             + "\n### Where the Glory comes from\n\n"
             + "Per seat and game, pooled over the table sizes, the deal as the unit: the Warriors' own Glory in "
             "Valhalla, the Warriors the blessings drew from the discard pile, the Missions (2 Glory each), the "
-            "shields taken (2 each) and a Jarl's starting Glory; they add up to the Glory a seat (the `… "
-            "Valhalla + Missions` of the table above is Warriors + blessings + Missions). The base deck has no "
+            "shields taken (2 each) and a Jarl's starting Glory; together they make up a seat's Glory. (The `… "
+            "Valhalla + Missions` column of the deck table above is Warriors + blessings + Missions.) The base deck has no "
             "blessings and no Missions.\n\n"
             + render(srows, "md"))
     else:
@@ -688,9 +688,8 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
         "Intervals are 95%. A seat's **win share** is 1 for a sole win and 1/k for each of k seats sharing the "
         "most Glory, so the seats of a game add up to exactly 1 and the fair share at n players is 1/n. Rows of "
         "one deal (the same `(block, game)` in every cell, and the seats of one game) are not independent, so "
-        "every pooled number takes the deal as the unit: shares are Wilson's on the effective number of rows "
-        "(`stats.clustered_rate`), means and differences Student's t on the cluster-robust variance "
-        "(`stats.clustered_mean`); verdicts are Holm-corrected within each table (family-wise 5%).\n\n"
+        "every pooled number takes the deal as the unit: shares are Wilson's on the effective number of rows, "
+        "means and differences Student's t on the cluster-robust variance (see *design effect* below); verdicts are Holm-corrected within each table (family-wise 5%).\n\n"
         "## Is there a seat advantage?\n\n"
         f"![Win share by seat]({png_seats.name})\n\n"
         f"Win share by seat (1 = the first player) at each table size, every seat playing {who or 'the policy '}"
