@@ -103,11 +103,12 @@ def markdown(comparisons: list[Comparison], reference: str, what: str, alpha: fl
     from simkit.core.tables import render
 
     rows = []
+    with_rho = any(c.rho == c.rho for c in comparisons)  # no rank correlation at all with fewer than 3 groups
     for c in comparisons:
         shown = ", ".join(f"{f.above} > {f.below}" + (f" (resolved, p adj. {_p(f.p_adj)})" if f.resolved else "")
                           for f in c.flips[:6])
         more = f" … and {len(c.flips) - 6} more" if len(c.flips) > 6 else ""
-        rows.append({"policy": c.policy, f"Spearman ρ with `{reference}`": _rho(c),
+        rows.append({"policy": c.policy, **({f"Spearman ρ with `{reference}`": _rho(c)} if with_rho else {}),
                      "pairs flipped": f"{len(c.flips)} of {c.pairs}",
                      "resolved flips": len(c.resolved),
                      f"flipped pairs (order under `{reference}`)": (shown + more) or "none"})
@@ -125,7 +126,10 @@ def markdown(comparisons: list[Comparison], reference: str, what: str, alpha: fl
         verdict = (f"No resolved flip ({rule}): where two policies order a pair of {what} differently, the games do "
                    "not show both orders beyond their noise, so the ranking does not change with the policy at this "
                    "sample size.")
-    return render(rows, "md") + "\n" + verdict + "\n"
+    no_rho = "" if with_rho or not comparisons else (
+        f"With {comparisons[0].groups} groups there is no rank correlation (it needs 3 or more): the flipped pairs "
+        "say it all.\n\n")
+    return render(rows, "md") + "\n" + no_rho + verdict + "\n"
 
 
 def _pairs(comparisons: list[Comparison]) -> int:
