@@ -76,7 +76,8 @@ def mc_cols(row: dict, name: str, est: dict | None) -> None:
 
 def display_rows(rows):
     """Rows for table/Markdown output: ``x`` with ``x_p`` becomes ``"num/den ≈ 0.1234"``, and a Monte Carlo
-    estimate ``x_mc`` with ``x_low``/``x_high`` becomes one ``x MC [95%]`` column."""
+    estimate ``x_mc`` with ``x_low``/``x_high`` becomes one ``x MC [95%]`` column; headings in words (``_`` as a
+    space)."""
     out = []
     for r in rows:
         d = {}
@@ -85,11 +86,11 @@ def display_rows(rows):
                 continue
             if k.endswith("_mc"):
                 base = k[:-3]
-                d[f"{base} MC [95%]"] = f"{v:.4f} [{r[base + '_low']:.4f}, {r[base + '_high']:.4f}]"
+                d[f"{base.replace('_', ' ')} MC [95%]"] = f"{v:.4f} [{r[base + '_low']:.4f}, {r[base + '_high']:.4f}]"
             elif f"{k}_p" in r and isinstance(v, str):
-                d[k] = f"{v} ≈ {r[k + '_p']:.4f}"
+                d[k.replace("_", " ")] = f"{v} ≈ {r[k + '_p']:.4f}"
             else:
-                d[k] = v
+                d[k.replace("_", " ")] = v  # a heading in words: "without offering", not "without_offering"
         if "mc_n" in r:
             d["MC n"] = r["mc_n"]  # every simulated rate with its number of trials
         out.append(d)

@@ -112,7 +112,7 @@ def _weapons_text(weapons) -> str:
 
 
 def _e_text(r) -> str:
-    return "∞ (never)" if r["expected_turns"] is None else f"{r['expected_turns']} ≈ {r['expected_turns_p']:.3f}"
+    return "∞ (never)" if r["expected_turns"] is None else f"{r['expected_turns_p']:.3f} (exactly {r['expected_turns']})"
 
 
 def summary_display(rows):
@@ -150,7 +150,7 @@ def turn_display(row):
 
 
 def card_heading(r) -> str:
-    side = " (+40 side)" if r["side"] == "plus40" else ""
+    side = " (+40 side)" if r["side"] == "plus40" and "+40" not in r["name"] else ""
     return (f"{r['name']}{side}: card {r['card']} of monster '{r['monster']}', strength {r['strength']}, "
             f"weapons {_weapons_text(r['weapons'])}; E[turns between attacks] = {_e_text(r)}")
 
