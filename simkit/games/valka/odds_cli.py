@@ -110,7 +110,7 @@ def chance_strike_heatmap(path, rows, strikes, shields, bonus=0, sides=10):
     title = ("VÁLKA Chance Strike: P(attacker hits)" + (f", Strike bonus +{bonus}" if bonus else "")
              + (f", d{sides}" if sides != 10 else ""))
     return heatmap(path, grid, strikes, shields, title=title, xlabel="attacker total Strike",
-                   ylabel="defender total Shield", cbar_label="P(attacker deals 1 damage)")
+                   ylabel="defender total Shield", cbar_label="P(attacker hits: deals 1 damage)")
 
 
 def parse_good_fortune(text: str, sides: int) -> str:

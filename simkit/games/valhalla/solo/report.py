@@ -611,7 +611,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
     png_levels = lines(
         out_dir / "win-by-level.png", levels,
         {f"{m} / {v}": [win[(m, v, lv, first)].estimate if (m, v, lv, first) in win else math.nan
-                        for lv in levels] for m, v in mvs},
+                        for lv in levels] for m, v in sorted(mvs)},  # sorted: each set styled as in levels-all-jarls
         title=f"Valhalla Solo: P(win) by difficulty level, policy {first} (all Jarls, 95% bands)",
         xlabel="difficulty level (1 = I, 2 = II, 3 = III)", ylabel="P(win)",
         bands={f"{m} / {v}": ([win[(m, v, lv, first)].low if (m, v, lv, first) in win else math.nan
@@ -649,21 +649,22 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
             + f": the same result, turns, cards defeated and Glory in each of the paired games): with the "
             "bundled stand-in `deck.toml` their abilities never change a decision or a battle at this level with "
             f"policy `{first}`. Entering the printed Jarl cards (or different stand-in abilities) separates them.\n\n")
-    jrows, listed = [], set()
+    jrows, listed, shown = [], set(), []
     for jl in jarls:
         if jl in listed:
             continue  # a Jarl that played every game as an earlier one shares its row (listed once)
         listed.update([jl, *same_as.get(jl, [])])
         row = {"Jarl": jl + (f" ≡ {' ≡ '.join(same_as[jl])}" if same_as.get(jl) else "")}
+        shown.append((row["Jarl"], jl))
         for m, v in mvs:
             c = jcells.get((jl, m, v))
             row[f"{m} / {v}"] = _iv(_rate(c, "won")) if c else "–"
         row["pooled"] = _iv(jwin[jl])
         jrows.append(row)
-    png_jarls = bars(
-        out_dir / "jarls.png", jarls, [jwin[j].estimate for j in jarls],
+    png_jarls = bars(  # one bar per row of the Jarls table (Jarls that played alike share one)
+        out_dir / "jarls.png", [name for name, _ in shown], [jwin[j].estimate for _, j in shown],
         title=f"P(win) per Jarl, level {_lv(base_level)}, {first} (95%)",
-        ylabel="P(win)", low=[jwin[j].low for j in jarls], high=[jwin[j].high for j in jarls])
+        ylabel="P(win)", low=[jwin[j].low for _, j in shown], high=[jwin[j].high for _, j in shown])
 
     # --- policy sensitivity: the difficulty curve and the Jarls under every practical policy against the strongest ---
     practical = [p for p in heuristics if kinds[p] != "search"]
@@ -804,7 +805,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         lvs, sets = jnum["levels"], jnum["sets"]
         png_all = lines(
             out_dir / "levels-all-jarls.png", lvs,
-            {f"{m} / {v}": [sets[(m, v)]["rates"][L_].estimate for L_ in lvs] for m, v in sets},
+            {f"{m} / {v}": [sets[(m, v)]["rates"][L_].estimate for L_ in lvs] for m, v in sorted(sets)},
             title=f"P(win) by level, {top}, all {len(jnum['jarls'])} Jarls pooled (95% bands, the game the unit)",
             xlabel="difficulty level (1 = I, 2 = II, 3 = III)", ylabel="P(win)",
             bands={f"{m} / {v}": ([sets[(m, v)]["rates"][L_].low for L_ in lvs],
