@@ -118,4 +118,13 @@ def test_effect_bars_carry_their_intervals_and_the_tables_flags(monkeypatch, tmp
     ys = sorted({round(float(y), 3) for ln in caps for y in ln.get_ydata()})
     assert {0.05, 0.11, 0.006, 0.114} <= set(ys)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        "flagged (differs from 0 after Holm's correction)", "not told from 0"]
+        "flagged (differs from 0 after Holm's correction)",
+        "not flagged after Holm's correction (whiskers: each bar's own 95%, uncorrected)"]
+    # long names on few bars are slanted, not run into each other (the Annihilation card plot)
+    figs.clear()
+    plotting.bars(tmp_path / "d.png", ["Storm Caller", "Skald of the Plains", "Gob Slinger", "Crawler", "Ghoul"],
+                  [0.1] * 5, title="t", ylabel="e")
+    assert figs[0].axes[0].get_xticklabels()[0].get_rotation() == 30
+    figs.clear()
+    plotting.bars(tmp_path / "e.png", ["a", "b"], [0.1, 0.2], title="t", ylabel="e")
+    assert figs[0].axes[0].get_xticklabels()[0].get_rotation() == 0

@@ -103,7 +103,7 @@ FLAGGED, UNFLAGGED = "#4c72b0", "#b8c2cc"
 
 def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=None, xlabel: str | None = None,
          flagged=None, flag_label: str = "flagged (differs from 0 after Holm's correction)",
-         plain_label: str = "not told from 0") -> Path:
+         plain_label: str = "not flagged after Holm's correction (whiskers: each bar's own 95%, uncorrected)") -> Path:
     """Bars with optional interval error bars. ``flagged`` (one bool per bar): the table's verdict, drawn in the
     plot too: flagged bars in colour, the others grey, named in a legend."""
     fig, ax = plt.subplots(figsize=(max(5, 0.5 * len(labels) + 2), 4), dpi=110)
@@ -113,13 +113,17 @@ def bars(path: Path, labels, values, *, title: str, ylabel: str, low=None, high=
         yerr = np.vstack([values - np.asarray(low, float), np.asarray(high, float) - values])
     colors = FLAGGED if flagged is None else [FLAGGED if f else UNFLAGGED for f in flagged]
     ax.bar(range(len(labels)), values, yerr=yerr, capsize=3, color=colors)
+    # slanted labels when there are many, or when long ones would run into each other (about 9 characters an inch)
+    width = max(5, 0.5 * len(labels) + 2)
+    slant = len(labels) > 8 or sum(len(str(x)) + 2 for x in labels) > 9 * width * 0.8
+    ax.set_xticks(range(len(labels)), [str(x) for x in labels], rotation=30 if slant else 0,
+                  ha="right" if slant else "center")
     if flagged is not None:
         from matplotlib.patches import Patch
 
         ax.legend(handles=[Patch(color=FLAGGED, label=flag_label), Patch(color=UNFLAGGED, label=plain_label)],
-                  fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.28 if len(labels) > 8 else -0.12),
-                  frameon=False, ncols=2)
-    ax.set_xticks(range(len(labels)), [str(x) for x in labels], rotation=30 if len(labels) > 8 else 0, ha="right" if len(labels) > 8 else "center")
+                  fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.28 if slant else -0.12),
+                  frameon=False, ncols=1)
     ax.set_title(title)
     ax.set_ylabel(ylabel)
     if xlabel:
