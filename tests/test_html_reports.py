@@ -562,3 +562,21 @@ def test_a_pages_headline_is_its_one_sentence_lead(tmp_path):
     assert lead_of(md.read_text(encoding="utf-8")) == lead
     head, _, notice = page_headline(markdown_to_html(md))
     assert head == lead.replace("`", "") and notice
+
+
+def test_every_report_page_links_back_to_the_index(tmp_path):
+    """The designer review: a report page had no way back to the index. write_index puts one link at the top of
+    each page's main, relative to where the page sits, and writing the index again does not add a second."""
+    pages = []
+    for rel in ("lonequest/report.md", "multiplayer/duel/report.md"):
+        md = tmp_path / rel
+        md.parent.mkdir(parents=True)
+        md.write_text("# A page\n\n**In one sentence.** Goblins win least of all, by far and away.\n")
+        pages.append(markdown_to_html(md))
+    for _ in range(2):
+        index = write_index(tmp_path, pages)
+    for page in pages:
+        text = page.read_text()
+        links = re.findall(r'<p class="back"><a href="([^"]+)">← All reports</a></p>', text)
+        assert len(links) == 1 and (page.parent / links[0]).resolve() == index.resolve(), links
+        assert text.index('<main class="report">') < text.index('class="back"') < text.index("<h1")

@@ -75,6 +75,7 @@ tbody tr:nth-child(even) { background: var(--zebra); }
 tbody tr:hover { background: #eaf2fc; }
 td.num, th.num { text-align: right; }
 td.num { white-space: nowrap; }
+.back { font-size: 0.85rem; margin: 0 0 0.5rem; }
 /* An estimate with its interval may put the interval under the estimate when the table would not fit the
    window ("0.873" over "[0.872, 0.874]"), as the terminal tables do; each part stays whole. */
 td.num.iv { white-space: normal; }
@@ -434,7 +435,26 @@ def write_index(reports_dir: str | Path, pages: list[Path]) -> Path:
     parts.append("<footer>Each page is self-contained (plots embedded); the Markdown versions sit next to them."
                  "</footer>\n</main>")
     index.write_text(_page("simkit reports", "\n".join(parts), INDEX_CSS), encoding="utf-8")
+    for rel, _ in entries:
+        _link_back(root / rel, Path(os.path.relpath(index, (root / rel).parent)).as_posix())
     return reports_dir / "index.html"
+
+
+BACK = re.compile(r'<p class="back">.*?</p>\n')
+
+
+def _link_back(page: Path, href: str) -> None:
+    """A link from a report page to the index above it, right at the top of its ``<main>`` (replaced, not added
+    twice, when the index is written again)."""
+    try:
+        text = page.read_text(encoding="utf-8")
+    except OSError:
+        return
+    if '<main class="report">' not in text:
+        return
+    link = f'<p class="back"><a href="{html.escape(href, quote=True)}">← All reports</a></p>\n'
+    text = BACK.sub("", text).replace('<main class="report">\n', '<main class="report">\n' + link, 1)
+    page.write_text(text, encoding="utf-8")
 
 
 def _quote(segment: str) -> str:
