@@ -262,20 +262,33 @@ def test_event_section_headline_recomputed_from_the_rows(event_runs):
 
 
 def test_the_ladder_plot_shows_the_heuristic_ladder_not_the_search_sample(monkeypatch, tmp_path):
-    # the plot beside the ladder table: every heuristic against the strongest one's field, at the ladder's
-    # games per cell (not the few `search` games of the table below it)
-    from simkit.core import ladder
+    # the plot beside the ladder table: every heuristic against every field (the table the strongest policy is
+    # named from; the designer review found it drawing one field, where the other heuristic led), at the
+    # ladder's games per cell (not the few `search` games of the table below it)
+    from simkit.core import plotting
     from simkit.games.valeria import report
 
     drawn = []
-    real = ladder.plot
+    real = plotting.grouped_bars
 
-    def keep(path, rungs, **kw):
-        drawn.append((path.name, [r.policy for r in rungs], kw.get("title", "")))
-        return real(path, rungs, **kw)
+    def keep(path, groups, series, **kw):
+        drawn.append((path.name, list(groups), list(series), kw.get("title", "")))
+        return real(path, groups, series, **kw)
 
-    monkeypatch.setattr(ladder, "plot", keep)
+    monkeypatch.setattr(plotting, "grouped_bars", keep)
     report.bundled_report(tmp_path, quick=True, jobs=1)
-    (name, policies, title), = drawn
-    assert name == "skill-ladder.png" and "search" not in policies
-    assert sorted(policies) == sorted(report.HEURISTICS) and "(100 games per cell)" in title
+    (name, policies, fields, title), = [d for d in drawn if d[0] == "skill-ladder.png"]
+    assert "search" not in policies and sorted(policies) == sorted(report.HEURISTICS)
+    assert fields == ["against three economy", "against three hunter"]
+    assert "(100 games per cell)" in title
+
+
+def test_the_mean_over_fields_has_an_interval():
+    def rung(p, v, half, kind="heuristic"):
+        return Rung(p, kind, v, v - half, v + half, 100)
+    ladders = {"economy": ([rung("hunter", 0.37, 0.0392), rung("economy", 0.25, 0.0392)], {}),
+               "hunter": ([rung("economy", 0.42, 0.0392), rung("hunter", 0.25, 0.0392)], {})}
+    m = V.mean_over_fields(ladders)
+    # two independent fields, each ± 0.0392 (se 0.02): the mean's se is sqrt(2) × 0.02 / 2 ≈ 0.01414
+    assert m["economy"].estimate == pytest.approx(0.335) and m["hunter"].estimate == pytest.approx(0.31)
+    assert m["economy"].high - m["economy"].estimate == pytest.approx(1.959964 * 0.02 * 2 ** 0.5 / 2, rel=1e-3)

@@ -26,7 +26,7 @@ from simkit.core.report import (
 from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.stats import (
     Estimate, clustered_difference, clustered_difference_p, clustered_mean, clustered_rate, holm, paired_difference,
-    paired_rate_difference,
+    overlapping, paired_rate_difference,
 )
 from simkit.core.tables import render, render_parts
 
@@ -316,6 +316,38 @@ def strongest(ladders: dict) -> tuple[str, dict[str, float]]:
     return max(sorted(avg), key=lambda p: avg[p]), avg
 
 
+def mean_over_fields(ladders: dict) -> dict[str, Estimate]:
+    """Each heuristic's mean win rate over the fields with its 95% interval (the fields are independent games:
+    the mean's standard error is the root of the summed squared standard errors, halved for two fields)."""
+    z = 1.959964
+    rates: dict[str, list] = {}
+    for rungs, _ in ladders.values():
+        for r in rungs:
+            if r.kind == "heuristic":
+                rates.setdefault(r.policy, []).append(r)
+    out = {}
+    for p, rs in rates.items():
+        m = float(np.mean([r.value for r in rs]))
+        se = float(np.sqrt(sum(((r.high - r.low) / (2 * z)) ** 2 for r in rs))) / len(rs)
+        out[p] = Estimate(m, m - z * se, m + z * se, sum(r.games for r in rs))
+    return out
+
+
+def field_plot(path: Path, ladders: dict, games: int) -> Path:
+    """The skill ladder's plot: every policy's win rate in one seat against each field (three of one heuristic),
+    one bar colour per field, 95% intervals: the whole table the strongest policy is named from."""
+    from simkit.core.plotting import grouped_bars
+
+    order = [r.policy for r in next(iter(ladders.values()))[0]]
+    series = {}
+    for f, (rungs, _) in ladders.items():
+        by = {r.policy: r for r in rungs}
+        series[f"against three {f}"] = ([by[p].value for p in order], [by[p].low for p in order],
+                                        [by[p].high for p in order])
+    return grouped_bars(path, order, series, title=f"Skill ladder: one seat against each field ({games:,} games "
+                        "per cell)", ylabel="win rate of the one seat")
+
+
 # ------------------------------------------------------------------------------------------- plots
 
 def seat_plot(path: Path, shares: list[dict]) -> Path:
@@ -507,7 +539,7 @@ def _counts(ns: list[int]) -> str:
 def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Play the report's games (seed 2026; `search` 2027) and write ``out_dir/valeria/report.md`` with its plots."""
     from simkit.core import loader
-    from simkit.core.ladder import VERDICT_NOTE, described_ladder, plot, table_rows
+    from simkit.core.ladder import VERDICT_NOTE, described_ladder, table_rows
     from simkit.core.registry import scenarios_dir
     from simkit.games.valeria.cards import load_cards
     from simkit.games.valeria.ownership import owned_games
@@ -520,6 +552,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     j = jobs or 1
     ladders = field_ladders(ladder_games, SEED, j)
     best, avg = strongest(ladders)
+    means = mean_over_fields(ladders)
     path = scenarios_dir() / "valeria" / "ladder.toml"
     s_rungs, s_desc = described_ladder(path, [*HEURISTICS, "search"], games=search_games, seed=SEARCH_SEED, jobs=j,
                                        overrides=[f'opponent="{best}"'], block_size=10)
@@ -544,8 +577,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     png_herald = herald_plot(base / "herald.png", info)
     # the plot shows the ladder the section's first table holds (every heuristic against the strongest's field,
     # ladder_games per cell), not the small `search` sample below it
-    png_ladder = plot(base / "skill-ladder.png", ladders[best][0],
-                      title=f"Skill ladder: one seat against three `{best}` ({ladder_games:,} games per cell)")
+    png_ladder = field_plot(base / "skill-ladder.png", ladders, ladder_games)
     seat_table = [{"players": r["players"], "seat": r["seat"] + 1, "win share (decided games)": _iv(r["share"]),
                    "fair": f"{r['fair']:.3f}", "wins": r["k"], "decided games": r["n"], "deals": r["deals"],
                    "p (Holm)": f"{r['p_holm']:.2g}" if r["p_holm"] >= 0.001 else "< 0.001",
@@ -563,7 +595,10 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "## What was simulated\n\n"
         f"Stand-in card data (`scenarios/valeria/cards.toml`), rule options at their defaults (docs/rules.md) but "
         f"`rules.herald`. The skill ladder names the strongest practical policy: **`{best}`** (mean win rate over the "
-        f"heuristic fields " + ", ".join(f"`{p}` {v:.3f}" for p, v in sorted(avg.items())) + "). "
+        f"heuristic fields " + ", ".join(f"`{p}` {interval(e)}" for p, e in sorted(means.items()))
+        + (f"; the intervals of {', '.join(f'`{p}`' for p in overlapping(best, means))} overlap `{best}`'s, so the "
+           f"mean cannot tell them apart and the page plays the higher mean" if overlapping(best, means) else "")
+        + "). "
         f"`{best}` then plays every seat at 2, 3, 4 and 5 players (`scenarios/valeria/players.toml --set "
         f"'{play}'`), {games:,} deals per count, root seed {SEED}, once with the 2E Herald and once with the 1E "
         f"consolation (`--set 'rules.herald=\"consolation\"'`): the same seeds, so the same set-up and the same "
