@@ -508,7 +508,7 @@ def ladder_sentence(ladders: dict, s_rungs, best: str) -> str:
     """The ladder in one sentence: each hero's win share against each field, and `search`'s."""
     bits = []
     for f, (rungs, _) in ladders.items():
-        bits.append(f"against three `{f}` " + ", ".join(f"`{r.policy}` {r.value:.3f} [{r.low:.3f}, {r.high:.3f}]"
+        bits.append(f"against three `{f}`: " + ", ".join(f"`{r.policy}` {r.value:.3f} [{r.low:.3f}, {r.high:.3f}]"
                                                     for r in rungs) + f" (n = {rungs[0].games:,})")
     sr = next(r for r in s_rungs if r.policy == "search")
     return (f"**Skill ladder** (one seat of 4 against three of a field, every seat in turn; fair 0.25): "
