@@ -242,6 +242,7 @@ def test_event_section_headline_recomputed_from_the_rows(event_runs):
     _, by_seat, info = V.event_rows(on, off)
     text = V.event_sentence("economy", info, 120)
     assert on["events_slain"].sum() > 0 and off["events_slain"].sum() == 0
+    ends = {}
     for n_p in (2, 4):
         per = {}
         for name, f in (("on", on), ("off", off)):
@@ -250,7 +251,9 @@ def test_event_section_headline_recomputed_from_the_rows(event_runs):
             per[name] = (g["turns"].mean(), (g["ended"].cast(pl.String).str.contains("exhausted")).mean(),
                          decided["won"].sum() / decided.height)
         assert (f"{n_p}p {per['on'][0]:.1f} [" in text and f"against {per['off'][0]:.1f} [" in text), n_p
-        assert f"{n_p}p {per['on'][1]:.3f} against {per['off'][1]:.3f}" in text
+        ends[n_p] = (per["on"][1], per["off"][1])
+        if not all(f"{v:.3f}" == "1.000" for v in ends[n_p]):
+            assert f"{n_p}p {per['on'][1]:.3f} against {per['off'][1]:.3f}" in text
         assert f"{n_p}p first seat {per['on'][2]:.3f} [" in text
         g_on = on.filter(pl.col("players") == n_p, pl.col("seat") == 0).sort("block", "game")
         g_off = off.filter(pl.col("players") == n_p, pl.col("seat") == 0).sort("block", "game")
@@ -259,6 +262,9 @@ def test_event_section_headline_recomputed_from_the_rows(event_runs):
         pace = (g_on["slain"].to_numpy() / g_on["rounds"].to_numpy()).mean()
         assert info[n_p]["pace"][0].estimate == pytest.approx(pace)
     assert [r["seat"] for r in by_seat] == [1, 2, 1, 2, 3, 4]
+    # every game ended by the Exhausted stacks, on and off: said once, not as "2p 1.000 against 1.000; …"
+    every = all(f"{v:.3f}" == "1.000" for pair in ends.values() for v in pair)
+    assert ("games ended by the Exhausted stacks: all, on and off, at every count" in text) == every
 
 
 def test_the_ladder_plot_shows_the_heuristic_ladder_not_the_search_sample(monkeypatch, tmp_path):

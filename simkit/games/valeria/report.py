@@ -40,9 +40,8 @@ HEURISTICS = ("economy", "hunter", "random")
 FAMILY = 0.05  # family-wise level of every Holm verdict
 CARD_PLAYERS = 4
 MIN_DEALS = 30  # a card is tested when at least this many deals have an owning seat and as many a seat without
-CPU_NOTE = ("about 95 CPU-seconds, the numba kernels' compilation included, and 6 minutes of wall time at a load "
-            "average of 18 on the 2 shared cores (measured on this page's games before the Monster Event runs were "
-            "added; their 16,000 heuristic games add a few CPU-seconds)")
+CPU_NOTE = ("about 100 CPU-seconds with the numba kernels' compilation (a few minutes of wall time on the 2 cores "
+            "of the development machine)")
 
 
 
@@ -209,8 +208,11 @@ def event_sentence(policy: str, info: dict, games: int) -> str:
     turns = "; ".join(f"{n}p {_iv(info[n]['turns'][0], 1)} against {_iv(info[n]['turns'][1], 1)} "
                       f"({_pd(info[n]['turns'][2], 2)})" for n in sorted(info))
     pace = "; ".join(f"{n}p {_iv(info[n]['pace'][0])} against {_iv(info[n]['pace'][1])}" for n in sorted(info))
-    ends = "; ".join(f"{n}p {info[n]['exhausted'][0].estimate:.3f} against {info[n]['exhausted'][1].estimate:.3f}"
-                     for n in sorted(info))
+    same = all(f"{info[n]['exhausted'][0].estimate:.3f}" == f"{info[n]['exhausted'][1].estimate:.3f}" for n in info)
+    every = all(f"{info[n]['exhausted'][k].estimate:.3f}" == "1.000" for n in info for k in (0, 1))
+    ends = ("all, on and off, at every count" if every else
+            "; ".join(f"{n}p {info[n]['exhausted'][0].estimate:.3f} against {info[n]['exhausted'][1].estimate:.3f}"
+                      for n in sorted(info)) + (" (the same on and off)" if same else ""))
     seats = []
     for n in sorted(info):
         ss = info[n]["seats"]
@@ -228,7 +230,7 @@ def event_sentence(policy: str, info: dict, games: int) -> str:
             + (", ".join(moved) if moved else "none") + ".")
     return (f"**The Monster Event variant** (`{policy}` in every seat, the same {games:,} deals per count, variant "
             f"on against off, paired deal by deal): game length in turns {turns}; Monsters slain per round (Events "
-            f"included) {pace}; games ended by the Exhausted stacks {ends}; seat win shares (decided games) "
+            f"included) {pace}; games ended by the Exhausted stacks: {ends}; seat win shares (decided games) "
             + "; ".join(seats) + ". " + read)
 
 
