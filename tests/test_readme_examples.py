@@ -117,6 +117,9 @@ def _setup(command: str, cwd: Path) -> None:
         text = (ROOT / "scenarios/valka/chance_strike.toml").read_text(encoding="utf-8")
         assert 'lone_one = "loses"' in text
         (cwd / "broken.toml").write_text(text.replace('lone_one = "loses"', 'lone_one = "lose"'), encoding="utf-8")
+    if command.startswith("simkit check --baselines reports/baseline"):  # the committed baselines, read only
+        (cwd / "reports").mkdir(exist_ok=True)
+        (cwd / "reports" / "baseline").symlink_to(ROOT / "reports" / "baseline", target_is_directory=True)
     if command.startswith("simkit run lonequest.toml"):
         (cwd / "lonequest.toml").write_text((ROOT / "scenarios/valka/lonequest.toml").read_text(encoding="utf-8"),
                                             encoding="utf-8")
