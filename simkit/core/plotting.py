@@ -48,7 +48,8 @@ STYLES = ("-", "--", "-.", ":")
 def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: str, ylabel: str,
           bands: dict[str, tuple[np.ndarray, np.ndarray]] | None = None, markers: bool = True,
           xticklabels=None, reference: dict[str, float] | None = None, reference_label: str = "fair share",
-          legend_gap: float = 0.16, figsize: tuple[float, float] = (7, 4), small: float | None = None) -> Path:
+          legend_gap: float = 0.16, figsize: tuple[float, float] = (7, 4), small: float | None = None,
+          reference_named: bool = True) -> Path:
     """One line per series, with an optional shaded interval band per series (``xticklabels`` for categories).
 
     Each series has its own marker shape and line style (hollow markers after the first), so lines that lie on
@@ -57,7 +58,8 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
     axes (a share of their height) a legend of long labels starts; a legend of many long labels needs a taller
     ``figsize`` (inches), or the axes shrink under it and the legend covers the x-axis label. ``small``: a y axis
     linear up to this value and logarithmic above it (matplotlib's symlog), so that shares of a few in a
-    thousand stay apart from 0 beside one near 1."""
+    thousand stay apart from 0 beside one near 1. ``reference_named`` False: the reference's legend entry is
+    ``reference_label`` alone (one level that is not any one series')."""
     fig, ax = plt.subplots(figsize=figsize, dpi=110)
     for i, (name, y) in enumerate(series.items()):
         line, = ax.plot(x, y, marker=MARKERS[i % len(MARKERS)] if markers else None, ms=5 if i == 0 else 6,
@@ -69,7 +71,8 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
             ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2)
         if reference and name in reference:
             ax.axhline(reference[name], color=line.get_color(), ls=(0, (1, 2)), lw=1.2, zorder=2,
-                       label=f"{reference_label} ({name}): {reference[name]:.3f}")
+                       label=f"{reference_label} ({name}): {reference[name]:.3f}" if reference_named
+                       else reference_label)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel if small is None else f"{ylabel} (log scale above {small:g})")

@@ -487,7 +487,7 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
         title=f"Valhalla multiplayer: win share by seat ({best}, {decks.replace('`', '')}, 95%)",
         xlabel="players", ylabel="win share ÷ fair share 1/n",
         bands={f"seat {k + 1}": (seat_line(k, "low"), seat_line(k, "high")) for k in range(max(players))},
-        reference={"seat 1": 1.0}, reference_label="fair (1/n)")
+        reference={"seat 1": 1.0}, reference_label="fair: a share of 1/n (ratio 1)", reference_named=False)
 
     # per policy and deck: the first seat (a compact view of whether the advantage holds for each)
     per_cell = []
@@ -693,8 +693,9 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
         "## Is there a seat advantage?\n\n"
         f"![Win share by seat]({png_seats.name})\n\n"
         f"Win share by seat (1 = the first player) at each table size, every seat playing {who or 'the policy '}"
-        f"`{best}` ({why}), {decks}{' pooled' if len(variants) > 1 else ''}. Holm over the {len(seat)} "
-        "rows. The first seat under every policy and deck follows.\n\n"
+        f"`{best}` ({why}), {decks}{' pooled' if len(variants) > 1 else ''}. The plot divides each share by "
+        f"the fair 1/n, so that the table sizes share one axis (1 = fair); the table gives the shares. Holm over "
+        f"the {len(seat)} rows. The first seat under every policy and deck follows.\n\n"
         + render(seat_display(seat), "md")
         + "\n### Seat 1 per policy and deck\n\nHolm over the rows of this table.\n\n" + render(cell_rows, "md")
         + "\n## Skill ladder: a hero against a field\n\n" + ladder_text
