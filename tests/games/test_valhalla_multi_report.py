@@ -291,3 +291,39 @@ def test_the_lead_names_jarls_it_cannot_tell_apart_as_a_tie():
     assert "; weakest: Beinir, -0.109 [-0.136, -0.077] (" in R.lead_sentence(apart, "builder", 1000)
     assert R.lead_sentence({}, "builder", 10) == "No Jarl was kept in these games, so none is measured (`builder` at every " \
         "seat, 10 games per cell)."
+
+
+def test_the_seat_shares_under_the_other_rule_readings_are_paired_with_the_main_run(bundled):
+    """Issue 40: the page plays start_discard and game_end the other way, the best heuristic in every seat, on the
+    main run's deals. Pairing: a game the main run ended by shields never saw the deck run out, so under
+    game_end = "round" it is the same game, seat for seat. The table's default column is the main seat table's
+    share; its other column and difference are counted from the two runs' rows."""
+    base, _ = bundled
+    text = (base / "report.md").read_text()
+    section = text.split("### Do the seat shares depend on the rule readings?", 1)[1].split("\n## ", 1)[0]
+    best = re.search(r"`(\w+)` in every seat, on the same deals", section).group(1)
+    main = results.scan(base / "run").collect().filter(pl.col("policy") == best)
+    other = results.scan(base / "run-game_end").collect()
+    key = ["block", "game", "players", "variant"]
+    both = main.join(other, on=key, suffix="_o")
+    shields = both.filter(pl.col("cause").cast(pl.String) == "shields")
+    assert shields.height > 0
+    for k in range(6):
+        if f"win_{k}" in both.columns:
+            assert (shields[f"win_{k}"] == shields[f"win_{k}_o"]).all()
+            assert (shields[f"glory_{k}"] == shields[f"glory_{k}_o"]).all()
+    # start_discard is played at 5 and 6 players only; game_end at every size
+    assert sorted(results.scan(base / "run-start_discard").collect()["players"].unique().to_list()) == [5, 6]
+    for name, run in (("game_end", other), ("start_discard", results.scan(base / "run-start_discard").collect())):
+        part = section.split(f"rules.{name}", 1)[1].split("win share, other reading [95%]", 1)[1] \
+            .split("\n\n", 1)[0]
+        for ln in part.splitlines()[2:]:
+            cells = [c.strip() for c in ln.strip("|").split("|")]
+            n, seat = int(cells[0]), int(cells[1]) - 1
+            def share(f):
+                sub = f.filter(pl.col("players") == n)
+                wins = np.stack([sub[f"win_{j}"].to_numpy() for j in range(n)], axis=1).clip(0)
+                return (wins[:, seat] / wins.sum(axis=1)).mean()
+            assert float(cells[2].split(" ")[0]) == pytest.approx(share(main), abs=5.01e-4)
+            assert float(cells[3].split(" ")[0]) == pytest.approx(share(run), abs=5.01e-4)
+            assert float(cells[4].split(" ")[0]) == pytest.approx(share(run) - share(main), abs=1.01e-3)

@@ -151,6 +151,64 @@ def seat_display(rows: list[dict]) -> list[dict]:
              "verdict": r["verdict"], "seat rows": r["rows"], "deals": r["deals"]} for r in rows]
 
 
+# ---------------------------------------------------------------- the seat answers under the other rule readings
+
+# The rule readings that could move the seat answers (docs/rules.md, Valhalla multiplayer): the name, what the
+# other reading says, its ``--set`` overrides and the table sizes it is played at (None: every size of the run).
+READINGS = (
+    ("start_discard", "a set-up discard that falls with the table size, 20 cards at 5 players and 10 at 6",
+     ["rules.start_discard={ 5 = 20, 6 = 10 }"], [5, 6]),
+    ("game_end", "the game ending at the end of the round in which the deck ran out (every seat the same turns)",
+     ['rules.game_end="round"'], None),
+)
+
+
+def reading_table(default: pl.DataFrame, other: pl.DataFrame) -> list[dict]:
+    """Per table size and seat that ``other`` (seat rows of a run under another rule reading, ``seat_rows``)
+    played: the seat's win share under the default reading and under the other, and their paired difference
+    (the same deal, deck and seat: common random numbers), the deal as the unit; Holm over the rows."""
+    key = [*DEAL, "players", "variant", "seat"]
+    both = other.select(*key, pl.col("share").alias("other")).join(default.select(*key, "share"), on=key)
+    out = []
+    for n in sorted(both["players"].unique().to_list()):
+        for k in range(n):
+            sub = both.filter((pl.col("players") == n) & (pl.col("seat") == k))
+            a, m = _by_deal(sub, pl.col("share"))
+            b, _ = _by_deal(sub, pl.col("other"))
+            d = b - a  # per deal, summed over its decks
+            out.append({"players": n, "seat": k + 1, "default": clustered_rate(a, m), "other": clustered_rate(b, m),
+                        "d": clustered_mean(d, m), "p": _t_p(d, m, 0.0), "deals": len(m)})
+    for r, ph in zip(out, holm([r["p"] for r in out])):
+        r["p_holm"] = ph
+    return out
+
+
+def reading_text(best: str, readings: dict[str, list[dict]]) -> str:
+    """The section: per reading, one sentence (how many seat shares move beyond the noise, the largest move) and
+    its table."""
+    parts = [f"The seat answers above play the default reading of every rule the texts leave open (docs/rules.md). "
+             f"Each reading that could move them is played here the other way, `{best}` in every seat, on the same "
+             "deals, decks and dice as the main run (common random numbers), and each seat's win share is "
+             "compared game by game with the main run's; Holm over the rows of each table (family-wise 5%).\n"]
+    for name, desc, sets, _ in READINGS:
+        rows = readings.get(name)
+        if not rows:
+            continue
+        moved = [r for r in rows if r["p_holm"] < ALPHA]
+        big = max(rows, key=lambda r: abs(r["d"].estimate))
+        said = (f"**{desc.capitalize()}** (`--set {' '.join(repr(x) for x in sets)}`): "
+                + (f"{len(moved)} of {len(rows)} seat shares {'moves' if len(moved) == 1 else 'move'} beyond the "
+                   "noise; " if moved else
+                   f"no seat share of the {len(rows)} moves beyond the noise; ")
+                + f"the largest move is seat {big['seat']} at {big['players']} players, {_iv(big['default'])} "
+                f"→ {_iv(big['other'])} ({_iv(big['d'], sign=True)}).")
+        table = [{"players": r["players"], "seat": r["seat"], "win share, default [95%]": _iv(r["default"]),
+                  "win share, other reading [95%]": _iv(r["other"]), "difference [95%]": _iv(r["d"], sign=True),
+                  "p (Holm)": _p(r["p_holm"]), "deals": r["deals"]} for r in rows]
+        parts.append(said + "\n\n" + render(table, "md"))
+    return "\n".join(parts)
+
+
 # ---------------------------------------------------------------- the ladder (hero against a field)
 
 
@@ -434,12 +492,14 @@ def _deck_info(man: dict):
 
 
 def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame | None = None,
-                 search_lineups: pl.DataFrame | None = None, lineup_info: dict | None = None) -> list[Path]:
+                 search_lineups: pl.DataFrame | None = None, lineup_info: dict | None = None,
+                 reading_runs: dict[str, Path] | None = None) -> list[Path]:
     """Write ``out_dir/report.md`` with ``seat-advantage.png``, ``jarls.png`` and ``skill-ladder.png``.
 
     ``lineups``: rows of ``lineups.play_heroes`` (heroes against a field at each table size) for the ladder;
     ``search_lineups``: the same with `search` among the heroes, on a small sample; ``lineup_info``: their
-    seeds and games, for the text. Without them the page says that no ladder was measured."""
+    seeds and games, for the text. Without them the page says that no ladder was measured. ``reading_runs``:
+    name (``READINGS``) -> a run of the best policy under that reading's other side, on the main run's seed."""
     from simkit.core import ladder
     from simkit.core.plotting import bars, lines
 
@@ -475,6 +535,12 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
 
     seats_all = seat_rows(frame)
     seat = seat_table(seats_all.filter(pl.col("policy") == best))
+    reading_rows = {name: reading_table(seats_all.filter(pl.col("policy") == best),
+                                        seat_rows(results.scan(run).with_columns(pl.col(pl.Categorical).cast(pl.String)))
+                                        .filter(pl.col("policy") == best))
+                    for name, run in (reading_runs or {}).items()}
+    readings_section = ("\n### Do the seat shares depend on the rule readings?\n\n" + reading_text(best, reading_rows)
+                        if reading_rows else "")
     n_off = sum(r["p_holm"] < ALPHA for r in seat)
     firsts = [r for r in seat if r["seat"] == 1]
     def seat_line(k, what):  # seat k + 1's win share over the fair share (n × share) at each table size
@@ -698,6 +764,7 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
         f"the {len(seat)} rows. The first seat under every policy and deck follows.\n\n"
         + render(seat_display(seat), "md")
         + "\n### Seat 1 per policy and deck\n\nHolm over the rows of this table.\n\n" + render(cell_rows, "md")
+        + readings_section
         + "\n## Skill ladder: a hero against a field\n\n" + ladder_text
         + f"\n## Are the Jarls balanced?\n\n![Jarls]({png_jarls.name})\n\n"
         f"Under {who or 'the policy '}**`{best}`** ({why.replace(' below', '')}), every seat's Jarl "
@@ -751,8 +818,16 @@ def bundled_multi(out_dir: str | Path, quick: bool = False, jobs=None) -> list[P
     rows.mkdir(parents=True, exist_ok=True)
     lineups.write_parquet(rows / "lineups.parquet")
     search.write_parquet(rows / "search.parquet")
+    # the seat answers under the other side of each open rule reading, the best heuristic in every seat
+    best = next((r.policy for r in ladder_rungs(lineups) if r.kind == "heuristic"), heroes[0]) if lineups.height \
+        else heroes[0]
+    reading_runs = {}
+    for name, _desc, sets, sizes in READINGS:
+        over = [f'play=["{best}"]', *sets] + ([f"players={sizes}"] if sizes else [])
+        reading_runs[name] = run_bundled("valhalla/multi.toml", base / f"run-{name}", 100 if quick else GAMES,
+                                         seed=SEED, jobs=jobs, overrides=over)
     spec = next(v for name, kind, v in sim.policy_specs if name == "search")
     info = {"field": FIELD, "games": n, "seed": LINEUP_SEED, "search_seed": SEARCH_SEED,
             "search": f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, "
                       f"{spec.get('budget', '')}"}
-    return multi_report(run, base, lineups, search, info)
+    return multi_report(run, base, lineups, search, info, reading_runs)
