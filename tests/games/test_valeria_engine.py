@@ -313,8 +313,8 @@ def test_recruit_costs_one_more_gold_per_copy_owned():
 @pytest.mark.parametrize("magic_gold", ["never", "augment"])
 def test_magic_augments_gold_for_recruit_and_build_only_with_the_option(magic_gold):
     """``rules.magic_gold = "augment"`` (the public base rules: Magic may augment Gold to Recruit or Build, at
-    least 1 Gold paid): 1 Gold + 1 Magic recruits the Merchant (cost 2), Gold first; 0 Gold never pays; the
-    default (the issue's reading) pays Gold only."""
+    least 1 Gold paid): 1 Gold + 1 Magic recruits the Merchant (cost 2), Gold first; 0 Gold never pays;
+    ``"never"`` (issue 22's reading) pays Gold only."""
     s, rng, env = new(2, magic_gold=magic_gold)
     to_actions(s, rng, env)
     s[S.PHASE], s[S.ACTIVE], s[S.ACTS], s[S.TO_MOVE] = S.P_ACTION, 0, 2, 0
@@ -331,6 +331,19 @@ def test_magic_augments_gold_for_recruit_and_build_only_with_the_option(magic_go
     if aug:
         E.apply_action(s, rng, env, S.A_RECRUIT + KEY["merchant"])
         assert res(s, 0) == [0, 0, 2] and E.invariants(s, env) == 0
+
+
+def test_by_default_magic_augments_gold():
+    """Issue 40: the public base rules are the default (``magic_gold = "augment"``): with 1 Gold and 1 Magic and
+    no option given, the Merchant (cost 2) can be recruited."""
+    s, rng, env = new(2)
+    to_actions(s, rng, env)
+    s[S.PHASE], s[S.ACTIVE], s[S.ACTS], s[S.TO_MOVE] = S.P_ACTION, 0, 2, 0
+    set_res(s, 0, 1, 0, 1)
+    assert S.A_RECRUIT + KEY["merchant"] in legal(s, env)
+    from simkit.games.valeria.scenario import OPTIONS
+
+    assert OPTIONS["magic_gold"][1] == "augment"
 
 
 def test_slay_magic_stands_in_for_strength_but_one_strength_is_paid():

@@ -626,6 +626,29 @@ def test_records_of_a_scripted_path_to_valhalla_battle():
     assert r["glory_0"] == r["valhalla_glory_0"] + 2 * r["mission_strength_0"] + 2 * r["taken_0"]
 
 
+def test_path_to_valhalla_takes_the_pack_bonus_and_the_count_with_the_warrior():
+    """Issue 40: "that Warrior's strength is not counted in the attack". Seat 0 attacks with a Wolf Berserker
+    (strength 4, +1 for each other activated Wolf: the Wolf Thrall), the Wolf Thrall (1) and a Raven Thrall (1),
+    all activated: 5 + 1 + 1 = 7, three Warriors. Path to Valhalla on the Thrall leaves 4 + 1 = 5 (the
+    Berserker's +1 goes with it; counting only its own strength would leave 6) and two activated Warriors, so
+    seat 0 wins 5 against 1 but its "Three activated Warriors" Mission is not met and stays in its hand."""
+    from simkit.games.valhalla.multi.state import hand
+
+    s = _battle_state([["wolf_berserker", "wolf_thrall", "raven_thrall"], ["bear_thrall"]],
+                      [["mission_three_warriors"], ["path_to_valhalla"]], ["raven_hunter", "boar_thrall"])
+    env = (*T, rules_vector(players=2, variant="valkyries"))
+    s[L.B_ATT], s[L.B_DEF], s[L.B_PATH] = 0, 1, -1
+    s[L.B_ACT], s[L.B_TOT], s[L.B_NACT], s[L.B_BASIC] = 0b111, 7, 3, 1
+    s[L.B_TOT + 1], s[L.B_NACT + 1] = 1, 1
+    F.play_path(s, env)
+    F.path_pick(s, env, 1)
+    assert s[L.B_TOT] == 5 and s[L.B_NACT] == 2
+    F.resolve(s, env)
+    r = _row(s)
+    assert r["taken_0"] == 1 and r["mission_three_0"] == 0
+    assert _ids("mission_three_warriors")[0] in s[hand(0) + 1:hand(0) + 1 + s[hand(0)]]
+
+
 def test_records_of_companion_and_clan_blessings():
     """Three Warriors go together: Raven Valkyrie (+1) scores 2 (two others go with it) and Raven Shieldmaiden
     (+2, Boar shown) scores 2 (a Boar Thrall goes with it); 4 Glory drawn from a pile of 1-Glory Warriors. Without

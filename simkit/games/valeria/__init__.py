@@ -76,8 +76,8 @@ GAME = Game(
     rule_options={
         "rules.herald": "'herald' (2E Herald Starter; default) or 'consolation' (1E: any 1 Resource when no Citizen "
                         "activates)",
-        "rules.magic_gold": "'never' (default: Gold alone pays to Recruit and Build, as issue 22 states the rules) or "
-                            "'augment' (Magic tops up Gold, at least 1 Gold paid)",
+        "rules.magic_gold": "'augment' (default, the public base rules: Magic tops up Gold to Recruit and Build, at "
+                            "least 1 Gold paid) or 'never' (Gold alone pays, as issue 22 stated the rules)",
         "rules.doubles": "a Citizen matching both dice of a double activates 'twice' (default: each die activates) "
                          "or 'once'",
         "rules.monster_events": "true: the 2E Monster Event variant (1 Event per player shuffled on top of the "

@@ -443,9 +443,16 @@ def lead_sentence(policy: str, shares: list[dict], games: int) -> str:
     if high in l_tied:
         return (f"No seat stands out at {n_p} players: shares of decided games run from {interval(rs[low])} "
                 f"({show(low)}) to {interval(rs[high])} ({show(high)}) against a fair {1 / n_p:.3f} {n}.")
-    most = tie_words(high, h_tied, "", "most favoured", show, first=False)
-    return (f"{tie_words(low, l_tied, f'seat at {n_p} players', 'least favoured', show)}, winning {interval(rs[low])} "
-            f"of decided games against a fair {1 / n_p:.3f}; {most}, {interval(rs[high])} {n}.")
+    # seats the data cannot tell from either end are named once, after both (a lead stays one short sentence)
+    mid = [s for s in l_tied if s in h_tied]
+    l_own, h_own = [s for s in l_tied if s not in mid], [s for s in h_tied if s not in mid]
+    from simkit.core.report import names
+
+    most = tie_words(high, h_own, "", "most favoured", show, first=False)
+    both = f"; the {names([_ord(s + 1) for s in mid])} {'ties' if len(mid) == 1 else 'tie'} with both (intervals overlap)" \
+        if mid else ""
+    return (f"{tie_words(low, l_own, f'seat at {n_p} players', 'least favoured', show)}, winning {interval(rs[low])} "
+            f"of decided games against a fair {1 / n_p:.3f}; {most}, {interval(rs[high])}{both} {n}.")
 
 
 def answer_rows(shares: list[dict], info: dict) -> list[dict]:

@@ -11,11 +11,12 @@ from simkit.core.scenario import cwd_relative
 from simkit.games.valeria.cards import load_cards
 
 ENGINE = "simkit.games.valeria.engine"
-# rule options: name -> (allowed values, default); the first value is the plain reading (docs/rules.md)
+# rule options: name -> (allowed values in the engine's order: the rules vector holds the index, default); the
+# default is the plain reading (docs/rules.md)
 OPTIONS = {
     "herald": (("herald", "consolation"), "herald"),   # 2E Herald, or the 1E consolation
     "doubles": (("twice", "once"), "twice"),           # a Citizen matching both dice of a double
-    "magic_gold": (("never", "augment"), "never"),     # Magic paying Gold costs (Recruit, Build), at least 1 Gold
+    "magic_gold": (("never", "augment"), "augment"),   # Magic paying Gold costs (Recruit, Build), at least 1 Gold
     # Monster Event variant only (refused with monster_events = false unless the default):
     "if_able": (("what_it_holds", "in_full"), "what_it_holds"),  # "All [player]" to return n: up to n, or n or none
     "all_slain": (("areas", "and_events"), "areas"),  # "all Monsters are slain": the areas, or Events face up too

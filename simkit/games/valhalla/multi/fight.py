@@ -298,8 +298,21 @@ def play_path(s, env):
 
 @njit(cache=True, _nrt=False)
 def path_pick(s, env, i):
+    """The attacker names activated Warrior ``i``: "that Warrior's strength is not counted in the attack". All of
+    what it adds leaves with it: its own strength, the pack bonus it gives its activated Clan-mates (their
+    strength counted without it) and its place among the activated Warriors (a Mission's "Three activated
+    Warriors"); it still goes to Valhalla after the battle (docs/rules.md, issue 40)."""
     a = s[L.B_ATT]
-    s[L.B_TOT] -= B.warrior_strength(s, team(a), env[L.E_CARDS], env[L.E_CLAN], colours(s, env, a), i, s[L.B_ACT])
+    t, cards, clan, col, mask = team(a), env[L.E_CARDS], env[L.E_CLAN], colours(s, env, a), s[L.B_ACT]
+    rest = mask & ~(1 << i)
+    before, after = 0, 0
+    for j in range(s[t]):
+        if (mask >> j) & 1:
+            before += B.warrior_strength(s, t, cards, clan, col, j, mask)
+            if j != i:
+                after += B.warrior_strength(s, t, cards, clan, col, j, rest)
+    s[L.B_TOT] -= before - after
+    s[L.B_NACT] -= 1
     s[L.B_PATH] = i
     s[L.MOVER] = s[L.B_DEF]
     s[L.PHASE] = L.ST_ROLL
