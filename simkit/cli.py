@@ -930,12 +930,27 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
               help="Stop once the learned policy is shown within this of its teacher (95% lower bound of learned − "
                    "teacher above −tolerance), on at least 3 / tolerance teacher games (150 at 0.02): fewer never "
                    "stop the training.")
+@click.option("--method", type=click.Choice(["expert", "outcomes"]), default="expert", show_default=True,
+              help="expert: expert iteration over `search` (labels: the teacher's choices); outcomes: a logistic "
+                   "value of the action played fitted to how each game ended (labels free from every game).")
+@click.option("--epsilon", type=click.FloatRange(min=0.0, max=1.0), default=0.02, show_default=True,
+              help="--method outcomes: share of the decisions played at random while collecting (exploration).")
+@click.option("--window", type=click.IntRange(min=1, max=100), default=2, show_default=True,
+              help="--method outcomes: iterations of games each fit sees (the latest).")
+@click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="--method outcomes: weights the first iteration plays (default: the base heuristic).")
+@click.option("--reference", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="--method outcomes: weights each iteration is also judged against (e.g. the committed ones).")
+@click.option("--search-games", type=click.IntRange(min=0, max=10**6), default=0, show_default=True,
+              help="--method outcomes: fresh games per cell judging each iteration against `search` over the base "
+                   "heuristic with --teacher rollouts (0: skip).")
 @click.option("--metric", default="won", show_default=True, help="The per-game column the judgement compares.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_jobs_option
 def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget, iterations, share, hidden, eval_games,
-              teacher_games, tolerance, metric, seed, quiet, jobs):
+              teacher_games, tolerance, method, epsilon, window, init, reference, search_games, metric, seed, quiet,
+              jobs):
     """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
 
     Each iteration plays games with the current policy, asks the teacher (`search` over the current policy) at a
@@ -946,6 +961,18 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
     Example:
       simkit train scenarios/toy/draw.toml --name learned --base timid --budget 400 --out runs/toy-learned
     """
+    if method == "outcomes":
+        from simkit.core.value import train_outcomes
+
+        r = train_outcomes(scenario, name, out, base=base, budget=budget, iterations=iterations, seed=seed,
+                           epsilon=epsilon, window=window, eval_games=eval_games, search_games=search_games,
+                           rollouts=rollouts, metric=metric, jobs=_cores(jobs), weights=weights, init=init,
+                           reference=reference, progress=not quiet and _stderr_is_terminal(),
+                           echo=lambda line: click.echo(line, err=True))
+        click.echo(render(r.rows(), "table"), nl=False)
+        click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); wrote {r.weights} and "
+                   f"{r.scenario}")
+        return
     from simkit.core.train import train
 
     r = train(scenario, name, out, base=base, rollouts=rollouts, budget=budget, iterations=iterations, seed=seed,
