@@ -33,11 +33,13 @@ from simkit.errors import InputError
 
 @dataclass
 class Decisions:
-    """The decisions of some games, one row each (CSR): the features of the action played, the mover's outcome."""
+    """The decisions of some games, one row each (CSR, ``2 * n_features`` columns): the features of the action
+    played (columns ``0 .. F-1``), the mean features of the decision's legal actions (columns ``F .. 2F-1``: the
+    same for every action of the decision, so a function of the state), the mover's outcome."""
 
     indptr: np.ndarray  # (d + 1,) int64
-    indices: np.ndarray  # int64 feature slots
-    values: np.ndarray  # float64
+    indices: np.ndarray  # int32 column
+    values: np.ndarray  # float32
     y: np.ndarray  # (d,) the mover's reward at the end of the game (1 win, 0 loss; shared ties in between)
     game: np.ndarray  # (d,) the game's seed
     n_features: int
@@ -45,10 +47,17 @@ class Decisions:
     def __len__(self) -> int:
         return len(self.y)
 
-    def matrix(self):
-        from scipy.sparse import csr_matrix
+    def matrix(self, baseline: bool = True):
+        """The design matrix of the fit: with ``baseline``, ``[x(a) − mean x, mean x]`` (weights ``w`` of the
+        action's advantage over the mean action, ``v`` of the state); without, ``x(a)`` alone."""
+        from scipy.sparse import csr_matrix, eye, hstack, vstack
 
-        return csr_matrix((self.values, self.indices, self.indptr), shape=(len(self.y), self.n_features))
+        f = self.n_features
+        M = csr_matrix((self.values.astype(np.float64), self.indices, self.indptr), shape=(len(self.y), 2 * f))
+        if not baseline:
+            return M[:, :f].tocsr()
+        T = vstack([hstack([eye(f), csr_matrix((f, f))]), hstack([-eye(f), eye(f)])]).tocsr()
+        return (M @ T).tocsr()
 
     def take(self, mask: np.ndarray) -> Decisions:
         rows = np.flatnonzero(mask)
@@ -62,7 +71,8 @@ class Decisions:
         parts = [p for p in parts if len(p)]
         if not parts:
             z = np.zeros(0, np.int64)
-            return Decisions(np.zeros(1, np.int64), z, np.zeros(0), np.zeros(0), z, n_features)
+            return Decisions(np.zeros(1, np.int64), z.astype(np.int32), np.zeros(0, np.float32), np.zeros(0), z,
+                             n_features)
         lens = np.concatenate([np.diff(p.indptr) for p in parts])
         indices = np.concatenate([p.indices for p in parts])
         values = np.concatenate([p.values for p in parts])
@@ -112,10 +122,12 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
                     a = int(fns.policy(kind, s, env, buf, n, params, prng))
                 dg.learned.action_features(s, env, buf, n, base_vec, frng, xbuf)
                 i = int(np.flatnonzero(buf[:n] == a)[0])
+                mean = xbuf[:n].mean(axis=0)
                 nz = np.flatnonzero(xbuf[i])
-                lens.append(len(nz))
-                idx.append(nz)
-                val.append(xbuf[i, nz].copy())
+                nzm = np.flatnonzero(mean)
+                lens.append(len(nz) + len(nzm))
+                idx.append(np.concatenate([nz, nzm + f]).astype(np.int32))
+                val.append(np.concatenate([xbuf[i, nz], mean[nzm]]).astype(np.float32))
                 movers.append(int(fns.to_move(s)))
             else:
                 a = int(buf[0])
@@ -126,8 +138,8 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
             games.append(sd)
     z = np.zeros(0, np.int64)
     return Decisions(np.concatenate([[0], np.cumsum(lens)]).astype(np.int64) if lens else np.zeros(1, np.int64),
-                     np.concatenate(idx).astype(np.int64) if idx else z,
-                     np.concatenate(val) if val else np.zeros(0), np.array(ys, np.float64),
+                     np.concatenate(idx) if idx else z.astype(np.int32),
+                     np.concatenate(val) if val else np.zeros(0, np.float32), np.array(ys, np.float64),
                      np.array(games, np.int64), f)
 
 
@@ -141,10 +153,23 @@ def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, seeds
 
 @dataclass
 class ValueFit:
-    w: np.ndarray  # weights on the raw features (logit units)
+    w: np.ndarray  # weights on the raw features of the action (logit units): what the policy plays by
+    v: np.ndarray  # weights on the mean features of the decision's actions (the state's part; 0 without baseline)
     intercept: float
     loss: float
     iterations: int
+    baseline: bool
+
+    def logits(self, data: Decisions) -> np.ndarray:
+        """The fitted logit of each decision of ``data``: ``c + w . x(a) + v' . mean x`` (``v' = v − w``)."""
+        f = data.n_features
+        M = data.matrix(baseline=False)
+        from scipy.sparse import csr_matrix
+
+        B = csr_matrix((data.values.astype(np.float64), data.indices, data.indptr), shape=(len(data), 2 * f))[:, f:]
+        if not self.baseline:
+            return M @ self.w + self.intercept
+        return M @ self.w + B @ (self.v - self.w) + self.intercept
 
 
 def _logloss(theta, X, XT, y, l2):
@@ -157,26 +182,32 @@ def _logloss(theta, X, XT, y, l2):
     return loss, grad
 
 
-def fit_value(data: Decisions, *, l2: float = 1e-4, max_iter: int = 500) -> ValueFit:
+def fit_value(data: Decisions, *, l2: float = 1e-4, max_iter: int = 500, baseline: bool = True) -> ValueFit:
     """The logistic regression of the outcome on the features of the action played: mean log loss plus ``l2``
     times the squared weights of the standardised features (each column divided by its root mean square; the
-    sparse columns are not centred, the intercept absorbs the mean), by L-BFGS from zero: deterministic."""
+    sparse columns are not centred, the intercept absorbs the mean), by L-BFGS from zero: deterministic. With
+    ``baseline`` the logit is ``c + w . (x(a) − mean x) + v . mean x`` over the decision's legal actions: ``v``
+    takes the state's value, so that ``w`` (what the policy plays by: ``v . mean x`` is the same for every action
+    of a decision) need only tell the actions apart, and the L2 penalty shrinks it towards no preference."""
     from scipy.optimize import minimize
 
     if len(data) == 0:
         raise InputError("the training games had no decision with two or more legal actions")
-    X = data.matrix()
+    X = data.matrix(baseline)
     rms = np.sqrt(np.asarray(X.multiply(X).mean(axis=0)).ravel())
     scale = np.where(rms > 1e-12, rms, 1.0)
     Z = (X @ _diag(1.0 / scale)).tocsr()
     ZT = Z.T.tocsr()
     y = data.y
     p0 = min(max(float(y.mean()), 1e-6), 1 - 1e-6)
-    theta0 = np.zeros(data.n_features + 1)
+    theta0 = np.zeros(X.shape[1] + 1)
     theta0[0] = math.log(p0 / (1 - p0))
     res = minimize(_logloss, theta0, args=(Z, ZT, y, l2), jac=True, method="L-BFGS-B",
                    options={"maxiter": max_iter})
-    return ValueFit(res.x[1:] / scale, float(res.x[0]), float(res.fun), int(res.nit))
+    coef = res.x[1:] / scale
+    f = data.n_features
+    v = coef[f:] if baseline else np.zeros(f)
+    return ValueFit(coef[:f], v, float(res.x[0]), float(res.fun), int(res.nit), baseline)
 
 
 def _diag(d):
@@ -199,7 +230,7 @@ def auc(score: np.ndarray, y: np.ndarray) -> float:
 
 def heldout_scores(fit: ValueFit, data: Decisions) -> tuple[float, float, float]:
     """On ``data``: the fitted model's mean log loss, the constant win rate's (of ``data``), and the AUC."""
-    z = data.matrix() @ fit.w + fit.intercept
+    z = fit.logits(data)
     y = data.y
     loss = float(np.mean(np.logaddexp(0.0, z) - y * z))
     p = min(max(float(y.mean()), 1e-9), 1 - 1e-9)
@@ -251,12 +282,13 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
                    budget: int = 20000, iterations: int = 3, seed: int = 1, epsilon: float = 0.02,
                    window: int = 2, l2: float = 1e-4, eval_games: int = 2000, search_games: int = 0,
                    rollouts: int = 32, metric: str = "won", jobs: int = 1, weights: str | Path | None = None,
-                   init: str | Path | None = None, reference: str | Path | None = None, progress: bool = False,
-                   echo=None) -> OutcomeResult:
+                   init: str | Path | None = None, reference: str | Path | None = None, baseline: bool = True,
+                   progress: bool = False, echo=None) -> OutcomeResult:
     """Train the learned policy ``name`` for ``scenario`` from game outcomes (see the module docstring).
     ``budget``: training games in all, split evenly over the iterations; ``window``: iterations of games each fit
     sees (the latest ones); ``init``: weights the first iteration plays (default: the base heuristic);
-    ``reference``: weights every iteration is also judged against (the committed ones); ``eval_games`` /
+    ``reference``: weights every iteration is also judged against (the committed ones); ``baseline``: fit the
+    state's value apart from the actions' (``fit_value``); ``eval_games`` /
     ``search_games``: fresh games per cell of the judgements. Output as ``train``'s: each iteration's weights and
     ``scenario.toml`` in ``out_dir``, the final weights at ``weights``."""
     from joblib import Parallel, delayed
@@ -347,12 +379,13 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         held = (pool.game % 5) == 0
         if held.all() or not held.any():
             held = np.zeros(len(pool), bool)
-        fit = fit_value(pool.take(~held), l2=l2)
+        fit = fit_value(pool.take(~held), l2=l2, baseline=baseline)
         ho = pool.take(held) if held.any() else pool
         loss, base_loss, area = heldout_scores(fit, ho)
         model = LM.Model(data["game"], data["mode"], list(dg.feature_names), fit.w, np.zeros((0, f)), np.zeros(0),
                          np.zeros(0), base, base_params, dhash,
                          {"iteration": it, "method": "outcomes", "trained_decisions": int((~held).sum()),
+                          "baseline": baseline,
                           "seed": seed, "epsilon": epsilon, "window": window, "l2": l2,
                           "intercept": round(fit.intercept, 9), "heldout_logloss": round(loss, 6),
                           "heldout_auc": round(area, 6)})
