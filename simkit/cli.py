@@ -851,9 +851,9 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
                    "tolerance at a rate of 0.5).")
 @click.option("--edit-cost", type=click.FloatRange(min=0.0), default=0.002, show_default=True,
               help="What one edit costs in the score, in the targets' units (its size costs half that per range).")
-@click.option("--state-value/--no-state-value", default=True, show_default=True,
-              help="--method outcomes: fit the state's value (from the mean features of the legal actions) apart "
-                   "from each action's advantage, which alone the policy plays by.")
+@click.option("--target", type=click.Choice(["advantage", "q"]), default="advantage", show_default=True,
+              help="--method outcomes: what the fit learns: each explored action's advantage over the policy's "
+                   "own (added to the policy's weights), or the outcome of the action played (q).")
 @click.option("--search-games", type=click.IntRange(min=0, max=10**6), default=0, show_default=True,
               help="Also check the result under the scenario's `search` policy on this many fresh games per cell.")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
@@ -938,15 +938,15 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
                    "value of the action played fitted to how each game ended (labels free from every game).")
 @click.option("--epsilon", type=click.FloatRange(min=0.0, max=1.0), default=0.02, show_default=True,
               help="--method outcomes: share of the decisions played at random while collecting (exploration).")
-@click.option("--window", type=click.IntRange(min=1, max=100), default=2, show_default=True,
+@click.option("--window", type=click.IntRange(min=1, max=100), default=1, show_default=True,
               help="--method outcomes: iterations of games each fit sees (the latest).")
 @click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="--method outcomes: weights the first iteration plays (default: the base heuristic).")
 @click.option("--reference", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="--method outcomes: weights each iteration is also judged against (e.g. the committed ones).")
-@click.option("--state-value/--no-state-value", default=True, show_default=True,
-              help="--method outcomes: fit the state's value (from the mean features of the legal actions) apart "
-                   "from each action's advantage, which alone the policy plays by.")
+@click.option("--target", type=click.Choice(["advantage", "q"]), default="advantage", show_default=True,
+              help="--method outcomes: what the fit learns: each explored action's advantage over the policy's "
+                   "own (added to the policy's weights), or the outcome of the action played (q).")
 @click.option("--search-games", type=click.IntRange(min=0, max=10**6), default=0, show_default=True,
               help="--method outcomes: fresh games per cell judging each iteration against `search` over the base "
                    "heuristic with --teacher rollouts (0: skip).")
@@ -955,7 +955,7 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_jobs_option
 def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget, iterations, share, hidden, eval_games,
-              teacher_games, tolerance, method, epsilon, window, init, reference, state_value, search_games, metric, seed,
+              teacher_games, tolerance, method, epsilon, window, init, reference, target, search_games, metric, seed,
               quiet, jobs):
     """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
 
@@ -973,7 +973,7 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
         r = train_outcomes(scenario, name, out, base=base, budget=budget, iterations=iterations, seed=seed,
                            epsilon=epsilon, window=window, eval_games=eval_games, search_games=search_games,
                            rollouts=rollouts, metric=metric, jobs=_cores(jobs), weights=weights, init=init,
-                           reference=reference, baseline=state_value, progress=not quiet and _stderr_is_terminal(),
+                           reference=reference, target=target, progress=not quiet and _stderr_is_terminal(),
                            echo=lambda line: click.echo(line, err=True))
         click.echo(render(r.rows(), "table"), nl=False)
         click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); wrote {r.weights} and "

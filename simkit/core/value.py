@@ -34,8 +34,9 @@ from simkit.errors import InputError
 @dataclass
 class Decisions:
     """The decisions of some games, one row each (CSR, ``2 * n_features`` columns): the features of the action
-    played (columns ``0 .. F-1``), the mean features of the decision's legal actions (columns ``F .. 2F-1``: the
-    same for every action of the decision, so a function of the state), the mover's outcome."""
+    the policy plays there, ``x(π(s))`` (columns ``0 .. F-1``: a function of the state), and how the action played
+    differs from it, ``x(a) − x(π(s))`` (columns ``F .. 2F-1``: zero but where exploration played another action);
+    the mover's outcome."""
 
     indptr: np.ndarray  # (d + 1,) int64
     indices: np.ndarray  # int32 column
@@ -47,17 +48,16 @@ class Decisions:
     def __len__(self) -> int:
         return len(self.y)
 
-    def matrix(self, baseline: bool = True):
-        """The design matrix of the fit: with ``baseline``, ``[x(a) − mean x, mean x]`` (weights ``w`` of the
-        action's advantage over the mean action, ``v`` of the state); without, ``x(a)`` alone."""
-        from scipy.sparse import csr_matrix, eye, hstack, vstack
+    def matrix(self, target: str = "advantage"):
+        """The design matrix of the fit: ``advantage``: ``[x(π(s)), x(a) − x(π(s))]`` as stored (weights ``v`` of
+        the state, ``w`` of the action's advantage over the policy's); ``q``: ``x(a)`` alone."""
+        from scipy.sparse import csr_matrix
 
         f = self.n_features
         M = csr_matrix((self.values.astype(np.float64), self.indices, self.indptr), shape=(len(self.y), 2 * f))
-        if not baseline:
-            return M[:, :f].tocsr()
-        T = vstack([hstack([eye(f), csr_matrix((f, f))]), hstack([-eye(f), eye(f)])]).tocsr()
-        return (M @ T).tocsr()
+        if target == "q":
+            return (M[:, :f] + M[:, f:]).tocsr()
+        return M
 
     def take(self, mask: np.ndarray) -> Decisions:
         rows = np.flatnonzero(mask)
@@ -95,8 +95,9 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
                      seed: int) -> Decisions:
     """Play one game per seed with policy ``(kind, params)``, a uniformly random legal action instead at a share
     ``epsilon`` of the decisions with two or more legal actions; record at each such decision the features of the
-    action played (``is_base`` from the base heuristic ``base_vec``) and, once the game has ended, the mover's
-    reward. Reproducible from ``seed`` and the game seeds alone."""
+    action the policy plays and of the action played (``Decisions``; ``is_base`` from the base heuristic
+    ``base_vec``) and, once the game has ended, the mover's reward. Reproducible from ``seed`` and the game seeds
+    alone."""
     fns = dg.fns
     f = len(dg.feature_names)
     m = max(dg.max_actions, 1)
@@ -116,18 +117,21 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
             if n == 0:
                 break
             if n >= 2:
-                if int(pick.integers(0, 2 ** 53)) < threshold:
-                    a = int(buf[int(pick.integers(0, n))])
-                else:
-                    a = int(fns.policy(kind, s, env, buf, n, params, prng))
+                a_pol = int(fns.policy(kind, s, env, buf, n, params, prng))
+                a = int(buf[int(pick.integers(0, n))]) if int(pick.integers(0, 2 ** 53)) < threshold else a_pol
                 dg.learned.action_features(s, env, buf, n, base_vec, frng, xbuf)
-                i = int(np.flatnonzero(buf[:n] == a)[0])
-                mean = xbuf[:n].mean(axis=0)
-                nz = np.flatnonzero(xbuf[i])
-                nzm = np.flatnonzero(mean)
-                lens.append(len(nz) + len(nzm))
-                idx.append(np.concatenate([nz, nzm + f]).astype(np.int32))
-                val.append(np.concatenate([xbuf[i, nz], mean[nzm]]).astype(np.float32))
+                xp = xbuf[int(np.flatnonzero(buf[:n] == a_pol)[0])]
+                nz = np.flatnonzero(xp)
+                if a != a_pol:
+                    d = xbuf[int(np.flatnonzero(buf[:n] == a)[0])] - xp
+                    nzd = np.flatnonzero(d)
+                    ii = np.concatenate([nz, nzd + f])
+                    vv = np.concatenate([xp[nz], d[nzd]])
+                else:
+                    ii, vv = nz, xp[nz]
+                lens.append(len(ii))
+                idx.append(ii.astype(np.int32))
+                val.append(vv.astype(np.float32))
                 movers.append(int(fns.to_move(s)))
             else:
                 a = int(buf[0])
@@ -153,23 +157,17 @@ def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, seeds
 
 @dataclass
 class ValueFit:
-    w: np.ndarray  # weights on the raw features of the action (logit units): what the policy plays by
-    v: np.ndarray  # weights on the mean features of the decision's actions (the state's part; 0 without baseline)
+    w: np.ndarray  # weights on the features of the action (logit units): what the policy plays by
+    v: np.ndarray  # weights on the features of the policy's action, a function of the state (0 for ``q``)
     intercept: float
     loss: float
     iterations: int
-    baseline: bool
+    target: str
 
     def logits(self, data: Decisions) -> np.ndarray:
-        """The fitted logit of each decision of ``data``: ``c + w . x(a) + v' . mean x`` (``v' = v − w``)."""
-        f = data.n_features
-        M = data.matrix(baseline=False)
-        from scipy.sparse import csr_matrix
-
-        B = csr_matrix((data.values.astype(np.float64), data.indices, data.indptr), shape=(len(data), 2 * f))[:, f:]
-        if not self.baseline:
-            return M @ self.w + self.intercept
-        return M @ self.w + B @ (self.v - self.w) + self.intercept
+        """The fitted logit of the outcome of each decision of ``data``."""
+        M = data.matrix(self.target)
+        return M @ (np.concatenate([self.v, self.w]) if self.target == "advantage" else self.w) + self.intercept
 
 
 def _logloss(theta, X, XT, y, l2):
@@ -182,18 +180,27 @@ def _logloss(theta, X, XT, y, l2):
     return loss, grad
 
 
-def fit_value(data: Decisions, *, l2: float = 1e-4, max_iter: int = 500, baseline: bool = True) -> ValueFit:
-    """The logistic regression of the outcome on the features of the action played: mean log loss plus ``l2``
-    times the squared weights of the standardised features (each column divided by its root mean square; the
-    sparse columns are not centred, the intercept absorbs the mean), by L-BFGS from zero: deterministic. With
-    ``baseline`` the logit is ``c + w . (x(a) − mean x) + v . mean x`` over the decision's legal actions: ``v``
-    takes the state's value, so that ``w`` (what the policy plays by: ``v . mean x`` is the same for every action
-    of a decision) need only tell the actions apart, and the L2 penalty shrinks it towards no preference."""
+TARGETS = ("advantage", "q")
+
+
+def fit_value(data: Decisions, *, l2: float = 1e-4, max_iter: int = 500, target: str = "advantage") -> ValueFit:
+    """The logistic regression of the outcome: mean log loss plus ``l2`` times the squared weights of the
+    standardised columns (each divided by its root mean square; the sparse columns are not centred, the intercept
+    absorbs the mean), by L-BFGS from zero: deterministic.
+
+    ``advantage``: ``logit = c + v . x(π(s)) + w . (x(a) − x(π(s)))``. ``v`` takes the value of the state under
+    the policy (every decision informs it); ``w`` the advantage of the action played over the policy's own, which
+    only the explored decisions inform, and there the action is drawn at random whatever the state, so ``w`` is not
+    confounded with how good the states are where the policy plays an action (the logistic regression of the
+    outcome on ``x(a)`` alone, ``q``, is: its ``w`` learns which actions the policy plays in won positions). The
+    advantage is 0 for the policy's action, so playing ``argmax w . x(a)`` is a policy improvement step."""
     from scipy.optimize import minimize
 
+    if target not in TARGETS:
+        raise InputError(f"--target: must be one of {', '.join(TARGETS)} (got {target!r})")
     if len(data) == 0:
         raise InputError("the training games had no decision with two or more legal actions")
-    X = data.matrix(baseline)
+    X = data.matrix(target)
     rms = np.sqrt(np.asarray(X.multiply(X).mean(axis=0)).ravel())
     scale = np.where(rms > 1e-12, rms, 1.0)
     Z = (X @ _diag(1.0 / scale)).tocsr()
@@ -206,8 +213,9 @@ def fit_value(data: Decisions, *, l2: float = 1e-4, max_iter: int = 500, baselin
                    options={"maxiter": max_iter})
     coef = res.x[1:] / scale
     f = data.n_features
-    v = coef[f:] if baseline else np.zeros(f)
-    return ValueFit(coef[:f], v, float(res.x[0]), float(res.fun), int(res.nit), baseline)
+    if target == "advantage":
+        return ValueFit(coef[f:], coef[:f], float(res.x[0]), float(res.fun), int(res.nit), target)
+    return ValueFit(coef, np.zeros(f), float(res.x[0]), float(res.fun), int(res.nit), target)
 
 
 def _diag(d):
@@ -280,15 +288,16 @@ class OutcomeResult:
 
 def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | None = None,
                    budget: int = 20000, iterations: int = 3, seed: int = 1, epsilon: float = 0.02,
-                   window: int = 2, l2: float = 1e-4, eval_games: int = 2000, search_games: int = 0,
+                   window: int = 1, l2: float = 1e-4, eval_games: int = 2000, search_games: int = 0,
                    rollouts: int = 32, metric: str = "won", jobs: int = 1, weights: str | Path | None = None,
-                   init: str | Path | None = None, reference: str | Path | None = None, baseline: bool = True,
+                   init: str | Path | None = None, reference: str | Path | None = None, target: str = "advantage",
                    progress: bool = False, echo=None) -> OutcomeResult:
     """Train the learned policy ``name`` for ``scenario`` from game outcomes (see the module docstring).
     ``budget``: training games in all, split evenly over the iterations; ``window``: iterations of games each fit
     sees (the latest ones); ``init``: weights the first iteration plays (default: the base heuristic);
-    ``reference``: weights every iteration is also judged against (the committed ones); ``baseline``: fit the
-    state's value apart from the actions' (``fit_value``); ``eval_games`` /
+    ``reference``: weights every iteration is also judged against (the committed ones); ``target``: what the fit
+    learns (``fit_value``: with ``advantage`` each iteration's weights are the previous policy's plus the fitted
+    advantage over it, so that where the fit finds no advantage the policy keeps its choice); ``eval_games`` /
     ``search_games``: fresh games per cell of the judgements. Output as ``train``'s: each iteration's weights and
     ``scenario.toml`` in ``out_dir``, the final weights at ``weights``."""
     from joblib import Parallel, delayed
@@ -315,6 +324,8 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         raise InputError(f"--budget: must be at least the number of iterations ({iterations}; got {budget})")
     if not 0.0 <= epsilon <= 1.0:
         raise InputError(f"--epsilon: must be from 0 to 1 (got {epsilon})")
+    if target not in TARGETS:
+        raise InputError(f"--target: must be one of {', '.join(TARGETS)} (got {target!r})")
     if window < 1:
         raise InputError(f"--window: must be at least 1 (got {window})")
     weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
@@ -351,7 +362,13 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
 
     result = OutcomeResult(name=name, base=base, weights=weights, scenario=out_dir / "scenario.toml",
                            reference=Path(reference).stem if reference is not None else "")
-    kind, cur = (LEARNED, vector(init)) if init is not None else (HEURISTIC, base_vec)
+    if init is not None:
+        start = LM.load_model(init)
+        if start.hidden or list(start.feature_names) != list(dg.feature_names):
+            raise InputError(f"--init {init}: must be a linear model over this mode's features")
+        kind, cur, scores_w = LEARNED, vector(init), start.w.copy()
+    else:
+        kind, cur, scores_w = HEURISTIC, base_vec, np.zeros(len(dg.feature_names))
     per_iter = budget // iterations
     recent: list[Decisions] = []
     prev_path: Path | None = Path(init) if init is not None else None
@@ -379,13 +396,14 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         held = (pool.game % 5) == 0
         if held.all() or not held.any():
             held = np.zeros(len(pool), bool)
-        fit = fit_value(pool.take(~held), l2=l2, baseline=baseline)
+        fit = fit_value(pool.take(~held), l2=l2, target=target)
+        w = scores_w + fit.w if target == "advantage" else fit.w
         ho = pool.take(held) if held.any() else pool
         loss, base_loss, area = heldout_scores(fit, ho)
-        model = LM.Model(data["game"], data["mode"], list(dg.feature_names), fit.w, np.zeros((0, f)), np.zeros(0),
+        model = LM.Model(data["game"], data["mode"], list(dg.feature_names), w, np.zeros((0, f)), np.zeros(0),
                          np.zeros(0), base, base_params, dhash,
                          {"iteration": it, "method": "outcomes", "trained_decisions": int((~held).sum()),
-                          "baseline": baseline,
+                          "target": target,
                           "seed": seed, "epsilon": epsilon, "window": window, "l2": l2,
                           "intercept": round(fit.intercept, 9), "heldout_logloss": round(loss, 6),
                           "heldout_auc": round(area, 6)})
@@ -412,7 +430,7 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         if bar is not None:
             bar.update(1)
         prev_path = path
-        kind, cur = LEARNED, vector(path)
+        kind, cur, scores_w = LEARNED, vector(path), w
     result.stopped = f"all {iterations} iterations spent"
     if bar is not None:
         bar.close()

@@ -92,7 +92,7 @@ def test_collection_is_in_one_order_whatever_the_chunks():
     for k in ("indptr", "indices", "values", "y", "game"):
         assert np.array_equal(getattr(joined, k), getattr(whole, k)), k
     # the label is the mover's outcome: a stop on a winning total is always a win
-    X = whole.matrix(baseline=False).toarray()
+    X = whole.matrix("q").toarray()
     stop_wins = X[:, TE.FEATURES.index("stop_x_wins")] == 1.0
     assert stop_wins.any() and (whole.y[stop_wins] == 1.0).all()
 
@@ -109,7 +109,7 @@ def test_fit_value_recovers_a_known_logistic_model():
     data = V.Decisions(np.concatenate([[0], np.cumsum([len(z) for z in nz])]).astype(np.int64),
                        np.concatenate(nz).astype(np.int64), np.concatenate([X[i, z] for i, z in enumerate(nz)]),
                        y, np.arange(d, dtype=np.int64), f)
-    fit = V.fit_value(data, l2=0.0, baseline=False)
+    fit = V.fit_value(data, l2=0.0, target="q")
     assert np.allclose(fit.w, w, atol=0.06) and abs(fit.intercept - 0.5) < 0.06
     assert V.auc(np.array([0.1, 0.4, 0.35, 0.8]), np.array([0.0, 0.0, 1.0, 1.0])) == 0.75
 
