@@ -142,3 +142,39 @@ def test_cli_method_outcomes(tmp_path):
     assert "vs timid" in p.stdout and "AUC" in p.stdout and "stopped: all 2 iterations spent" in p.stdout
     assert LM.load_model(tmp_path / "w.npz").meta["method"] == "outcomes"
     assert loader.load(out / "scenario.toml").warnings == []
+
+
+def _decisions(rows_pol, rows_diff, y, f):
+    """``Decisions`` from dense rows: the policy's action's features and the action played less them."""
+    idx, val, lens = [], [], []
+    for xp, d in zip(rows_pol, rows_diff):
+        nz, nzd = np.flatnonzero(xp), np.flatnonzero(d)
+        idx.append(np.concatenate([nz, nzd + f]).astype(np.int32))
+        val.append(np.concatenate([xp[nz], d[nzd]]).astype(np.float32))
+        lens.append(len(nz) + len(nzd))
+    return V.Decisions(np.concatenate([[0], np.cumsum(lens)]).astype(np.int64), np.concatenate(idx),
+                       np.concatenate(val), np.asarray(y, float), np.arange(len(y), dtype=np.int64), f)
+
+
+def test_advantage_is_not_fooled_by_where_the_policy_plays_an_action():
+    """A policy that plays A in good positions (s > 0) and B in bad ones, though A is worse by 0.5 logits
+    everywhere; 10% of the decisions explored at random. Regressing the outcome on the action played (q) credits A
+    with the good positions it is played in; the advantage over the policy's action, informed only by the explored
+    decisions, finds A worse."""
+    rng = np.random.default_rng(8)
+    d, f = 60_000, 2
+    s = rng.normal(size=d)
+    pol = (s > 0).astype(int)  # 1: A, 0: B
+    explore = rng.random(d) < 0.1
+    played = np.where(explore, rng.integers(0, 2, d), pol)
+    onehot = np.eye(2)[[1, 0]]  # action 1 (A) -> [1, 0], action 0 (B) -> [0, 1]
+    y = rng.random(d) < 1 / (1 + np.exp(-(2.0 * s - 0.5 * played)))
+    data = _decisions(onehot[pol], onehot[played] - onehot[pol], y, f)
+    q = V.fit_value(data, l2=0.0, target="q")
+    adv = V.fit_value(data, l2=0.0, target="advantage")
+    assert q.w[0] - q.w[1] > 1.0  # confounded: A looks far better
+    assert adv.w[0] - adv.w[1] < -0.2  # A is worse
+    # on-policy decisions carry no advantage columns; the explored ones add up to the action played
+    M = data.matrix("advantage").toarray()
+    assert (M[~explore | (played == pol), f:] == 0).all()
+    assert np.allclose(M[:, :f] + M[:, f:], onehot[played])
