@@ -851,11 +851,6 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
                    "tolerance at a rate of 0.5).")
 @click.option("--edit-cost", type=click.FloatRange(min=0.0), default=0.002, show_default=True,
               help="What one edit costs in the score, in the targets' units (its size costs half that per range).")
-@click.option("--l2", type=click.FloatRange(min=0.0), default=1e-4, show_default=True,
-              help="--method outcomes: L2 penalty of the fit (on standardised features).")
-@click.option("--target", type=click.Choice(["advantage", "q"]), default="advantage", show_default=True,
-              help="--method outcomes: what the fit learns: each explored action's advantage over the policy's "
-                   "own (added to the policy's weights), or the outcome of the action played (q).")
 @click.option("--search-games", type=click.IntRange(min=0, max=10**6), default=0, show_default=True,
               help="Also check the result under the scenario's `search` policy on this many fresh games per cell.")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,

@@ -21,6 +21,7 @@ log loss against the constant win rate, and how well it ranks won above lost dec
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -367,8 +368,10 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         if start.hidden or list(start.feature_names) != list(dg.feature_names):
             raise InputError(f"--init {init}: must be a linear model over this mode's features")
         kind, cur, scores_w = LEARNED, vector(init), start.w.copy()
+        init_meta = {"init": Path(init).name, "init_sha256": hashlib.sha256(Path(init).read_bytes()).hexdigest()[:16]}
     else:
         kind, cur, scores_w = HEURISTIC, base_vec, np.zeros(len(dg.feature_names))
+        init_meta = {}
     per_iter = budget // iterations
     recent: list[Decisions] = []
     prev_path: Path | None = Path(init) if init is not None else None
@@ -403,7 +406,7 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         model = LM.Model(data["game"], data["mode"], list(dg.feature_names), w, np.zeros((0, f)), np.zeros(0),
                          np.zeros(0), base, base_params, dhash,
                          {"iteration": it, "method": "outcomes", "trained_decisions": int((~held).sum()),
-                          "target": target,
+                          "target": target, **init_meta,
                           "seed": seed, "epsilon": epsilon, "window": window, "l2": l2,
                           "intercept": round(fit.intercept, 9), "heldout_logloss": round(loss, 6),
                           "heldout_auc": round(area, 6)})
