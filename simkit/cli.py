@@ -943,6 +943,9 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
               help="--method outcomes: weights each iteration is also judged against (e.g. the committed ones).")
 @click.option("--l2", type=click.FloatRange(min=0.0), default=1e-4, show_default=True,
               help="--method outcomes: L2 penalty of the fit (on standardised features).")
+@click.option("--margin", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              help="--method outcomes, without --init: the first iteration leaves the base heuristic's action only "
+                   "for a fitted advantage above this (logit units).")
 @click.option("--target", type=click.Choice(["advantage", "q"]), default="advantage", show_default=True,
               help="--method outcomes: what the fit learns: each explored action's advantage over the policy's "
                    "own (added to the policy's weights), or the outcome of the action played (q).")
@@ -954,8 +957,8 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_jobs_option
 def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget, iterations, share, hidden, eval_games,
-              teacher_games, tolerance, method, epsilon, window, init, reference, l2, target, search_games, metric,
-              seed, quiet, jobs):
+              teacher_games, tolerance, method, epsilon, window, init, reference, l2, margin, target, search_games,
+              metric, seed, quiet, jobs):
     """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
 
     Each iteration plays games with the current policy, asks the teacher (`search` over the current policy) at a
@@ -978,7 +981,8 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
         r = train_outcomes(scenario, name, out, base=base, budget=budget, iterations=iterations, seed=seed,
                            epsilon=epsilon, window=window, eval_games=eval_games, search_games=search_games,
                            rollouts=rollouts, metric=metric, jobs=_cores(jobs), weights=weights, init=init,
-                           reference=reference, target=target, l2=l2, progress=not quiet and _stderr_is_terminal(),
+                           reference=reference, target=target, l2=l2, margin=margin,
+                           progress=not quiet and _stderr_is_terminal(),
                            echo=lambda line: click.echo(line, err=True))
         click.echo(render(r.rows(), "table"), nl=False)
         click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); wrote {r.weights} and "

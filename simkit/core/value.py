@@ -1,22 +1,30 @@
 """`simkit train --method outcomes`: a learned policy's weights fitted to how games ended (issue 41, first step).
 
 Every game played at heuristic speed labels each decision it passed, for free, with how the game ended for the
-mover. Each iteration plays games with the current policy (at first the base heuristic), taking a uniformly random
-legal action at a share ``epsilon`` of the decisions (exploration: how else would an action the policy never plays
-get a value), and records at every decision with two or more legal actions the mover's features of the action
-actually played (``features``, sparse) and whether the mover won in the end. A logistic regression of that outcome
-on those features (:func:`fit_value`, L2-regularised, scipy's L-BFGS on standardised columns, an intercept) fits
-``logit P(win | state, action) = c + w . x(state, action)``: an action-value in logit units. The logit is monotone
-and ``c`` is the same for every action of a decision, so the argmax over the legal actions of ``w . x`` is the
-action of the highest fitted win chance: saved as an ordinary `learned` model (same ``.npz``, the same data hash,
-so ``--strict`` refuses it when stale), the existing kernel plays the fitted value one step ahead at heuristic
-speed. The next iteration plays the new weights (with exploration) and refits on a window of the most recent
-iterations' games (fitted Monte Carlo policy iteration).
+mover. Each iteration plays games with the current policy (at first the base heuristic, or ``init`` weights),
+playing a uniformly random legal action instead at a share ``epsilon`` of the decisions (exploration: how else
+would an action the policy never plays get a value), and records at every decision with two or more legal actions
+the mover's features (``features``, sparse) of the action the policy plays there, ``x(π(s))``, and of the action
+played, ``x(a)``, and whether the mover won in the end. A logistic regression (:func:`fit_value`: L2 on
+standardised columns, scipy's L-BFGS, an intercept) fits
+
+    logit P(win) = c + v . x(π(s)) + w . (x(a) − x(π(s)))
+
+``v . x(π(s))``: the value of the state under the policy, which every decision informs; ``w``: the advantage of an
+action over the policy's own, which only the explored decisions inform, where the action was drawn at random
+whatever the state (regressing the outcome on ``x(a)`` alone, ``target="q"``, credits an action with the won
+positions the policy plays it in). The policy's weights plus ``w`` are saved as an ordinary linear `learned` model
+(the same ``.npz``, the same data hash, so ``--strict`` refuses it when stale): the fitted advantage of the
+policy's own action is 0 and the state's part is the same for every action of a decision, so the existing kernel,
+playing ``argmax`` of the scores, leaves the policy's action only where another's fitted advantage is higher — a
+step of policy iteration at heuristic speed. The next iteration plays the new weights (with exploration) and fits
+again on its own games (``window``: the latest iterations' games).
 
 Every iteration is judged like ``train``'s, on fresh seeds, paired game by game (common random numbers): against
-the base heuristic, the previous iteration and (``reference``) the committed learned weights; optionally against
-`search` over the base heuristic on fewer games. The fit is judged on held-out games (every fifth game seed): its
-log loss against the constant win rate, and how well it ranks won above lost decisions (AUC; 0.5 is chance).
+the base heuristic, the previous iteration and (``reference``) other weights, e.g. the committed ones; optionally
+against `search` over the base heuristic on fewer games. The fit is judged on held-out games (every fifth game
+seed): its log loss against the constant win rate's, and how well it ranks won above lost decisions (AUC; 0.5 is
+chance).
 """
 
 from __future__ import annotations
@@ -292,14 +300,16 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
                    window: int = 1, l2: float = 1e-4, eval_games: int = 2000, search_games: int = 0,
                    rollouts: int = 32, metric: str = "won", jobs: int = 1, weights: str | Path | None = None,
                    init: str | Path | None = None, reference: str | Path | None = None, target: str = "advantage",
-                   progress: bool = False, echo=None) -> OutcomeResult:
+                   margin: float = 0.0, progress: bool = False, echo=None) -> OutcomeResult:
     """Train the learned policy ``name`` for ``scenario`` from game outcomes (see the module docstring).
     ``budget``: training games in all, split evenly over the iterations; ``window``: iterations of games each fit
     sees (the latest ones); ``init``: weights the first iteration plays (default: the base heuristic);
     ``reference``: weights every iteration is also judged against (the committed ones); ``target``: what the fit
     learns (``fit_value``: with ``advantage`` each iteration's weights are the previous policy's plus the fitted
     advantage over it, so that where the fit finds no advantage the policy keeps its choice); ``eval_games`` /
-    ``search_games``: fresh games per cell of the judgements. Output as ``train``'s: each iteration's weights and
+    ``search_games``: fresh games per cell of the judgements; ``margin``: without ``init``, the weight of
+    ``is_base`` (feature 0) the fitted advantage is added to, so that the first iteration leaves the heuristic's
+    action only for a fitted advantage above ``margin`` (logit units). Output as ``train``'s: each iteration's weights and
     ``scenario.toml`` in ``out_dir``, the final weights at ``weights``."""
     from joblib import Parallel, delayed
 
@@ -329,11 +339,13 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         raise InputError(f"--target: must be one of {', '.join(TARGETS)} (got {target!r})")
     if window < 1:
         raise InputError(f"--window: must be at least 1 (got {window})")
+    if margin and init is not None:
+        raise InputError("--margin: only without --init (it is the start from the base heuristic)")
     weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
     if not weights.parent.is_dir():
         raise InputError(f"--weights: the folder {weights.parent} does not exist")
     check_out_path(weights, "--weights")
-    for label, p in (("--init", init), ("--reference", reference)):
+    for p in (init, reference):
         if p is not None:
             LM.load_model(p)  # an InputError naming the file if it is not one
     dhash = LM.data_hash(scenario, data, game.rules_version)
@@ -368,10 +380,12 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         if start.hidden or list(start.feature_names) != list(dg.feature_names):
             raise InputError(f"--init {init}: must be a linear model over this mode's features")
         kind, cur, scores_w = LEARNED, vector(init), start.w.copy()
-        init_meta = {"init": Path(init).name, "init_sha256": hashlib.sha256(Path(init).read_bytes()).hexdigest()[:16]}
+        init_meta = {"init": Path(init).name,
+                     "init_sha256": hashlib.sha256(Path(init).read_bytes()).hexdigest()[:16]}
     else:
         kind, cur, scores_w = HEURISTIC, base_vec, np.zeros(len(dg.feature_names))
-        init_meta = {}
+        scores_w[0] = margin  # feature 0 is is_base in every game (simkit.core.learned)
+        init_meta = {"margin": margin} if margin else {}
     per_iter = budget // iterations
     recent: list[Decisions] = []
     prev_path: Path | None = Path(init) if init is not None else None

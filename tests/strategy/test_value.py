@@ -178,3 +178,42 @@ def test_advantage_is_not_fooled_by_where_the_policy_plays_an_action():
     M = data.matrix("advantage").toarray()
     assert (M[~explore | (played == pol), f:] == 0).all()
     assert np.allclose(M[:, :f] + M[:, f:], onehot[played])
+
+
+def test_outcome_weights_are_refused_when_stale_and_init_is_recorded(tmp_path, toy_outcomes):
+    """The outcome method writes the same weights format with the data hash: edited rules warn, --strict refuses.
+    Started from other weights (--init), the run records which, and judges against --reference."""
+    import shutil
+
+    from simkit.errors import InputError
+
+    d = tmp_path / "edited"
+    shutil.copytree(toy_outcomes.scenario.parent, d)
+    (d / "scenario.toml").write_text((d / "scenario.toml").read_text().replace("win_high = 10", "win_high = 11"))
+    assert "other card data or rules" in loader.load(d / "scenario.toml").warnings[0]
+    with pytest.raises(InputError, match="trained on other card data or rules"):
+        loader.load(d / "scenario.toml", strict=True)
+    r = V.train_outcomes(TOY, "learned", tmp_path / "more", weights=tmp_path / "more.npz",
+                         init=toy_outcomes.weights, reference=toy_outcomes.weights,
+                         **{**TOY_ARGS, "iterations": 1, "budget": 1000})
+    m = LM.load_model(r.weights)
+    assert m.meta["init"] == toy_outcomes.weights.name and len(m.meta["init_sha256"]) == 16
+    it = r.iterations[0]
+    assert it.vs_reference is not None and it.vs_prev is not None
+    assert abs(it.vs_reference.diff) < 0.03  # the best play already: nothing left to gain
+
+
+def test_margin_starts_from_the_heuristic_and_is_refused_with_init(tmp_path, toy_outcomes):
+    """--margin: the first weights are the margin on is_base plus the fitted advantage, recorded in the weights;
+    with an enormous margin the first iteration keeps the heuristic's play (its gap to timid is exactly 0)."""
+    from simkit.errors import InputError
+
+    args = {**TOY_ARGS, "iterations": 1, "budget": 1000}
+    r = V.train_outcomes(TOY, "learned", tmp_path / "m", weights=tmp_path / "m.npz", margin=1000.0, **args)
+    m = LM.load_model(r.weights)
+    assert m.meta["margin"] == 1000.0 and m.w[0] > 900.0
+    g = r.iterations[0].vs_base
+    assert g.diff == 0.0 and g.low == 0.0 == g.high
+    with pytest.raises(InputError, match="--margin"):
+        V.train_outcomes(TOY, "learned", tmp_path / "n", weights=tmp_path / "n.npz", margin=0.5,
+                         init=toy_outcomes.weights, **args)
