@@ -58,11 +58,16 @@ bench: setup
 	$(BIN)/simkit bench
 
 # The bundled learned policies: expert iteration over `search` (simkit train), reproducible from the seed
-# whatever the number of workers; make report plays the committed weights.
+# whatever the number of workers; make report plays the committed weights. The Lonequest's: expert iteration
+# (lonequest.learned_expert.npz), then six iterations from game outcomes starting from it (--method outcomes).
 train: setup
 	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --seed 2026 --budget 300 --iterations 1 \
 	  --share 0.3 --eval-games 2000 --teacher-games 10 --out runs/train-lonequest \
-	  --weights scenarios/valka/lonequest.learned.npz
+	  --weights scenarios/valka/lonequest.learned_expert.npz
+	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --method outcomes --base greedy_trader_tuned \
+	  --seed 41 --budget 48000 --iterations 6 --epsilon 0.05 --l2 1e-3 \
+	  --init scenarios/valka/lonequest.learned_expert.npz --reference scenarios/valka/lonequest.learned_expert.npz \
+	  --eval-games 1500 --out runs/train-lonequest-outcomes --weights scenarios/valka/lonequest.learned.npz
 	$(BIN)/simkit train scenarios/valhalla/solo.toml --name learned --base builder_tuned --seed 2027 --budget 400 \
 	  --iterations 2 --teacher 8 --share 0.25 --eval-games 100 --teacher-games 0 --out runs/train-valhalla \
 	  --weights scenarios/valhalla/solo.learned.npz

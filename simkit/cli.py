@@ -930,22 +930,64 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
               help="Stop once the learned policy is shown within this of its teacher (95% lower bound of learned − "
                    "teacher above −tolerance), on at least 3 / tolerance teacher games (150 at 0.02): fewer never "
                    "stop the training.")
+@click.option("--method", type=click.Choice(["expert", "outcomes"]), default="expert", show_default=True,
+              help="expert: expert iteration over `search` (labels: the teacher's choices); outcomes: a logistic "
+                   "value of the action played fitted to how each game ended (labels free from every game).")
+@click.option("--epsilon", type=click.FloatRange(min=0.0, max=1.0), default=0.02, show_default=True,
+              help="--method outcomes: share of the decisions played at random while collecting (exploration).")
+@click.option("--window", type=click.IntRange(min=1, max=100), default=1, show_default=True,
+              help="--method outcomes: iterations of games each fit sees (the latest).")
+@click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="--method outcomes: weights the first iteration plays (default: the base heuristic).")
+@click.option("--reference", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="--method outcomes: weights each iteration is also judged against (e.g. the committed ones).")
+@click.option("--l2", type=click.FloatRange(min=0.0), default=1e-4, show_default=True,
+              help="--method outcomes: L2 penalty of the fit (on standardised features).")
+@click.option("--margin", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              help="--method outcomes, without --init: the first iteration leaves the base heuristic's action only "
+                   "for a fitted advantage above this (logit units).")
+@click.option("--target", type=click.Choice(["advantage", "q"]), default="advantage", show_default=True,
+              help="--method outcomes: what the fit learns: each explored action's advantage over the policy's "
+                   "own (added to the policy's weights), or the outcome of the action played (q).")
+@click.option("--search-games", type=click.IntRange(min=0, max=10**6), default=0, show_default=True,
+              help="--method outcomes: fresh games per cell judging each iteration against `search` over the base "
+                   "heuristic with --teacher rollouts (0: skip).")
 @click.option("--metric", default="won", show_default=True, help="The per-game column the judgement compares.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_jobs_option
 def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget, iterations, share, hidden, eval_games,
-              teacher_games, tolerance, metric, seed, quiet, jobs):
+              teacher_games, tolerance, method, epsilon, window, init, reference, l2, margin, target, search_games,
+              metric, seed, quiet, jobs):
     """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
 
     Each iteration plays games with the current policy, asks the teacher (`search` over the current policy) at a
     share of the decisions, fits the scorer to every choice so far, and is judged on fresh seeds, paired, against
     the base heuristic, the previous iteration and its teacher. Reproducible from --seed (whatever --jobs).
 
+    With --method outcomes no teacher: every decision of games played at heuristic speed (a share --epsilon of
+    them at random) is labelled with how the game ended for the mover, and a logistic value of each explored
+    action's advantage over the policy's own is fitted and added to the policy (docs/strategy.md).
+
     \b
-    Example:
+    Examples:
       simkit train scenarios/toy/draw.toml --name learned --base timid --budget 400 --out runs/toy-learned
+      simkit train scenarios/toy/draw.toml --name learned --base timid --method outcomes --epsilon 0.2 \
+        --budget 4000 --iterations 2 --out runs/toy-outcomes
     """
+    if method == "outcomes":
+        from simkit.core.value import train_outcomes
+
+        r = train_outcomes(scenario, name, out, base=base, budget=budget, iterations=iterations, seed=seed,
+                           epsilon=epsilon, window=window, eval_games=eval_games, search_games=search_games,
+                           rollouts=rollouts, metric=metric, jobs=_cores(jobs), weights=weights, init=init,
+                           reference=reference, target=target, l2=l2, margin=margin,
+                           progress=not quiet and _stderr_is_terminal(),
+                           echo=lambda line: click.echo(line, err=True))
+        click.echo(render(r.rows(), "table"), nl=False)
+        click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); wrote {r.weights} and "
+                   f"{r.scenario}")
+        return
     from simkit.core.train import train
 
     r = train(scenario, name, out, base=base, rollouts=rollouts, budget=budget, iterations=iterations, seed=seed,
