@@ -42,7 +42,7 @@ def test_outcomes_find_the_best_play_of_draw_to_ten(toy_outcomes):
     """From the weak `timid` (stops from 6 on), the outcome-fitted value plays an action of the highest exact value
     at every decision of 3,000 games (the DP of test_learned; by hand: draw below 8, then stop), and wins the exact
     optimum 137/198 within 4 SE; the fit beats the constant win rate on held-out games."""
-    from tests.strategy.test_learned import _optimal_values
+    from test_learned import _optimal_values  # (this file's folder is on the path: pytest's prepend import mode)
 
     q = _optimal_values()
     r = toy_outcomes
