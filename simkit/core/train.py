@@ -199,6 +199,65 @@ def _write_scenario(scenario: Path, data: dict, out_dir: Path, name: str, weight
                        f"# written by simkit train from {scenario}: the scenario with the learned policy {name!r}\n")
 
 
+@dataclass
+class Staged:
+    """What a training method starts from (:func:`stage`)."""
+
+    scenario: Path  # the training copy in ``out_dir`` (``.train-scenario.toml``)
+    data: dict  # its tables
+    dg: object  # the mode's decision-point engine, built from it
+    spec: dict  # the mode's policy parameters
+    base: str  # the base heuristic
+    base_vec: np.ndarray
+    base_params: dict
+    base_table: dict  # the base heuristic as a ``[policies]`` table
+
+
+def stage(source: Path, data: dict, mode, name: str, base: str | None, out_dir: Path, metric: str) -> Staged:
+    """Check what a training run needs before anything is written: the engine is built from a training copy of
+    ``source`` in a temporary folder; the mode must have a feature function; ``base`` must be one of its heuristics
+    (default: the first heuristic ``play`` names, else the first one); ``metric`` a per-game number column. Only
+    then is ``out_dir`` made and the training copy written into it (``train`` and ``value.train_outcomes``)."""
+    import shutil
+    import tempfile
+
+    from simkit.core.policies import HEURISTIC
+    from simkit.core.scenario import read_toml
+    from simkit.core.tune import _build
+
+    staging = Path(tempfile.mkdtemp(prefix="simkit-train-"))
+    try:
+        scenario = _training_copy(source, data, staging, name)
+        data = read_toml(scenario)[0]
+        dg = mode.engine(scenario)
+        if dg.learned is None or not dg.feature_names:
+            raise InputError(f"{source}: mode {data['game']}/{data['mode']} has no feature function yet, so it "
+                             "cannot play a learned policy")
+        spec = mode.params()
+        heuristics = [p for p, (k, _) in dg.policies.items() if k == HEURISTIC]
+        if base is None:
+            play = [p for p in data.get("play", []) if p in heuristics]
+            base = play[0] if play else (heuristics[0] if heuristics else None)
+        if base not in heuristics:
+            raise InputError(f"--base: {base!r} is not a heuristic policy of {source}; allowed values: "
+                             f"{', '.join(heuristics)}")
+        base_vec = dg.policies[base][1].astype(np.float64)
+        names = sorted(spec, key=lambda k: spec[k][0])
+        base_params = {k: float(base_vec[spec[k][0]]) for k in names}
+        base_table = {"kind": "heuristic", **base_params}
+        declared = _build(scenario, data, {"__base": base_table}).declared_columns()
+        if declared is not None:
+            numeric = sorted(k for k, kind in declared.items() if kind == "number" and k != "game")
+            if metric not in numeric:
+                raise InputError(f"--metric: {metric!r} is not a per-game column of this mode; allowed values: "
+                                 f"{', '.join(numeric)}")
+        out_dir.mkdir(exist_ok=True)
+        copy = _training_copy(source, read_toml(source)[0], out_dir, name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return Staged(copy, data, dg, spec, base, base_vec, base_params, base_table)
+
+
 def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | None = None, rollouts: int = 32,
           budget: int = 2000, iterations: int = 3, seed: int = 1, hidden: int = 0, share: float = 0.5,
           eval_games: int = 2000, teacher_games: int = 40, l2: float = 1e-4, metric: str = "won", jobs: int = 1,
@@ -216,6 +275,7 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
     from simkit.core import registry
     from simkit.core.decision import search_config
     from simkit.core.policies import HEURISTIC, LEARNED, learned_vector, param_vector
+    from simkit.core.scenario import read_toml
     from simkit.core.tune import _build, _scenario_parts, per_game_means
 
     scenario = Path(scenario)
@@ -245,41 +305,9 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         raise InputError(f"--weights {weights}: is a folder; name the .npz file to write")
     dhash = LM.data_hash(scenario, data, game.rules_version)
     source = scenario
-    import shutil
-    import tempfile
-
-    from simkit.core.scenario import read_toml
-
-    staging = Path(tempfile.mkdtemp(prefix="simkit-train-"))
-    try:
-        scenario = _training_copy(source, data, staging, name)
-        data = read_toml(scenario)[0]
-        dg = mode.engine(scenario)
-        if dg.learned is None or not dg.feature_names:
-            raise InputError(f"{source}: mode {data['game']}/{data['mode']} has no feature function yet, so it "
-                             "cannot play a learned policy")
-        spec = mode.params()
-        heuristics = [p for p, (k, _) in dg.policies.items() if k == HEURISTIC]
-        if base is None:
-            play = [p for p in data.get("play", []) if p in heuristics]
-            base = play[0] if play else (heuristics[0] if heuristics else None)
-        if base not in heuristics:
-            raise InputError(f"--base: {base!r} is not a heuristic policy of {source}; allowed values: "
-                             f"{', '.join(heuristics)}")
-        base_vec = dg.policies[base][1].astype(np.float64)
-        names = sorted(spec, key=lambda k: spec[k][0])
-        base_params = {k: float(base_vec[spec[k][0]]) for k in names}
-        base_table = {"kind": "heuristic", **base_params}
-        declared = _build(scenario, data, {"__base": base_table}).declared_columns()
-        if declared is not None:
-            numeric = sorted(k for k, kind in declared.items() if kind == "number" and k != "game")
-            if metric not in numeric:
-                raise InputError(f"--metric: {metric!r} is not a per-game column of this mode; allowed values: "
-                                 f"{', '.join(numeric)}")
-        out_dir.mkdir(exist_ok=True)
-        scenario = _training_copy(source, read_toml(source)[0], out_dir, name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    st = stage(source, data, mode, name, base, out_dir, metric)
+    scenario, data, dg, spec, base = st.scenario, st.data, st.dg, st.spec, st.base
+    base_vec, base_params, base_table = st.base_vec, st.base_params, st.base_table
     result = TrainResult(name=name, base=base, weights=weights, scenario=out_dir / "scenario.toml")
     kind, cur = HEURISTIC, base_vec
     X_all, counts_all, target_all, game_all = [], [], [], []

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.core.train import EVAL, Gap, _gap, _stream, _training_copy, _write_scenario
+from simkit.core.train import EVAL, Gap, _gap, _stream, _write_scenario, stage
 from simkit.errors import InputError
 
 
@@ -350,25 +350,9 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
             LM.load_model(p)  # an InputError naming the file if it is not one
     dhash = LM.data_hash(scenario, data, game.rules_version)
     source = scenario
-    out_dir.mkdir(exist_ok=True)
-    scenario = _training_copy(source, data, out_dir, name)
-    data = read_toml(scenario)[0]
-    dg = mode.engine(scenario)
-    if dg.learned is None or not dg.feature_names:
-        raise InputError(f"{source}: mode {data['game']}/{data['mode']} has no feature function yet, so it cannot "
-                         "play a learned policy")
-    spec = mode.params()
-    heuristics = [p for p, (k, _) in dg.policies.items() if k == HEURISTIC]
-    if base is None:
-        play = [p for p in data.get("play", []) if p in heuristics]
-        base = play[0] if play else (heuristics[0] if heuristics else None)
-    if base not in heuristics:
-        raise InputError(f"--base: {base!r} is not a heuristic policy of {source}; allowed values: "
-                         f"{', '.join(heuristics)}")
-    base_vec = dg.policies[base][1].astype(np.float64)
-    names = sorted(spec, key=lambda k: spec[k][0])
-    base_params = {k: float(base_vec[spec[k][0]]) for k in names}
-    base_table = {"kind": "heuristic", **base_params}
+    st = stage(source, data, mode, name, base, out_dir, metric)  # every check before anything is written
+    scenario, data, dg, spec, base = st.scenario, st.data, st.dg, st.spec, st.base
+    base_vec, base_params, base_table = st.base_vec, st.base_params, st.base_table
 
     def vector(path):
         return learned_vector(spec, {"weights": str(path), "temperature": 0.0, "base_params": base_params})

@@ -144,6 +144,21 @@ def test_cli_method_outcomes(tmp_path):
     assert loader.load(out / "scenario.toml").warnings == []
 
 
+@pytest.mark.parametrize("args,needle", [(["--base", "nope"], "--base: 'nope' is not a heuristic policy"),
+                                         (["--metric", "nope"], "--metric: 'nope' is not a per-game column")])
+def test_cli_method_outcomes_refuses_before_writing(tmp_path, args, needle):
+    """As ``train``'s own method (issue 38): a bad --base or --metric ends in one line, exit code 2, and --out is
+    not created (both methods check through ``train.stage`` before anything is written)."""
+    out = tmp_path / "run"
+    p = subprocess.run([sys.executable, "-m", "simkit", "train", str(TOY), "--name", "learned", "--method",
+                        "outcomes", "--budget", "600", "--iterations", "2", "-q", "--out", str(out), "--weights",
+                        str(tmp_path / "w.npz"), *args], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 2, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and needle in lines[0], p.stderr
+    assert not out.exists() and not (tmp_path / "w.npz").exists()
+
+
 def _decisions(rows_pol, rows_diff, y, f):
     """``Decisions`` from dense rows: the policy's action's features and the action played less them."""
     idx, val, lens = [], [], []
