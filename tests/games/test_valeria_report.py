@@ -79,8 +79,9 @@ def test_strongest_and_verdict():
         return Rung(p, kind, v, v - 0.01, v + 0.01, 100)
     ladders = {"economy": ([rung("hunter", 0.37), rung("economy", 0.25), rung("random", 0.05, "random")], {}),
                "hunter": ([rung("economy", 0.42), rung("hunter", 0.25), rung("random", 0.04, "random")], {})}
-    best, avg = V.strongest(ladders)
-    assert best == "economy" and avg == pytest.approx({"economy": 0.335, "hunter": 0.31})
+    best, means = V.strongest(ladders)
+    assert best == "economy" and {p: e.estimate for p, e in means.items()} == pytest.approx({"economy": 0.335,
+                                                                                             "hunter": 0.31})
 
     def cell(lo, hi):
         return (Estimate(0, 0, 0, 10), Estimate(0, 0, 0, 10), Estimate(0, lo, hi, 10))

@@ -307,15 +307,11 @@ def field_ladders(games: int, seed: int, jobs: int = 1) -> dict[str, tuple[list,
                                 overrides=[f'opponent="{f}"'], block_size=500) for f in FIELDS}
 
 
-def strongest(ladders: dict) -> tuple[str, dict[str, float]]:
-    """The heuristic (not random) with the highest mean win rate over the fields."""
-    means: dict[str, list[float]] = {}
-    for rungs, _ in ladders.values():
-        for r in rungs:
-            if r.kind == "heuristic":
-                means.setdefault(r.policy, []).append(r.value)
-    avg = {p: float(np.mean(v)) for p, v in means.items()}
-    return max(sorted(avg), key=lambda p: avg[p]), avg
+def strongest(ladders: dict) -> tuple[str, dict[str, Estimate]]:
+    """The heuristic (not random) with the highest mean win rate over the fields, and every heuristic's mean
+    (:func:`mean_over_fields`)."""
+    means = mean_over_fields(ladders)
+    return max(sorted(means), key=lambda p: means[p].estimate), means
 
 
 def mean_over_fields(ladders: dict) -> dict[str, Estimate]:
@@ -560,8 +556,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     search_games = 4 if quick else SEARCH_GAMES
     j = jobs or 1
     ladders = field_ladders(ladder_games, SEED, j)
-    best, avg = strongest(ladders)
-    means = mean_over_fields(ladders)
+    best, means = strongest(ladders)
     path = scenarios_dir() / "valeria" / "ladder.toml"
     s_rungs, s_desc = described_ladder(path, [*HEURISTICS, "search"], games=search_games, seed=SEARCH_SEED, jobs=j,
                                        overrides=[f'opponent="{best}"'], block_size=10)

@@ -491,6 +491,11 @@ def _deck_info(man: dict):
         return [], {}, {}
 
 
+def top_heuristic(rungs, fallback: str) -> str:
+    """What a page may call its strongest practical policy: the ladder's top heuristic, or (no ladder) ``fallback``."""
+    return next((r.policy for r in rungs if r.kind == "heuristic"), fallback) if rungs else fallback
+
+
 def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame | None = None,
                  search_lineups: pl.DataFrame | None = None, lineup_info: dict | None = None,
                  reading_runs: dict[str, Path] | None = None) -> list[Path]:
@@ -524,8 +529,7 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
     if search_lineups is not None and search_lineups.height:
         srungs = ladder_rungs(search_lineups)
     first = (practical or list(kinds))[0]
-    best = next((r.policy for r in rungs if r.kind == "heuristic"), first) if rungs else first
-    # what the page may call ``best``: the ladder's top heuristic, or (no ladder) just the run's first policy
+    best = top_heuristic(rungs, first)
     who = "the strongest practical policy, " if rungs else ""
     why = "the top heuristic of the ladder below" if rungs else "the run's first policy: no ladder was played"
     decks = "both decks" if len(variants) == 2 else "the " + ", ".join(f"`{v}`" for v in variants) + " deck"
@@ -819,8 +823,7 @@ def bundled_multi(out_dir: str | Path, quick: bool = False, jobs=None) -> list[P
     lineups.write_parquet(rows / "lineups.parquet")
     search.write_parquet(rows / "search.parquet")
     # the seat answers under the other side of each open rule reading, the best heuristic in every seat
-    best = next((r.policy for r in ladder_rungs(lineups) if r.kind == "heuristic"), heroes[0]) if lineups.height \
-        else heroes[0]
+    best = top_heuristic(ladder_rungs(lineups) if lineups.height else None, heroes[0])
     reading_runs = {}
     for name, _desc, sets, sizes in READINGS:
         over = [f'play=["{best}"]', *sets] + ([f"players={sizes}"] if sizes else [])
