@@ -753,7 +753,7 @@ def baseline_cmd(name, scenario, all_, games, max_games, seed, sets, tolerance, 
         from simkit.core import loader
 
         sim = loader.load(scenario, list(sets)).simulation
-        names = [m.name for m in sim.metrics if m.trials is None]
+        names = [m.name for m in sim.metrics if m.trials is None] + [x.name for x in ck.seat_numbers(sim)]
         bad = [k for k in per if k not in names]
         if bad:
             raise InputError(f"--metric-tolerance: unknown metric {bad[0]!r}; allowed values: {', '.join(names)}")
@@ -936,7 +936,8 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--epsilon", type=click.FloatRange(min=0.0, max=1.0), default=0.02, show_default=True,
               help="--method outcomes: share of the decisions played at random while collecting (exploration).")
 @click.option("--window", type=click.IntRange(min=1, max=100), default=1, show_default=True,
-              help="--method outcomes: iterations of games each fit sees (the latest).")
+              help="--method outcomes: iterations of games each fit sees (the latest; more than 1 only with "
+                   "--target q: an advantage is over the policy that played the games).")
 @click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="--method outcomes: weights the first iteration plays (default: the base heuristic).")
 @click.option("--reference", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,

@@ -179,23 +179,23 @@ class ValueFit:
         return M @ (np.concatenate([self.v, self.w]) if self.target == "advantage" else self.w) + self.intercept
 
 
-def _logloss(theta, X, XT, y, l2):
-    z = X @ theta[1:] + theta[0]
-    # log(1 + e^z) - y z, stably
-    loss = float(np.mean(np.logaddexp(0.0, z) - y * z)) + l2 * float(theta[1:] @ theta[1:])
-    p = 0.5 * (1.0 + np.tanh(0.5 * z))
-    r = (p - y) / len(y)
-    grad = np.concatenate([[r.sum()], XT @ r + 2.0 * l2 * theta[1:]])
-    return loss, grad
+def _objective(theta: np.ndarray, Z, y: np.ndarray, l2: float) -> float:
+    """Mean log loss of the logits ``Z @ theta[1:] + theta[0]`` plus ``l2`` times the squared weights (not the
+    intercept): what :func:`fit_value` minimises, reported with the fit."""
+    z = Z @ theta[1:] + theta[0]
+    return float(np.mean(np.logaddexp(0.0, z) - y * z)) + l2 * float(theta[1:] @ theta[1:])
 
 
 TARGETS = ("advantage", "q")
+TOL = 1e-6  # L-BFGS's gradient tolerance: tight, so the weights do not hang on where the solver stopped
 
 
 def fit_value(data: Decisions, *, l2: float = 1e-4, max_iter: int = 500, target: str = "advantage") -> ValueFit:
     """The logistic regression of the outcome: mean log loss plus ``l2`` times the squared weights of the
     standardised columns (each divided by its root mean square; the sparse columns are not centred, the intercept
-    absorbs the mean), by L-BFGS from zero: deterministic.
+    absorbs the mean), fitted by scikit-learn's ``LogisticRegression`` (L-BFGS from zero, deterministic): its
+    objective ``C Σ loss + ½ |w|²`` with ``C = 1 / (2 · l2 · n)`` is this one times a constant, so the same
+    weights; ``l2 = 0`` is unpenalised (``C = inf``).
 
     ``advantage``: ``logit = c + v . x(π(s)) + w . (x(a) − x(π(s)))``. ``v`` takes the value of the state under
     the policy (every decision informs it); ``w`` the advantage of the action played over the policy's own, which
@@ -203,7 +203,7 @@ def fit_value(data: Decisions, *, l2: float = 1e-4, max_iter: int = 500, target:
     confounded with how good the states are where the policy plays an action (the logistic regression of the
     outcome on ``x(a)`` alone, ``q``, is: its ``w`` learns which actions the policy plays in won positions). The
     advantage is 0 for the policy's action, so playing ``argmax w . x(a)`` is a policy improvement step."""
-    from scipy.optimize import minimize
+    from sklearn.linear_model import LogisticRegression
 
     if target not in TARGETS:
         raise InputError(f"--target: must be one of {', '.join(TARGETS)} (got {target!r})")
@@ -213,18 +213,24 @@ def fit_value(data: Decisions, *, l2: float = 1e-4, max_iter: int = 500, target:
     rms = np.sqrt(np.asarray(X.multiply(X).mean(axis=0)).ravel())
     scale = np.where(rms > 1e-12, rms, 1.0)
     Z = (X @ _diag(1.0 / scale)).tocsr()
-    ZT = Z.T.tocsr()
-    y = data.y
-    p0 = min(max(float(y.mean()), 1e-6), 1 - 1e-6)
-    theta0 = np.zeros(X.shape[1] + 1)
-    theta0[0] = math.log(p0 / (1 - p0))
-    res = minimize(_logloss, theta0, args=(Z, ZT, y, l2), jac=True, method="L-BFGS-B",
-                   options={"maxiter": max_iter})
-    coef = res.x[1:] / scale
+    y = np.asarray(data.y, dtype=np.float64)
+    theta = np.zeros(X.shape[1] + 1)
+    iterations = 0
+    if 0 < y.mean() < 1:
+        model = LogisticRegression(C=1.0 / (2.0 * l2 * len(y)) if l2 > 0 else np.inf, solver="lbfgs",
+                                   max_iter=max_iter, tol=TOL)
+        model.fit(Z, y.astype(np.int8))
+        theta = np.concatenate([model.intercept_, model.coef_[0]])
+        iterations = int(model.n_iter_[0])
+    else:  # every decision won (or lost): the constant model, the intercept at the clipped rate
+        p0 = min(max(float(y.mean()), 1e-6), 1 - 1e-6)
+        theta[0] = math.log(p0 / (1 - p0))
+    coef = theta[1:] / scale
+    loss = _objective(theta, Z, y, l2)
     f = data.n_features
     if target == "advantage":
-        return ValueFit(coef[f:], coef[:f], float(res.x[0]), float(res.fun), int(res.nit), target)
-    return ValueFit(coef, np.zeros(f), float(res.x[0]), float(res.fun), int(res.nit), target)
+        return ValueFit(coef[f:], coef[:f], float(theta[0]), loss, iterations, target)
+    return ValueFit(coef, np.zeros(f), float(theta[0]), loss, iterations, target)
 
 
 def _diag(d):
@@ -339,6 +345,12 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         raise InputError(f"--target: must be one of {', '.join(TARGETS)} (got {target!r})")
     if window < 1:
         raise InputError(f"--window: must be at least 1 (got {window})")
+    if window > 1 and target == "advantage":
+        # each iteration's advantage is over the policy that played its games: pooled with older games, the fit
+        # would add to the current weights advantages measured over older policies
+        raise InputError(f"--window: must be 1 with --target advantage (got {window}; the fitted advantage is "
+                         "over the policy that played the games, so only the latest iteration's games fit it); "
+                         "use --target q to pool iterations")
     if margin and init is not None:
         raise InputError("--margin: only without --init (it is the start from the base heuristic)")
     weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"

@@ -145,7 +145,8 @@ def test_cli_method_outcomes(tmp_path):
 
 
 @pytest.mark.parametrize("args,needle", [(["--base", "nope"], "--base: 'nope' is not a heuristic policy"),
-                                         (["--metric", "nope"], "--metric: 'nope' is not a per-game column")])
+                                         (["--metric", "nope"], "--metric: 'nope' is not a per-game column"),
+                                         (["--window", "2"], "--window: must be 1 with --target advantage")])
 def test_cli_method_outcomes_refuses_before_writing(tmp_path, args, needle):
     """As ``train``'s own method (issue 38): a bad --base or --metric ends in one line, exit code 2, and --out is
     not created (both methods check through ``train.stage`` before anything is written)."""
