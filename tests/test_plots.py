@@ -78,6 +78,29 @@ def test_lines_draw_the_fair_share_and_keep_overlapping_lines_apart(monkeypatch,
     assert len({ln.get_marker() for ln in data}) == 4 and b.get_markerfacecolor() == "none"
 
 
+def test_places_at_a_table_are_points_with_whiskers_not_a_line(monkeypatch, tmp_path):
+    """``connect=False`` (the VÁLKA turn-order plot: places at a table are categories): no line joins the points
+    and no band fills between them; each point has its interval as a whisker, and two table sizes sit side by side
+    within a place, never on top of each other."""
+    import matplotlib.collections
+
+    figs = _keep(monkeypatch)
+    series = {"2 players": np.array([0.637, 0.363]), "3 players": np.array([0.40, 0.33])}
+    bands = {"2 players": (np.array([0.620, 0.346]), np.array([0.653, 0.380])),
+             "3 players": (np.array([0.38, 0.31]), np.array([0.42, 0.35]))}
+    plotting.lines(tmp_path / "p.png", [1, 2], series, title="t", xlabel="turn order", ylabel="P(win)",
+                   bands=bands, reference={"2 players": 0.5}, connect=False)
+    ax = figs[0].axes[0]
+    points = [c.lines[0] for c in ax.containers if c.get_label() in series]
+    assert len(points) == 2 and all(ln.get_linestyle() == "None" for ln in points)
+    assert not [c for c in ax.collections if isinstance(c, matplotlib.collections.PolyCollection)]  # no band
+    whiskers = [c for c in ax.collections if isinstance(c, matplotlib.collections.LineCollection)]
+    spans = sorted(round(float(seg[1][1] - seg[0][1]), 6) for c in whiskers for seg in c.get_segments())
+    assert spans == sorted(round(hi - lo, 6) for lo, hi in zip(*(np.concatenate(b) for b in zip(*bands.values()))))
+    xs = [ln.get_xdata()[0] for ln in points]
+    assert xs[0] < 1 < xs[1] and abs(xs[1] - xs[0]) < 0.5
+
+
 def test_a_long_legend_goes_under_the_plot_not_over_it(monkeypatch, tmp_path):
     figs = _keep(monkeypatch)
     x = np.arange(1, 21)

@@ -49,7 +49,7 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
           bands: dict[str, tuple[np.ndarray, np.ndarray]] | None = None, markers: bool = True,
           xticklabels=None, reference: dict[str, float] | None = None, reference_label: str = "fair share",
           legend_gap: float = 0.16, figsize: tuple[float, float] = (7, 4), small: float | None = None,
-          reference_named: bool = True) -> Path:
+          reference_named: bool = True, connect: bool = True) -> Path:
     """One line per series, with an optional shaded interval band per series (``xticklabels`` for categories).
 
     Each series has its own marker shape and line style (hollow markers after the first), so lines that lie on
@@ -59,16 +59,32 @@ def lines(path: Path, x, series: dict[str, np.ndarray], *, title: str, xlabel: s
     ``figsize`` (inches), or the axes shrink under it and the legend covers the x-axis label. ``small``: a y axis
     linear up to this value and logarithmic above it (matplotlib's symlog), so that shares of a few in a
     thousand stay apart from 0 beside one near 1. ``reference_named`` False: the reference's legend entry is
-    ``reference_label`` alone (one level that is not any one series')."""
+    ``reference_label`` alone (one level that is not any one series'). ``connect`` False: the x values are
+    categories (places at a table), not a scale to read between, so each point stands alone with its band as a
+    whisker, the series side by side within a category."""
     fig, ax = plt.subplots(figsize=figsize, dpi=110)
+    k = len(series)
     for i, (name, y) in enumerate(series.items()):
-        line, = ax.plot(x, y, marker=MARKERS[i % len(MARKERS)] if markers else None, ms=5 if i == 0 else 6,
-                        ls=STYLES[(i // len(MARKERS)) % len(STYLES)] if len(series) > len(MARKERS) else
-                        STYLES[i % len(STYLES)], lw=1.6, label=name, zorder=3 + len(series) - i,
-                        markerfacecolor=None if i == 0 else "none", markeredgewidth=1.3)
-        if bands and name in bands:
-            lo, hi = bands[name]
-            ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2)
+        marker = MARKERS[i % len(MARKERS)] if markers or not connect else None
+        face = None if i == 0 else "none"
+        if not connect:
+            xs = np.asarray(x, dtype=float) + (i - (k - 1) / 2) * min(0.12, 0.6 / max(k, 1))
+            yerr = None
+            if bands and name in bands:
+                lo, hi = (np.asarray(b, dtype=float) for b in bands[name])
+                yv = np.asarray(y, dtype=float)
+                yerr = np.vstack([yv - lo, hi - yv])
+            cont = ax.errorbar(xs, y, yerr=yerr, fmt=marker, ms=6, capsize=3, lw=1.4, label=name,
+                               zorder=3 + k - i, markerfacecolor=face, markeredgewidth=1.3)
+            line = cont.lines[0]
+        else:
+            line, = ax.plot(x, y, marker=marker, ms=5 if i == 0 else 6,
+                            ls=STYLES[(i // len(MARKERS)) % len(STYLES)] if k > len(MARKERS) else
+                            STYLES[i % len(STYLES)], lw=1.6, label=name, zorder=3 + k - i,
+                            markerfacecolor=face, markeredgewidth=1.3)
+            if bands and name in bands:
+                lo, hi = bands[name]
+                ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2)
         if reference and name in reference:
             ax.axhline(reference[name], color=line.get_color(), ls=(0, (1, 2)), lw=1.2, zorder=2,
                        label=f"{reference_label} ({name}): {reference[name]:.3f}" if reference_named

@@ -325,9 +325,9 @@ def multiplayer_report(run_dir: str | Path, out_dir: str | Path, search_ladder: 
         bands[f"{np_} players"] = ([e.low for e in ests] + [float("nan")] * (max(sizes) - np_),
                                    [e.high for e in ests] + [float("nan")] * (max(sizes) - np_))
     png_order = lines(out_dir / "seat-order.png", list(range(1, max(sizes) + 1)), series,
-                      title="Win rate by turn order (1 = the first player), 95% bands (the deal as the unit)",
+                      title="Win rate by turn order (1 = the first player), 95% intervals (the deal as the unit)",
                       xlabel="turn order", ylabel="P(win)", bands=bands,
-                      reference={f"{np_} players": 1 / np_ for np_ in sizes})
+                      reference={f"{np_} players": 1 / np_ for np_ in sizes}, connect=False)
     files.append(png_order)
 
     # --- the policies: the hero per game (exact), and every seat by its policy (mixed tables) ---
