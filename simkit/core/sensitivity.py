@@ -132,6 +132,25 @@ def markdown(comparisons: list[Comparison], reference: str, what: str, alpha: fl
     return render(rows, "md") + "\n" + no_rho + verdict + "\n"
 
 
+def estimates_markdown(table: dict[str, dict[str, Estimate]], reference: str, group: str, digits: int = 3) -> str:
+    """The estimates behind the rankings: one row per group (in the reference policy's order, best first), one
+    column per policy (the reference first), each estimate with its 95% interval."""
+    from simkit.core.tables import render
+
+    policies = [reference] + [p for p in table if p != reference]
+    ref = table[reference]
+    order = sorted(ref, key=lambda g: -ref[g].estimate) + sorted({g for p in policies for g in table[p]} - set(ref))
+    f = f"{{:+.{digits}f}}"
+
+    def cell(e: Estimate | None) -> str:
+        return "–" if e is None or e.estimate != e.estimate else \
+            f"{f.format(e.estimate)} [{f.format(e.low)}, {f.format(e.high)}]"
+
+    rows = [{group: g, **{(f"`{p}` (reference)" if p == reference else f"`{p}`"): cell(table[p].get(g))
+                          for p in policies}} for g in order]
+    return render(rows, "md")
+
+
 def _pairs(comparisons: list[Comparison]) -> int:
     return max((c.pairs for c in comparisons), default=0)
 

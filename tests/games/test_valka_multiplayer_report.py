@@ -482,6 +482,14 @@ def test_the_sensitivity_section_ranks_warbands_and_places_under_each_policy_fro
     rows = section.split("### The Warbands", 1)[1].split("###", 1)[0]
     cell = next(ln for ln in rows.splitlines() if ln.startswith(f"| {some} ")).split("|")[2].strip()
     assert cell == f"{comps[some].rho:+.3f}"
+    # the effects themselves, a column per policy (the reference first), the rows in the reference's order
+    effects = _md_table(rows.split("order of", 1)[1].split("\n\n", 2)[1])
+    ref_order = sorted(rankings["Warbands"][ref], key=lambda w: -rankings["Warbands"][ref][w].estimate)
+    assert [r["Warband"] for r in effects] == ref_order
+    for r in effects:
+        e = rankings["Warbands"][some][r["Warband"]]
+        assert r[f"`{some}`"] == f"{e.estimate:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
+        assert IV.match(r[f"`{ref}` (reference)"])
     # the places of 4 players: each policy's share of wins at each place, a shared win counted 1/k
     assert set(rankings["4 players"][ref]) == {"place 1", "place 2", "place 3", "place 4"}
     assert ranking_sentence(list(comps.values()), rankings["Warbands"], ref, "Warband") in text.split("\n\n")[3]

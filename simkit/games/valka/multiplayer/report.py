@@ -233,8 +233,8 @@ def sensitivity_section(rankings: dict, reference: str | None) -> tuple[str, str
     """The policy-sensitivity section and the headline's sentence: each ranking of :func:`policy_rankings` under
     every practical policy against ``reference``'s (:func:`simkit.core.sensitivity.sensitivity`, Holm over the
     pairs of each ranking). ("", "") when only one policy played."""
+    from simkit.core.sensitivity import estimates_markdown, ranking_sentence, sensitivity
     from simkit.core.sensitivity import markdown as sens_markdown
-    from simkit.core.sensitivity import ranking_sentence, sensitivity
 
     parts, sentence = [], ""
     for name, table in rankings.items():
@@ -244,7 +244,11 @@ def sensitivity_section(rankings: dict, reference: str | None) -> tuple[str, str
         what = "Warband" if name == "Warbands" else f"turn-order ({name})"
         groups = "Warbands" if name == "Warbands" else f"places at {name}"
         title = "The Warbands (effect of 2+ in the opening hand)" if name == "Warbands" else f"Turn order, {name}"
-        parts.append(f"### {title}\n\n" + sens_markdown(comps, reference, groups))
+        shown = ""
+        if name == "Warbands":  # the effects themselves, per policy, before the pairs whose order they flip
+            shown = ("Each Warband's effect on P(win) (95%) under each practical policy, the rows in the order of "
+                     f"`{reference}`:\n\n" + estimates_markdown(table, reference, "Warband") + "\n")
+        parts.append(f"### {title}\n\n" + shown + sens_markdown(comps, reference, groups))
         if name == "Warbands":
             sentence = ranking_sentence(comps, table, reference, what)
     if not parts:
