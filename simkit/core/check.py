@@ -25,7 +25,12 @@ new against old outcomes of the same games:
   and, for rates, Newcombe's interval on the effective counts (divided by
   the design effect);
 * means: the exact sign-flip (randomisation) test of the per-game integer
-  differences and the normal interval of their mean.
+  differences and the normal interval of their mean;
+* seat numbers (:class:`SeatNumber`: a number over seats that a page leads
+  with, a Jarl's edge or a Warband's effect, a ratio of sums or the
+  difference of two): the game is the pair; the new minus the old value,
+  with the cluster-robust (linearised) variance of the per-game
+  differences and Student's t.
 
 The p-values of a baseline's numbers are adjusted by Holm's method (the
 family-wise error rate stays at most ``alpha`` on a real null). A number
@@ -71,6 +76,40 @@ FIELDS = ("format", "scenario", "overrides", "seed", "games", "block_size", "alp
 # What the gate replays, not what it recorded: changing these tries another experiment against the same record
 REPLAYED = ("scenario", "overrides", "seed")
 RECORD_ARRAY = "record_sha256"
+
+
+@dataclass(frozen=True)
+class SeatNumber:
+    """A number the gate checks over seats rather than games (a Jarl's edge, a Warband's effect): one a page leads
+    with that no per-game metric carries. A simulation lists them in ``seat_numbers`` and computes their part
+    columns from a block's rows in ``gate_columns(columns)`` (only ``baseline`` and ``check`` ask for them).
+
+    With two ``parts`` the number is the ratio of sums Σ parts[0] / Σ parts[1] over the rows of a group (say, over
+    the seats that kept a Jarl: Σ (win share − 1/n) and the number of those seats); with four, the difference of two
+    such ratios, Σ parts[0] / Σ parts[1] − Σ parts[2] / Σ parts[3]; either divided by ``scale`` (the numerators may be
+stored times a whole number, so they pack as small integers). The game, which every cell replays, is the unit:
+    the recorded interval is :func:`stats.clustered_mean`'s (a ratio) or :func:`stats.clustered_difference`'s (a
+    difference), and the paired test the same linearisation applied to new − old. Compared with the absolute
+    (rate) tolerance. A group whose denominators have rows in fewer than ``min_units`` games (a Jarl hardly ever
+    kept) is too few to judge and is left out, as the pages leave it out of their leads."""
+
+    name: str
+    parts: tuple[str, ...]
+    by: tuple[str, ...] = ()
+    label: str = ""
+    scale: int = 1  # the numerators are stored times this (whole numbers pack small): divided out of the value
+    min_units: int = 30  # a group with a denominator row in fewer games is too few to judge: not a number
+    tolerance: float | None = None  # absolute; None: the baseline's rate tolerance (``baseline`` records it)
+    kind: str = "rate"  # how its tolerance is read (absolute)
+    unit: str = "game"
+
+    def __post_init__(self):
+        if len(self.parts) not in (2, 4):
+            raise ValueError(f"SeatNumber {self.name}: 2 parts (a ratio) or 4 (a difference of two ratios)")
+
+
+def seat_numbers(sim) -> list[SeatNumber]:
+    return list(getattr(sim, "seat_numbers", None) or [])
 
 
 def record_sha256(data: dict) -> str:
@@ -174,6 +213,11 @@ def _layout(sim) -> tuple[list[str], list[str]]:
     for m in specs:
         if m.column not in cols:
             cols.append(m.column)
+    for x in seat_numbers(sim):
+        for b in x.by:
+            if b not in by_cols:
+                by_cols.append(b)
+        cols += [c for c in x.parts if c not in cols]
     return by_cols, cols
 
 
@@ -183,6 +227,8 @@ def _play_block(sim, seed: int, block: int, n: int, by_cols: list[str], cols: li
     from simkit.core.simulation import block_stats
 
     columns = sim.run_block(block_key(seed, block), n)
+    if seat_numbers(sim):
+        columns = {**columns, **sim.gate_columns(columns)}
     frame = pl.DataFrame(columns)
     frame = frame.insert_column(0, pl.Series("block", np.full(frame.height, block, dtype=np.int32)))
     st = block_stats(frame, sim.metrics)
@@ -448,6 +494,101 @@ def paired_numbers(sim, cells: list[dict], old: dict, new: dict, block_rows: np.
                 low, high = diff - half, diff + half
             out.append(Number(m.name, _group_text(groups[r["g"]]), m.kind, n, old_v, new_v, diff, low, high, p,
                               math.sqrt(var_a) if var_a == var_a else math.nan))
+    return out + paired_seat_numbers(sim, cells, old, new, block_rows)
+
+
+def _seat_sums(x: SeatNumber, cells: list[dict], outcomes: dict[str, np.ndarray], block_rows: np.ndarray,
+               new: dict[str, np.ndarray] | None = None):
+    """Per group of ``x``: (group, the per-unit sums of each part of ``outcomes`` and, with ``new``, of ``new``),
+    the units those with a row in a denominator (old or new)."""
+    gid, unit, groups = _units(x, cells, outcomes, block_rows)
+    k = len(x.parts)
+    cols = {f"a{i}": outcomes[c].astype(np.float64) for i, c in enumerate(x.parts)}
+    if new is not None:
+        cols.update({f"b{i}": new[c].astype(np.float64) for i, c in enumerate(x.parts)})
+    per = (pl.DataFrame({"g": gid, "u": unit, **cols}).group_by("g", "u")
+           .agg([pl.col(c).sum() for c in cols]).sort("g", "u"))
+    dens = [f"{s}{i}" for s in ("ab" if new is not None else "a") for i in range(1, k, 2)]
+    per = per.filter(pl.sum_horizontal([pl.col(c).abs() for c in dens]) > 0)
+    out = []
+    for (g,), sub in per.group_by("g", maintain_order=True):
+        a = [sub[f"a{i}"].to_numpy() for i in range(k)]
+        b = [sub[f"b{i}"].to_numpy() for i in range(k)] if new is not None else None
+        out.append((groups[g], a, b))
+    return out
+
+
+def _linearised(parts: list[np.ndarray], scale: int = 1) -> tuple[float, np.ndarray]:
+    """The value of a :class:`SeatNumber` from its per-unit part sums, and each unit's linearised contribution
+    (its variance is n/(n−1)·Σz², as in :func:`stats.clustered_difference`); nan when a denominator is empty."""
+    r1 = float(parts[1].sum())
+    if r1 == 0:
+        return math.nan, np.zeros_like(parts[0])
+    v = float(parts[0].sum()) / r1
+    z = (parts[0] - v * parts[1]) / r1
+    if len(parts) == 4:
+        r3 = float(parts[3].sum())
+        if r3 == 0:
+            return math.nan, z
+        v2 = float(parts[2].sum()) / r3
+        v, z = v - v2, z - (parts[2] - v2 * parts[3]) / r3
+    return v / scale, z / scale
+
+
+def _units_with_rows(x: SeatNumber, parts: list[np.ndarray]) -> int:
+    """Games with a row in the number's (first) denominator: the seats it is measured on (a ratio), or the seats
+    with the property (a difference: the games where a seat held the Warband)."""
+    return int((parts[1] > 0).sum())
+
+
+def seat_summary(sim, cells: list[dict], outcomes: dict[str, np.ndarray], block_rows: np.ndarray) -> list[dict]:
+    """The summary rows (metric, group, estimate, low, high, n) of the simulation's :class:`SeatNumber` s, the
+    game as the unit: :func:`stats.clustered_mean` for a ratio, :func:`stats.clustered_difference` for a
+    difference of two."""
+    rows = []
+    for x in seat_numbers(sim):
+        for group, a, _ in _seat_sums(x, cells, outcomes, block_rows):
+            if _units_with_rows(x, a) < x.min_units:
+                continue
+            a = [a[0] / x.scale, a[1]] if len(a) == 2 else [a[0] / x.scale, a[1], a[2] / x.scale, a[3]]
+            e = stats.clustered_mean(a[0], a[1]) if len(a) == 2 else stats.clustered_difference(*a)
+            if e.estimate == e.estimate:
+                rows.append({"metric": x.name, "group": group, "estimate": e.estimate, "low": e.low,
+                             "high": e.high, "n": e.n})
+    return rows
+
+
+def paired_seat_numbers(sim, cells: list[dict], old: dict, new: dict, block_rows: np.ndarray) -> list[Number]:
+    """Every :class:`SeatNumber` × group as a paired comparison of ``new`` against ``old`` on the same games: the
+    difference of the two values, with the cluster-robust (linearised) variance of new − old per game and
+    Student's t with n − 1 degrees of freedom. A number whose parts the baseline did not record is skipped (a
+    baseline recorded before the simulation carried it); one that is empty in the old games is not a number."""
+    out = []
+    for x in seat_numbers(sim):
+        if any(c not in old for c in x.parts):
+            continue
+        for group, a, b in _seat_sums(x, cells, old, block_rows, new):
+            va, za = _linearised(a, x.scale)
+            if va != va or _units_with_rows(x, a) < x.min_units:
+                continue
+            vb, zb = _linearised(b, x.scale)
+            n = int(za.size)
+            if vb != vb:  # the new games never reach the number's seats: a change the gate must flag
+                out.append(Number(x.name, _group_text(group), x.kind, n, va, math.nan, math.inf, -math.inf,
+                                  math.inf, 0.0, math.nan))
+                continue
+            diff = vb - va
+            d = zb - za
+            sd_old = math.sqrt(n / (n - 1) * float((za * za).sum()) * n) if n > 1 else math.nan
+            se = math.sqrt(n / (n - 1) * float((d * d).sum())) if n > 1 else math.inf
+            if se == 0:
+                p, half = (1.0 if diff == 0 else 0.0), 0.0
+            else:
+                t = stats._st.t
+                p = float(2 * t.sf(abs(diff) / se, n - 1)) if se < math.inf else 1.0
+                half = float(t.ppf(0.975, n - 1)) * se if se < math.inf else math.inf
+            out.append(Number(x.name, _group_text(group), x.kind, n, va, vb, diff, diff - half, diff + half, p,
+                              sd_old))
     return out
 
 
@@ -604,6 +745,10 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
     """
     sc = _scenario({"scenario": scenario, "overrides": overrides}, root)
     sim = sc.simulation
+    own = {x.name: Tolerance(x.tolerance) for x in seat_numbers(sim)
+           if x.tolerance is not None and x.name not in tolerances.metrics}
+    if own:  # a seat number's own tolerance, written into the baseline like one given with --metric-tolerance
+        tolerances = Tolerances(tolerances.rate, tolerances.mean, {**tolerances.metrics, **own})
     from simkit.core.runner import _progress as bar_of  # the runner's tqdm bar on stderr (games)
 
     block_size = int(block_size or sc.run.block_size or sim.default_block_size)
@@ -629,7 +774,7 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
         acc, table, out, rows = play(sim, seed, games, block_size, jobs, bar)
     nums = judge(paired_numbers(sim, table, out, out, rows), alpha, tolerances)
     spec = outcome_spec(out)
-    summary = acc.summary()
+    summary = acc.summary() + seat_summary(sim, table, out, rows)
     by_key = {(x.metric, x.group): x for x in nums}
     m = len(nums)
     mdes = []

@@ -235,6 +235,18 @@ class MultiSim(Simulation):
     def cells(self) -> int:
         return sum(len(g["cells"]) for g in self.groups)
 
+    @property
+    def seat_numbers(self):
+        """Each Jarl's edge over its fair win share, for the gate (``gate.py``)."""
+        from simkit.games.valhalla.multi import gate
+
+        return gate.seat_numbers(self)
+
+    def gate_columns(self, columns):
+        from simkit.games.valhalla.multi import gate
+
+        return gate.columns(self, columns)
+
     def run_block(self, key, n):
         parts = []
         for g in self.groups:

@@ -275,6 +275,18 @@ class MultiplayerSim(Simulation):
     def cells(self) -> int:
         return len(self._cells)
 
+    @property
+    def seat_numbers(self):
+        """Each Warband's effect in the opening hand, for the gate (``gate.py``)."""
+        from simkit.games.valka.multiplayer import gate
+
+        return gate.seat_numbers(self)
+
+    def gate_columns(self, columns):
+        from simkit.games.valka.multiplayer import gate
+
+        return gate.columns(self, columns)
+
     def run_block(self, key, n):
         nc = self.cells
         g_out = np.zeros((nc * n, N_G), np.int32)
