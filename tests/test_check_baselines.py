@@ -29,10 +29,16 @@ def _copy(tmp_path, name, **changes):
 
 
 def test_committed_baselines_are_small_and_sized():
+    from simkit.core import check, loader
+
     for f in sorted(BASE.glob("*.json")):
         data = json.loads(f.read_text())
         npz = f.with_suffix(".npz")
-        assert npz.stat().st_size <= 4 * data["outcomes"]["rows"], f  # a few bytes a game per cell
+        sim = loader.load(ROOT / data["scenario"], data["overrides"]).simulation
+        seat = {x.name for x in check.seat_numbers(sim)} & {m["metric"] for m in data["metrics"]}
+        # a few bytes a game per cell, and as many again where the baseline keeps per-seat outcomes (which Jarl
+        # or Warband each of up to 6 seats held, and its share of the win) for its seat numbers
+        assert npz.stat().st_size <= (8 if seat else 4) * data["outcomes"]["rows"], f
         assert data["mde"]["worst_ratio"] <= 1.0, (f, data["mde"])  # MDE <= tolerance for every number
 
 

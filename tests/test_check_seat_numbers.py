@@ -63,6 +63,11 @@ def test_too_few_games_and_unrecorded_parts_are_not_numbers():
     old = _outcomes(y=[1, 0, 0, 1], m=[1, 1, 0, 0])  # rows in 2 games only
     assert check.seat_summary(_stub(x), [{}], old, np.array([4])) == []
     assert check.paired_seat_numbers(_stub(x), [{}], old, old, np.array([4])) == []
+    # or a share of the group's games: 2 of 4 games is below 60%, not below 50%
+    assert check.seat_summary(_stub(SeatNumber("r", ("y", "m"), min_units=1, min_share=0.6)), [{}], old,
+                              np.array([4])) == []
+    assert len(check.seat_summary(_stub(SeatNumber("r", ("y", "m"), min_units=1, min_share=0.5)), [{}], old,
+                                  np.array([4]))) == 1
     # a baseline recorded before the simulation carried the number has no such columns: skipped, not an error
     assert check.paired_seat_numbers(_stub(SeatNumber("q", ("a", "b"), min_units=1)), [{}], old, old,
                                      np.array([4])) == []
@@ -171,3 +176,40 @@ def test_valka_warband_columns_by_hand():
     assert [int(c[f"wb_knights_{p}"][0]) for p in ("y1", "m1", "y0", "m0")] == [0, 0, 60, 3]
     rows["policy"] = np.array(["random"])  # a random hero's table: no practical seat
     assert int(gate.columns(sim, rows)["wb_goblins_m0"][0]) + int(gate.columns(sim, rows)["wb_goblins_m1"][0]) == 0
+
+
+class RareSim(SeatSim):
+    """Jarl 3 is kept at seat 0 in about one game in 50: a pilot of 1,000 games has too few games with it (fewer
+    than ``min_units``) for a number, the games the other numbers need have enough."""
+
+    seat_numbers = [SeatNumber(f"edge[{j}]", (f"e{j}", f"s{j}"), ("policy",), scale=3) for j in range(4)]
+
+    def run_block(self, key, n):
+        cols = super().run_block(key, n)
+        rare = np.random.default_rng([*key, 9]).random(n) < 0.02
+        cols["jarl_0"] = np.where(np.tile(rare, 2), 3, cols["jarl_0"])
+        return cols
+
+    def gate_columns(self, c):
+        out = {}
+        for j in range(4):
+            kept = [c[f"jarl_{k}"] == j for k in range(3)]
+            out[f"e{j}"] = sum(np.where(h, 3 * c[f"win_{k}"] - 1, 0) for k, h in enumerate(kept)).astype(np.int8)
+            out[f"s{j}"] = sum(h.astype(np.int8) for h in kept)
+        return out
+
+
+def test_sizing_counts_a_seat_numbers_games_and_sizes_again_for_numbers_the_pilot_missed(tmp_path, monkeypatch):
+    """``baseline`` sizing: a seat number is measured on the games that reach its seats, so its units scale to
+    games; a number the pilot had too few games for appears in the sized run, and the games are sized again, so
+    every number's MDE ends at most its tolerance (the record says so)."""
+    monkeypatch.setattr(check, "_scenario", lambda data, root: SimpleNamespace(
+        simulation=RareSim(), run=SimpleNamespace(block_size=None)))
+    logs = []
+    tol = check.Tolerances(check.Tolerance(0.04), check.Tolerance(0.05, True), {"edge[3]": check.Tolerance(0.2)})
+    data = check.record(tmp_path / "rare.json", "rare.toml", [], 5, None, 500, 0.01, 0.8, 0.35, tol, tmp_path,
+                        jobs=1, log=logs.append)
+    first = int(logs[0].split("sized at ")[1].split(" games")[0].replace(",", ""))
+    assert any("sized again" in ln and "edge[3]" in ln for ln in logs), logs
+    assert data["games"] > first and data["mde"]["worst_ratio"] <= 1.0
+    assert "edge[3]" in {m["metric"] for m in data["metrics"]}

@@ -147,3 +147,37 @@ def test_the_gate_page_lists_the_headlines_and_their_baselines():
     text = (ROOT / "docs" / "gate.md").read_text(encoding="utf-8")
     listed = text.split("<!-- headlines: begin -->\n", 1)[1].split("<!-- headlines: end -->", 1)[0]
     assert listed == headline_table()
+
+
+# The numbers over seats a page leads with (check.SeatNumber): the Jarl or the Warband its lead names.
+SEAT_LEADS = {  # what the lead names → the baseline's number
+    re.compile(r"[Ss]trongest Jarl: ([^\s,;()]+)[^;]*; weakest: ([^\s,;()]+)"): "jarl_edge[{}]",
+    re.compile(r"(?:[Ss]trongest|[Ww]eakest) opening Warband: ([^\s,;()]+)"): "warband_effect[{}]",
+}
+
+
+def seat_leads(page: str) -> list[str]:
+    """The seat numbers a page's lead names (``jarl_edge[Agnar]``, ``warband_effect[brotherhood]``)."""
+    lead = lead_of((ROOT / page).read_text(encoding="utf-8"))
+    return [fmt.format(name) for rx, fmt in SEAT_LEADS.items() for m in rx.finditer(lead)
+            for name in m.groups() if name]
+
+
+def test_the_jarl_and_warband_a_lead_names_are_numbers_of_its_baseline():
+    """Valhalla multiplayer leads with its strongest and weakest Jarl, the VÁLKA multiplayer pages with their
+    strongest (or weakest) opening Warband: each such number is replayed by every baseline that covers the page's
+    headline (so a change that moves it fails `make check`)."""
+    found = 0
+    for page in PAGES:
+        names = seat_leads(page)
+        if not names:
+            continue
+        for scenario, pols, practical in headlines(page):
+            bases = covering(BASE, scenario, pols, practical)
+            assert bases, page
+            for b in bases:
+                recorded = {m["metric"] for m in json.loads((BASE / f"{b}.json").read_text())["metrics"]}
+                for name in names:
+                    found += 1
+                    assert name in recorded, f"{page}: the lead names {name}; baseline {b} does not replay it"
+    assert found >= 6  # Valhalla multiplayer's two Jarls and the four VÁLKA pages' Warbands

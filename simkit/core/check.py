@@ -90,8 +90,10 @@ class SeatNumber:
 stored times a whole number, so they pack as small integers). The game, which every cell replays, is the unit:
     the recorded interval is :func:`stats.clustered_mean`'s (a ratio) or :func:`stats.clustered_difference`'s (a
     difference), and the paired test the same linearisation applied to new − old. Compared with the absolute
-    (rate) tolerance. A group whose denominators have rows in fewer than ``min_units`` games (a Jarl hardly ever
-    kept) is too few to judge and is left out, as the pages leave it out of their leads."""
+    (rate) tolerance. A group whose denominators have rows in fewer than ``min_units`` games, or in fewer than a
+    share ``min_share`` of its games (a Jarl hardly ever kept), is too few to judge and is left out, as the pages
+    leave it out of their leads (a share, so that more games do not bring in a number no affordable game count
+    could measure to its tolerance)."""
 
     name: str
     parts: tuple[str, ...]
@@ -99,6 +101,7 @@ stored times a whole number, so they pack as small integers). The game, which ev
     label: str = ""
     scale: int = 1  # the numerators are stored times this (whole numbers pack small): divided out of the value
     min_units: int = 30  # a group with a denominator row in fewer games is too few to judge: not a number
+    min_share: float = 0.0  # ... or in fewer than this share of its games (a Jarl hardly ever kept)
     tolerance: float | None = None  # absolute; None: the baseline's rate tolerance (``baseline`` records it)
     kind: str = "rate"  # how its tolerance is read (absolute)
     unit: str = "game"
@@ -500,8 +503,11 @@ def paired_numbers(sim, cells: list[dict], old: dict, new: dict, block_rows: np.
 def _seat_sums(x: SeatNumber, cells: list[dict], outcomes: dict[str, np.ndarray], block_rows: np.ndarray,
                new: dict[str, np.ndarray] | None = None):
     """Per group of ``x``: (group, the per-unit sums of each part of ``outcomes`` and, with ``new``, of ``new``),
-    the units those with a row in a denominator (old or new)."""
+    the units those with a row in a denominator (old or new); a group whose first denominator has rows (in
+    ``outcomes``) in too few games (``min_units``, ``min_share``) is left out."""
     gid, unit, groups = _units(x, cells, outcomes, block_rows)
+    games = pl.DataFrame({"g": gid, "u": unit}).group_by("g").agg(pl.col("u").n_unique())
+    total = dict(zip(games["g"].to_list(), games["u"].to_list()))
     k = len(x.parts)
     cols = {f"a{i}": outcomes[c].astype(np.float64) for i, c in enumerate(x.parts)}
     if new is not None:
@@ -514,7 +520,8 @@ def _seat_sums(x: SeatNumber, cells: list[dict], outcomes: dict[str, np.ndarray]
     for (g,), sub in per.group_by("g", maintain_order=True):
         a = [sub[f"a{i}"].to_numpy() for i in range(k)]
         b = [sub[f"b{i}"].to_numpy() for i in range(k)] if new is not None else None
-        out.append((groups[g], a, b))
+        if int((a[1] > 0).sum()) >= max(x.min_units, x.min_share * total[g]):  # else too few to judge
+            out.append((groups[g], a, b))
     return out
 
 
@@ -535,12 +542,6 @@ def _linearised(parts: list[np.ndarray], scale: int = 1) -> tuple[float, np.ndar
     return v / scale, z / scale
 
 
-def _units_with_rows(x: SeatNumber, parts: list[np.ndarray]) -> int:
-    """Games with a row in the number's (first) denominator: the seats it is measured on (a ratio), or the seats
-    with the property (a difference: the games where a seat held the Warband)."""
-    return int((parts[1] > 0).sum())
-
-
 def seat_summary(sim, cells: list[dict], outcomes: dict[str, np.ndarray], block_rows: np.ndarray) -> list[dict]:
     """The summary rows (metric, group, estimate, low, high, n) of the simulation's :class:`SeatNumber` s, the
     game as the unit: :func:`stats.clustered_mean` for a ratio, :func:`stats.clustered_difference` for a
@@ -548,8 +549,6 @@ def seat_summary(sim, cells: list[dict], outcomes: dict[str, np.ndarray], block_
     rows = []
     for x in seat_numbers(sim):
         for group, a, _ in _seat_sums(x, cells, outcomes, block_rows):
-            if _units_with_rows(x, a) < x.min_units:
-                continue
             a = [a[0] / x.scale, a[1]] if len(a) == 2 else [a[0] / x.scale, a[1], a[2] / x.scale, a[3]]
             e = stats.clustered_mean(a[0], a[1]) if len(a) == 2 else stats.clustered_difference(*a)
             if e.estimate == e.estimate:
@@ -569,7 +568,7 @@ def paired_seat_numbers(sim, cells: list[dict], old: dict, new: dict, block_rows
             continue
         for group, a, b in _seat_sums(x, cells, old, block_rows, new):
             va, za = _linearised(a, x.scale)
-            if va != va or _units_with_rows(x, a) < x.min_units:
+            if va != va:
                 continue
             vb, zb = _linearised(b, x.scale)
             n = int(za.size)
@@ -752,27 +751,46 @@ def record(path: Path, scenario: str, overrides: list[str], seed: int, games: in
     from simkit.core.runner import _progress as bar_of  # the runner's tqdm bar on stderr (games)
 
     block_size = int(block_size or sc.run.block_size or sim.default_block_size)
-    if games is None:
+    step = min(block_size, 1000)  # whole blocks, or whole thousands within one block
+
+    def sized(nums: list[Number], played: int) -> tuple[int, Number]:
+        """The games per cell every number needs (its units scaled to games: a seat number is measured on the
+        games that reach its seats), rounded up, and the number that needs the most."""
+        def need(x):
+            return games_needed(x, len(nums), alpha, power, redeal, x.tolerance) * played / max(x.n, 1)
+        worst = max(nums, key=need)
+        n = need(worst)
+        n = int(math.ceil(n * 1.1 / step) * step) if n else step
+        if n > max_games:
+            raise CannotSize(
+                f"{path.stem}: an MDE at most the tolerance needs about {n:,} games per cell (worst: "
+                f"{worst.metric} {worst.group}, sd {worst.sd:.3g}, tolerance {worst.tolerance:.3g}), more than "
+                f"--max-games {max_games:,}; raise --max-games, or widen the tolerance, alpha or redeal")
+        return n, worst
+
+    sizing = games is None
+    if sizing:
         pilot = min(pilot_games, max_games)
         with bar_of(pilot * sim.cells, progress, f"{path.stem}: pilot") as bar:
             acc, table, out, rows = play(sim, seed, pilot, min(block_size, pilot), jobs, bar)
         nums = paired_numbers(sim, table, out, out, rows)
         judge(nums, alpha, tolerances)
-        need = max(games_needed(x, len(nums), alpha, power, redeal, x.tolerance) for x in nums)
-        worst = max(nums, key=lambda x: games_needed(x, len(nums), alpha, power, redeal, x.tolerance))
-        step = min(block_size, 1000)  # whole blocks, or whole thousands within one block
-        need = int(math.ceil(need * 1.1 / step) * step) if need else step
-        if need > max_games:
-            raise CannotSize(
-                f"{path.stem}: an MDE at most the tolerance needs about {need:,} games per cell (worst: "
-                f"{worst.metric} {worst.group}, sd {worst.sd:.3g}, tolerance {worst.tolerance:.3g}), more than "
-                f"--max-games {max_games:,}; raise --max-games, or widen the tolerance, alpha or redeal")
-        games = need
+        games, worst = sized(nums, pilot)
         log(f"{path.stem}: sized at {games:,} games per cell (pilot of {pilot:,}: {worst.metric} {worst.group} "
             "needs the most)")
-    with bar_of(games * sim.cells, progress, path.stem) as bar:
-        acc, table, out, rows = play(sim, seed, games, block_size, jobs, bar)
-    nums = judge(paired_numbers(sim, table, out, out, rows), alpha, tolerances)
+    for attempt in range(3):
+        with bar_of(games * sim.cells, progress, path.stem) as bar:
+            acc, table, out, rows = play(sim, seed, games, block_size, jobs, bar)
+        nums = judge(paired_numbers(sim, table, out, out, rows), alpha, tolerances)
+        if not sizing or attempt == 2:
+            break
+        # more games can bring in numbers the pilot was too small for (a seat number needs min_units games
+        # with its seats): size again on what was played, and replay if that asks for more
+        more, worst = sized(nums, games)
+        if more <= games:
+            break
+        games = more
+        log(f"{path.stem}: sized again at {games:,} games per cell ({worst.metric} {worst.group} needs the most)")
     spec = outcome_spec(out)
     summary = acc.summary() + seat_summary(sim, table, out, rows)
     by_key = {(x.metric, x.group): x for x in nums}

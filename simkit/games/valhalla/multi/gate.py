@@ -5,7 +5,8 @@ kept the Jarl, the win share (a win shared by k seats counts 1/k) minus 1/n of t
 unit. No per-game metric carries it, so ``simkit baseline`` and ``check`` add two columns a Jarl to each block's
 rows: 60 × Σ (share − 1/n) over the seats that kept it (shares 1/k and fair shares 1/n of at most 6 seats are whole
 numbers times 60, which the baseline stores in a byte) and the number of those seats; and check their ratio
-(:class:`check.SeatNumber`). A Jarl kept in fewer than 30 deals is left out, as the page leaves it out of its lead.
+(:class:`check.SeatNumber`). A Jarl kept in fewer than 3% of the games is left out, as the page leaves it out of
+its lead.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from simkit.core.check import SeatNumber
 
 SEATS = 6
 SCALE = 60  # 1/k and 1/n times 60 are whole numbers for k, n ≤ 6
-MIN_DEALS = 30  # as the page (report.MIN_DEALS): a Jarl kept in fewer deals is too few to judge
+# As the page, which leaves out of its lead a Jarl kept in fewer than 30 of its 1,000 deals (report.MIN_DEALS): a
+# Jarl kept in fewer than 3% of the games is too few to judge (Egil, about 1%, would need 42,000 games a cell)
+MIN_DEALS, MIN_SHARE = 30, 0.03
 
 
 def seat_numbers(sim) -> list[SeatNumber]:
     """One number per Jarl of the deck: ``jarl_edge[NAME]``, per policy, pooled over table sizes and decks."""
     return [SeatNumber(f"jarl_edge[{j.name}]", (f"jarl_edge_{i}", f"jarl_seats_{i}"), ("policy",),
                        f"{j.name}'s win share minus 1/n over the seats that kept it", scale=SCALE,
-                       min_units=MIN_DEALS)
+                       min_units=MIN_DEALS, min_share=MIN_SHARE)
             for i, j in enumerate(sim.deck.jarls)]
 
 
