@@ -121,8 +121,8 @@ def markdown(comparisons: list[Comparison], reference: str, what: str, alpha: fl
     family = sum(c.pairs for c in comparisons)
     resolved = [(c.policy, f) for c in comparisons for f in c.resolved]
     n_pairs = _pairs(comparisons)
-    rule = (f"Holm-corrected over all {family} comparisons ({n_pairs} pair{'s' if n_pairs != 1 else ''} × "
-            f"{len(comparisons)} polic{'y' if len(comparisons) == 1 else 'ies'} compared, family-wise {alpha:g})")
+    rule = (f"Holm-corrected over {_all(family)} ({n_pairs} pair{'s' if n_pairs != 1 else ''} × "
+            f"{len(comparisons)} polic{'y' if len(comparisons) == 1 else 'ies'} compared, family-wise {alpha:.3g})")
     if resolved:
         verdict = ("**The ranking depends on the policy:** " + "; ".join(
             f"under `{p}`, {f.below} beats {f.above}" for p, f in resolved[:6])
@@ -136,6 +136,10 @@ def markdown(comparisons: list[Comparison], reference: str, what: str, alpha: fl
         f"With {comparisons[0].groups} groups there is no rank correlation (it needs 3 or more): the flipped pairs "
         "say it all.\n\n")
     return render(rows, "md") + "\n" + no_rho + verdict + "\n"
+
+
+def _all(family: int) -> str:
+    return "the 1 comparison" if family == 1 else f"all {family} comparisons"
 
 
 def _pairs(comparisons: list[Comparison]) -> int:
@@ -187,8 +191,8 @@ def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, E
                 + f", {'below' if worst else 'above'} {ref_g} beyond the intervals")
 
     n_pairs = _pairs(comparisons)
-    rule = (f"Holm over all {family} comparisons, {n_pairs} pair{'s' if n_pairs != 1 else ''} × {len(comparisons)} "
-            f"other practical polic{'y' if len(comparisons) == 1 else 'ies'}, family-wise {alpha:g}")
+    rule = (f"Holm over {_all(family)}, {n_pairs} pair{'s' if n_pairs != 1 else ''} × {len(comparisons)} "
+            f"other practical polic{'y' if len(comparisons) == 1 else 'ies'}, family-wise {alpha:.3g}")
     pairs = len({(f.above, f.below) for c in comparisons for f in c.resolved})
     if resolved:
         head = (f"**The {what} ranking changes with the policy:** {resolved} resolved flip{'s' if resolved > 1 else ''}"
