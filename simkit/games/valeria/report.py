@@ -409,11 +409,11 @@ def policy_section(rows_by_policy: dict[str, pl.DataFrame], reference: str, game
                 for g in table[reference]]
         parts.append(f"### {n} players\n\n" + render(rows, "md") + "\n"
                      + sens_markdown(comps, reference, f"seats at {n} players", alpha) + "\n")
-    level = (f"{alpha:g} (5% split over the {len(counts)} player counts, Bonferroni)" if len(counts) > 1 else
-             f"{alpha:g}")
+    level = (f"{alpha:.3g} (5% split over the {len(counts)} player counts, Bonferroni)" if len(counts) > 1 else
+             f"{alpha:.3g}")
     sentence = (f"Does the seat answer change with the policy ({', '.join(f'`{p}`' for p in others)} in every "
                 f"seat on the same {games:,} deals per count, against `{reference}`; family-wise {FAMILY} over the "
-                f"{len(counts)} player counts, {alpha:g} in each)? " + " ".join(sentences))
+                f"{len(counts)} player counts, {alpha:.3g} in each)? " + " ".join(sentences))
     section = (
         "## Does the seat ranking depend on the policy?\n\n"
         f"{sentence}\n\n"
