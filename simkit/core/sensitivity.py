@@ -8,7 +8,9 @@ pairs of groups whose order flips.
 A flip of pair (a, b) under policy P is *resolved* when the games show both orders: the reference separates the
 pair one way and P the other. Its p-value is the intersection-union test's, the larger of the two two-sided
 normal p-values of the differences (each from the groups' standard errors; groups whose games share dice are
-positively correlated, so this is conservative). Those p-values are Holm-corrected over every pair of every
+positively correlated, so this is conservative). Groups that compete in one game (the seats of a table: one seat's
+win is another's loss) are negatively correlated, so for them the difference's own p-value is given, paired game by
+game (``pair_p``). Those p-values are Holm-corrected over every pair of every
 policy compared (the whole table is one family): a resolved flip is one whose Holm-adjusted p is below
 ``ALPHA``, so the chance of calling any flip where the true orders agree is at most ``ALPHA`` (family-wise).
 """
@@ -62,10 +64,14 @@ def difference_p(a: Estimate, b: Estimate) -> float:
     return math.erfc(abs(d) / se / math.sqrt(2))
 
 
-def sensitivity(table: dict[str, dict[str, Estimate]], reference: str, alpha: float = ALPHA) -> list[Comparison]:
+def sensitivity(table: dict[str, dict[str, Estimate]], reference: str, alpha: float = ALPHA,
+                pair_p=None) -> list[Comparison]:
     """``table[policy][group]``: each policy's estimate per group. One :class:`Comparison` per other policy, its
-    flips Holm-corrected over every pair of every policy (family-wise ``alpha``)."""
+    flips Holm-corrected over every pair of every policy (family-wise ``alpha``). ``pair_p(policy, a, b)``
+    (optional): the two-sided p-value that groups ``a`` and ``b`` are equal under ``policy``, for groups whose
+    estimates share games (paired game by game); by default :func:`difference_p` of their intervals."""
     ref = table[reference]
+    diff = pair_p or (lambda p, a, b: difference_p(table[p][a], table[p][b]))
     groups = [g for g in ref if all(g in table[p] for p in table)]
     out = []
     for p, row in table.items():
@@ -80,7 +86,7 @@ def sensitivity(table: dict[str, dict[str, Estimate]], reference: str, alpha: fl
             d_p = row[g1].estimate - row[g2].estimate
             if d_ref * d_p < 0:
                 hi, lo = (g1, g2) if d_ref > 0 else (g2, g1)
-                flips.append(Flip(hi, lo, max(difference_p(ref[g1], ref[g2]), difference_p(row[g1], row[g2]))))
+                flips.append(Flip(hi, lo, max(diff(reference, g1, g2), diff(p, g1, g2))))
         out.append(Comparison(p, rho, len(groups) * (len(groups) - 1) // 2, len(groups), flips))
     # the family: every pair of every policy compared (a pair that does not flip has p = 1)
     family = [f.p for c in out for f in c.flips] + [1.0] * sum(c.pairs - len(c.flips) for c in out)
@@ -115,8 +121,8 @@ def markdown(comparisons: list[Comparison], reference: str, what: str, alpha: fl
     family = sum(c.pairs for c in comparisons)
     resolved = [(c.policy, f) for c in comparisons for f in c.resolved]
     n_pairs = _pairs(comparisons)
-    rule = (f"Holm-corrected over all {family} comparisons ({n_pairs} pair{'s' if n_pairs != 1 else ''} × "
-            f"{len(comparisons)} polic{'y' if len(comparisons) == 1 else 'ies'} compared, family-wise {alpha:g})")
+    rule = (f"Holm-corrected over {_all(family)} ({n_pairs} pair{'s' if n_pairs != 1 else ''} × "
+            f"{len(comparisons)} polic{'y' if len(comparisons) == 1 else 'ies'} compared, family-wise {alpha:.3g})")
     if resolved:
         verdict = ("**The ranking depends on the policy:** " + "; ".join(
             f"under `{p}`, {f.below} beats {f.above}" for p, f in resolved[:6])
@@ -149,6 +155,10 @@ def estimates_markdown(table: dict[str, dict[str, Estimate]], reference: str, gr
     rows = [{group: g, **{(f"`{p}` (reference)" if p == reference else f"`{p}`"): cell(table[p].get(g))
                           for p in policies}} for g in order]
     return render(rows, "md")
+
+
+def _all(family: int) -> str:
+    return "the 1 comparison" if family == 1 else f"all {family} comparisons"
 
 
 def _pairs(comparisons: list[Comparison]) -> int:
@@ -200,8 +210,8 @@ def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, E
                 + f", {'below' if worst else 'above'} {ref_g} beyond the intervals")
 
     n_pairs = _pairs(comparisons)
-    rule = (f"Holm over all {family} comparisons, {n_pairs} pair{'s' if n_pairs != 1 else ''} × {len(comparisons)} "
-            f"other practical polic{'y' if len(comparisons) == 1 else 'ies'}, family-wise {alpha:g}")
+    rule = (f"Holm over {_all(family)}, {n_pairs} pair{'s' if n_pairs != 1 else ''} × {len(comparisons)} "
+            f"other practical polic{'y' if len(comparisons) == 1 else 'ies'}, family-wise {alpha:.3g}")
     pairs = len({(f.above, f.below) for c in comparisons for f in c.resolved})
     if resolved:
         head = (f"**The {what} ranking changes with the policy:** {resolved} resolved flip{'s' if resolved > 1 else ''}"

@@ -307,3 +307,81 @@ def test_the_mean_over_fields_has_an_interval():
     # two independent fields, each ± 0.0392 (se 0.02): the mean's se is sqrt(2) × 0.02 / 2 ≈ 0.01414
     assert m["economy"].estimate == pytest.approx(0.335) and m["hunter"].estimate == pytest.approx(0.31)
     assert m["economy"].high - m["economy"].estimate == pytest.approx(1.959964 * 0.02 * 2 ** 0.5 / 2, rel=1e-3)
+
+
+# --- issue 40: does the seat answer change with the policy? -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hunter_run(tmp_path_factory):
+    """``hunter`` in every seat on the same deals as ``small_run`` (its seed, counts and blocks)."""
+    out = tmp_path_factory.mktemp("valeria-hunter") / "run"
+    sc = loader.load(PLAYERS, ['play=["hunter"]', "players=[2, 4]"])
+    run_simulation(sc.simulation, 120, seed=5, jobs=1, block_size=50, out=out)
+    return out
+
+
+def _section_tables(section: str) -> dict[int, list[dict]]:
+    """The section's per-count estimate tables (the first table under each ``### N players``)."""
+    out = {}
+    for part in section.split("\n### ")[1:]:
+        n = int(part.split(" players", 1)[0])
+        lines = [ln for ln in part.split("\n\n")[1].splitlines() if ln.startswith("|")]
+        head = [c.strip() for c in lines[0].strip("|").split("|")]
+        out[n] = [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")))) for ln in lines[2:]]
+    return out
+
+
+def test_the_policy_section_recounts_each_seats_share_and_says_what_its_tables_show(small_run, hunter_run):
+    """Issue 40: the seat table again under the other heuristic, each in every seat on the same deals. Every cell
+    of the section's tables is that policy's seat's sole wins over its decided games, counted here from the rows,
+    with its rank and n; the sentence on the page is ``ranking_sentence`` of those estimates (paired p-values,
+    Holm within a count at 5% over the counts), and it names the best and worst seat the table shows."""
+    from simkit.core.sensitivity import ranking_sentence, sensitivity
+
+    rows = {"hunter": V.game_rows(results.scan(hunter_run)), "economy": V.game_rows(results.scan(small_run))}
+    sentence, section = V.policy_section(rows, "hunter", 120)
+    assert section.startswith("## Does the seat ranking depend on the policy?\n\n" + sentence + "\n\n")
+    assert sentence.startswith("Does the seat answer change with the policy (`economy` in every seat on the same "
+                               "120 deals per count, against `hunter`; family-wise 0.05 over the 2 player counts, "
+                               "0.025 in each)? 2 players: ")
+    tables = _section_tables(section)
+    assert sorted(tables) == [2, 4]
+    for n_p, table in tables.items():
+        assert [r["seat"] for r in table] == [f"seat {k + 1}" for k in range(n_p)]
+        shares = {}
+        for pol, f in rows.items():
+            f = f.filter(pl.col("players") == n_p)
+            decided = f.filter(pl.col("tie") == 0)
+            for k in range(n_p):
+                shares[(pol, k)] = decided.filter(pl.col("seat") == k)["won"].sum() / decided.filter(
+                    pl.col("seat") == k).height
+            assert {r[f"decided games, `{pol}`"] for r in table} == {str(decided.height // n_p)}
+        for k, r in enumerate(table):
+            for pol, col in (("hunter", "`hunter` (strongest)"), ("economy", "`economy`")):
+                rank = 1 + sum(shares[(pol, j)] > shares[(pol, k)] for j in range(n_p))
+                assert r[col].startswith(f"{shares[(pol, k)]:.3f} [") and r[col].endswith(f"] ({rank})"), (r, col)
+            assert r["deals"] == "120"
+        # the sentence of this count, from the same estimates and the same paired p-values
+        tab = V.policy_tables(rows)[n_p]
+        pair = {p: V.seat_pair_p(rows[p], n_p) for p in tab}
+        comps = sensitivity(tab, "hunter", 0.025, pair_p=lambda p, a, b: pair[p](a, b))
+        said = ranking_sentence(comps, tab, "hunter", "seat", "seats", 0.025)
+        assert f"{n_p} players: {said}" in sentence
+        best = max(range(n_p), key=lambda k: shares[("hunter", k)])
+        worst = min(range(n_p), key=lambda k: shares[("hunter", k)])
+        assert f"seat {best + 1}" in said.split("; ")[-1] and f"seat {worst + 1}" in said, said
+    # one policy only: no section
+    assert V.policy_section({"hunter": rows["hunter"]}, "hunter", 120) == ("", "")
+
+
+def test_a_seat_pair_p_is_paired_deal_by_deal():
+    # 2 players, 40 decided deals: seat 1 wins 30, seat 2 wins 10. Paired, d = +1 on 30 deals and -1 on 10: mean
+    # 0.5, sd of d = sqrt(40/39 * 0.75): t = 0.5 / (sd / sqrt(40)), Student's t on 39 degrees of freedom
+    from scipy.stats import t as student
+
+    rows = _frame([(2, [1, 0] if g < 30 else [0, 1], 0, 9, [8.0, 7.0]) for g in range(40)])
+    d = np.array([1.0] * 30 + [-1.0] * 10)
+    want = 2 * student.sf(d.mean() / (d.std(ddof=1) / np.sqrt(40)), 39)
+    assert V.seat_pair_p(rows, 2)("seat 1", "seat 2") == pytest.approx(want, rel=1e-12)
+    same = _frame([(2, [1, 0], 0, 9, [8.0, 7.0]), (2, [0, 1], 0, 9, [8.0, 7.0])] * 5)
+    assert V.seat_pair_p(same, 2)("seat 1", "seat 2") == 1.0

@@ -327,3 +327,95 @@ def test_the_seat_shares_under_the_other_rule_readings_are_paired_with_the_main_
             assert float(cells[2].split(" ")[0]) == pytest.approx(share(main), abs=5.01e-4)
             assert float(cells[3].split(" ")[0]) == pytest.approx(share(run), abs=5.01e-4)
             assert float(cells[4].split(" ")[0]) == pytest.approx(share(run) - share(main), abs=1.01e-3)
+
+
+# --- issue 40: does the ranking (the Jarls, the seats at each table size) depend on the policy? -----------------
+
+def _tables_of(section: str, heading: str) -> list[dict]:
+    """The estimate table right under ``### heading`` (its first table)."""
+    part = section.split(f"### {heading}\n\n", 1)[1]
+    lines = [ln for ln in part.split("\n\n", 1)[0].splitlines() if ln.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(header, (c.strip() for c in ln.strip("|").split("|")))) for ln in lines[2:]]
+
+
+def test_the_policy_section_recounts_its_cells_from_the_rows_and_says_what_they_show(bundled):
+    """Issue 40: every practical policy of the run at every seat, on the same deals. Each seat cell of the section is
+    that policy's seat's win share at that table size (a shared win 1/k), counted here from the rows, with its
+    rank and its deals; each Jarl cell is the Jarl's win share less the fair 1/n of its tables under that policy.
+    The details say ``ranking_sentence`` of those estimates for each ranking (the seats' p-values paired deal by
+    deal, Holm within a ranking at 5% over the rankings), naming the best and the worst the tables show."""
+    from simkit.core.sensitivity import ranking_sentence, sensitivity
+
+    base, _ = bundled
+    text = (base / "report.md").read_text()
+    section = text.split("## Does the ranking depend on the policy?\n\n", 1)[1].split("\n## ", 1)[0]
+    details = text.split("\n\n")[3]
+    frame = results.scan(base / "run").collect().with_columns(pl.col(pl.Categorical).cast(pl.String))
+    best = re.search(r"strongest practical policy, `(\w+)`", details).group(1)
+    policies = [best, *(p for p in ("builder", "raider") if p != best)]
+    assert "`random`" not in section.split("\n\n", 2)[2].split("###", 1)[1]  # the random baseline is left out
+    shares = {}
+    for n in (2, 3, 4, 5, 6):
+        rows = _tables_of(section, f"Seats, {n} players")
+        assert [r["seat"] for r in rows] == [f"seat {k + 1}" for k in range(n)]
+        share = shares[n] = {}
+        for p in policies:
+            sub = frame.filter((pl.col("policy") == p) & (pl.col("players") == n))
+            wins = np.stack([sub[f"win_{k}"].to_numpy() for k in range(n)], axis=1).clip(0)
+            for k in range(n):
+                share[(p, k)] = (wins[:, k] / wins.sum(axis=1)).mean()
+            deals = sub.select("block", "game").unique().height
+            assert {r[f"deals, `{p}`"] for r in rows} == {str(deals)}
+        for k, r in enumerate(rows):
+            for p in policies:
+                cell = r[f"`{p}`" + (" (strongest)" if p == best else "")]
+                rank = 1 + sum(share[(p, j)] > share[(p, k)] + 1e-12 for j in range(n))
+                assert float(cell.split(" ")[0]) == pytest.approx(share[(p, k)], abs=5.01e-4), (n, k, p)
+                assert cell.endswith(f"] ({rank})"), (cell, rank)
+    # the Jarls: each cell is that policy's edge, counted from the rows
+    seats = R.seat_rows(frame)
+    names, _, _ = R._deck_info(results.manifest(base / "run"))
+    jrows = _tables_of(section, "The Jarls (edge over the fair share)")
+    assert len(jrows) >= 2
+    for r in jrows:
+        j = names.index(r["Jarl"])
+        for p in policies:
+            sub = seats.filter((pl.col("policy") == p) & (pl.col("jarl") == j))
+            edge = sub["share"].mean() - (1.0 / sub["players"].cast(pl.Float64)).mean()
+            cell = r[f"`{p}`" + (" (strongest)" if p == best else "")]
+            assert float(cell.split(" ")[0]) == pytest.approx(edge, abs=5.01e-4), (r["Jarl"], p)
+            assert int(r[f"deals, `{p}`"]) == sub.select("block", "game").unique().height >= R.MIN_DEALS
+    # the Jarls kept: the heuristics share the Jarl choice, so on the same deals the same Jarl sits in each seat,
+    # and the section says so (read from the rows, not assumed)
+    key = ["block", "game", "players", "variant", "seat"]
+    kept = [seats.filter(pl.col("policy") == p).select(*key, "jarl").sort(key)["jarl"].to_list() for p in policies]
+    assert ("kept the same Jarl in the same seat of every deal" in section) == (kept[0] == kept[1])
+    # the sentence in the details and atop the section: ranking_sentence of each ranking, in order
+    rankings = R.policy_rankings(seats, policies, names)
+    alpha = R.ALPHA / len(rankings)
+    said = []
+    for rk in rankings:
+        comps = sensitivity(rk["table"], best, alpha, pair_p=rk["pair_p"])
+        said.append(f"{rk['name']}: " + ranking_sentence(comps, rk["table"], best, rk["what"], rk["plural"], alpha))
+    assert [rk["name"] for rk in rankings] == ["Jarls", "2 players", "3 players", "4 players", "5 players",
+                                              "6 players"]
+    sentence = (f"Does the ranking change with the policy (`{policies[1]}` at every seat on the same deals, against "
+                f"`{best}`; family-wise 0.05 over the 6 rankings, {alpha:.3g} in each)? " + " ".join(said))
+    assert details.endswith(" " + sentence) and section.startswith(sentence + "\n\n")
+    for i, n in enumerate((2, 3, 4, 5, 6), 1):  # the best and the worst seat under the reference are named
+        ref = {k: shares[n][(best, k)] for k in range(n)}
+        assert f"seat {max(ref, key=ref.get) + 1}" in said[i] and f"seat {min(ref, key=ref.get) + 1}" in said[i]
+    jedge = {r["Jarl"]: float(r[f"`{best}` (strongest)"].split(" ")[0]) for r in jrows}
+    assert max(jedge, key=jedge.get) in said[0].split("; ")[-1] and min(jedge, key=jedge.get) in said[0]
+
+
+def test_two_seats_p_is_paired_deal_by_deal():
+    # 2 players, 40 deals: seat 1 wins 30, seat 2 wins 10, one row a deal: d = ±1, the deal as the unit
+    from scipy.stats import t as student
+
+    f = _rows([[1, 0]] * 30 + [[0, 1]] * 10, [[5, 3]] * 40, [[0, 0]] * 40, [[0, 1]] * 40)
+    seats = R.seat_rows(f)
+    d = np.array([1.0] * 30 + [-1.0] * 10)
+    want = 2 * student.sf(d.mean() / (d.std(ddof=1) / np.sqrt(40)), 39)
+    assert R.seat_pair_p(seats, 2)("seat 1", "seat 2") == pytest.approx(want, rel=1e-9)

@@ -129,3 +129,22 @@ def test_ranking_sentence_names_a_best_or_worst_its_interval_cannot_separate_as_
     text = ranking_sentence(sensitivity(table, "ref"), table, "ref", "Warband")
     assert text.endswith("the best is a under `ref`, tied with b (intervals overlap), but b under `x`, above a beyond "
                          "the intervals.")
+
+
+def test_a_paired_p_replaces_the_intervals_for_groups_that_share_games():
+    # the seats of one table: the intervals alone separate both pairs, but the pair's own paired p-value (given by
+    # pair_p, as for seats whose wins are one another's losses) decides; the default keeps the intervals' p
+    table = {"ref": {"a": _e(0.55, 0.01), "b": _e(0.45, 0.01)},
+             "other": {"a": _e(0.45, 0.01), "b": _e(0.55, 0.01)}}
+    (plain,) = sensitivity(table, "ref")
+    assert [(f.above, f.below, f.resolved) for f in plain.flips] == [("a", "b", True)]
+    seen = []
+
+    def pair_p(policy, a, b):
+        seen.append((policy, a, b))
+        return {"ref": 0.001, "other": 0.2}[policy]
+
+    (paired,) = sensitivity(table, "ref", pair_p=pair_p)
+    assert sorted(seen) == [("other", "a", "b"), ("ref", "a", "b")]
+    (f,) = paired.flips
+    assert math.isclose(f.p, 0.2) and not f.resolved  # the larger of the two policies' p-values

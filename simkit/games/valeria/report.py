@@ -346,6 +346,93 @@ def field_plot(path: Path, ladders: dict, games: int) -> Path:
                         "per cell)", ylabel="win rate of the one seat")
 
 
+# ------------------------------------------------------------------------------------------- the policy check
+
+def policy_tables(rows_by_policy: dict[str, pl.DataFrame]) -> dict[int, dict[str, dict[str, Estimate]]]:
+    """The seat ranking under each policy: ``{players: {policy: {"seat k": share of decided games}}}`` from each
+    policy's mirror rows (:func:`seat_shares`, the cells of the seat table)."""
+    out: dict[int, dict[str, dict[str, Estimate]]] = {}
+    for p, rows in rows_by_policy.items():
+        for r in seat_shares(rows):
+            out.setdefault(r["players"], {}).setdefault(p, {})[f"seat {r['seat'] + 1}"] = r["share"]
+    return out
+
+
+def seat_pair_p(rows: pl.DataFrame, players: int):
+    """``(a, b) -> p``: the two-sided p-value that seats ``a`` and ``b`` ("seat k") win equal shares of the decided
+    games at ``players``, paired deal by deal (a seat's win is the other's loss, so the two shares are not
+    independent): Student's t of the per-deal difference of their sole wins over the decided deals."""
+    from scipy.stats import t as student
+
+    g = rows.filter((pl.col("players") == players) & (pl.col("tie") == 0)).sort("block", "game", "seat")
+    won = g["won"].to_numpy().astype(float).reshape(-1, players)  # a mirror run: every seat of a game is a row
+
+    def p(a: str, b: str) -> float:
+        d = won[:, int(a.split()[1]) - 1] - won[:, int(b.split()[1]) - 1]
+        n, mean = len(d), float(d.mean()) if len(d) else 0.0
+        sd = float(d.std(ddof=1)) if n > 1 else 0.0
+        if sd == 0:
+            return 1.0 if mean == 0 else 0.0
+        return float(2 * student.sf(abs(mean) / (sd / np.sqrt(n)), n - 1))
+
+    return p
+
+
+def policy_section(rows_by_policy: dict[str, pl.DataFrame], reference: str, games: int) -> tuple[str, str]:
+    """``(sentence, section)``: does the seat answer change with the policy? Each player count's seat ranking
+    (:func:`policy_tables`) under every other policy of ``rows_by_policy`` (each in every seat, on the same deals)
+    against ``reference``'s, through :func:`simkit.core.sensitivity.sensitivity`: a pair's p-value paired deal by
+    deal (:func:`seat_pair_p`), Holm over every pair of every policy compared within a count at ``FAMILY`` / the
+    number of counts (Bonferroni over the counts: family-wise ``FAMILY`` over the section). ("", "") with one
+    policy."""
+    from simkit.core.sensitivity import markdown as sens_markdown
+    from simkit.core.sensitivity import ranking_sentence, sensitivity
+
+    tables = policy_tables(rows_by_policy)
+    counts = [n for n in sorted(tables) if reference in tables[n] and len(tables[n]) > 1]
+    if not counts:
+        return "", ""
+    alpha = FAMILY / len(counts)
+    others = [p for p in rows_by_policy if p != reference]
+    decided = {(p, r["players"]): r["n"] for p, rows in rows_by_policy.items() for r in seat_shares(rows)}
+    sentences, parts = [], []
+    for n in counts:
+        table = tables[n]
+        pair = {p: seat_pair_p(rows_by_policy[p], n) for p in table}
+        comps = sensitivity(table, reference, alpha, pair_p=lambda p, a, b: pair[p](a, b))
+        sentences.append(f"{n} players: " + ranking_sentence(comps, table, reference, "seat", "seats", alpha))
+        ranks = {p: {g: 1 + sum(o.estimate > e.estimate for o in row.values()) for g, e in row.items()}
+                 for p, row in table.items()}
+        rows = [{"seat": g, **{f"`{p}`" + (" (strongest)" if p == reference else ""):
+                               f"{_iv(table[p][g])} ({ranks[p][g]})" for p in table},
+                 **{f"decided games, `{p}`": decided[(p, n)] for p in table}, "deals": games}
+                for g in table[reference]]
+        parts.append(f"### {n} players\n\n" + render(rows, "md") + "\n"
+                     + sens_markdown(comps, reference, f"seats at {n} players", alpha) + "\n")
+    level = (f"{alpha:.3g} (5% split over the {len(counts)} player counts, Bonferroni)" if len(counts) > 1 else
+             f"{alpha:.3g}")
+    sentence = (f"Does the seat answer change with the policy ({', '.join(f'`{p}`' for p in others)} in every "
+                f"seat on the same {games:,} deals per count, against `{reference}`; family-wise {FAMILY} over the "
+                f"{len(counts)} player counts, {alpha:.3g} in each)? " + " ".join(sentences))
+    section = (
+        "## Does the seat ranking depend on the policy?\n\n"
+        f"{sentence}\n\n"
+        "A balance conclusion holds for a game *and* a way of playing it. The seat table above is played by "
+        f"`{reference}` (the skill ladder's strongest practical policy) in every seat; here every other heuristic of "
+        f"the ladder ({', '.join(f'`{p}`' for p in others)}; the random baseline is left out, and so is `search`: "
+        f"too few games) plays every seat at {', '.join(map(str, counts))} players on the same {games:,} deals per "
+        f"count (root seed {SEED}: the same set-up and the same streams of dice, common random numbers), 2E "
+        "Herald. Each count's ranking of the seats by their share of the decided games (the seat table's cells; "
+        f"rank 1 is the highest share) is set against `{reference}`'s: Spearman's rank correlation and the pairs "
+        "of seats whose order flips. A flip is *resolved* when the games show both orders: the larger of the two "
+        "policies' two-sided p-values for the pair's difference (each paired deal by deal, Student's t of the "
+        "difference of the two seats' sole wins over the decided deals: one seat's win is the other's loss, so "
+        "their shares are not independent), **Holm-corrected over every pair of every policy compared** within "
+        f"a player count, is below {level}, so the chance of calling any flip where the orders truly agree is at "
+        "most 5% over the whole section.\n\n" + "".join(parts))
+    return sentence, section
+
+
 # ------------------------------------------------------------------------------------------- plots
 
 def seat_plot(path: Path, shares: list[dict]) -> Path:
@@ -418,11 +505,11 @@ TITLE = ("# Valeria: Card Kingdoms: seat advantage, the 2E Herald, the Monster E
 
 
 def page_top(policy: str, shares: list[dict], info: dict, games: int, cards_line: str = "", ladder_line: str = "",
-             event_line: str = "") -> str:
+             event_line: str = "", policy_line: str = "") -> str:
     """The page's title, the stand-in notice, the one-sentence lead (:func:`lead_sentence`) and the details
     (:func:`headline`: a paragraph and the per-count table)."""
     return (f"{TITLE}\n\n{STAND_IN_NOTICE}\n\n{lead_paragraph(lead_sentence(policy, shares, games))}\n\n"
-            + headline(policy, shares, info, games, cards_line, ladder_line, event_line))
+            + headline(policy, shares, info, games, cards_line, ladder_line, event_line, policy_line))
 
 
 def lead_sentence(policy: str, shares: list[dict], games: int) -> str:
@@ -475,7 +562,7 @@ def answer_rows(shares: list[dict], info: dict) -> list[dict]:
 
 
 def headline(policy: str, shares: list[dict], info: dict, games: int, cards_line: str = "",
-             ladder_line: str = "", event_line: str = "") -> str:
+             ladder_line: str = "", event_line: str = "", policy_line: str = "") -> str:
     """The details, below the lead: the Holm verdicts on the seats and the Herald's effect in words, then the
     table of the numbers behind them at each count (:func:`answer_rows`: the first seat's share and the extreme
     seat, the luck gap, game length and the unluckiest harvester under the Herald and the consolation)."""
@@ -493,7 +580,7 @@ def headline(policy: str, shares: list[dict], info: dict, games: int, cards_line
             "the best less worst harvester's Resources per round in a game, game length is paired): "
             + herald_verdict(info) + (" " + event_line if event_line else "") + (" " + cards_line if cards_line
                                                                                  else "")
-            + (" " + ladder_line if ladder_line else "")
+            + (" " + ladder_line if ladder_line else "") + (" " + policy_line if policy_line else "")
             + "\n\n" + render(answer_rows(shares, info), "md"))
 
 
@@ -594,8 +681,15 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     search_cfg = {k: v for k, v in s_desc.get("search", {}).items() if k != "kind"}
     cards_line = cards_sentence(vrows, best)
     ladder_line = ladder_sentence(ladders, s_rungs, best)
+    # the seat table again under every other heuristic of the ladder, each in every seat, on the same deals
+    checks = {}
+    for other in (h for h in HEURISTICS if h not in (best, "random")):
+        checks[other] = run_bundled("valeria/players.toml", base / "run" / f"policy-{other}", games, seed=SEED,
+                                    jobs=jobs, overrides=[f'play=["{other}"]'])
+    policy_line, policy_text = policy_section(
+        {best: herald, **{o: game_rows(results.scan(r)) for o, r in checks.items()}}, best, games)
     text = (
-        page_top(best, shares, info, games, cards_line, ladder_line, event_line) + "\n"
+        page_top(best, shares, info, games, cards_line, ladder_line, event_line, policy_line) + "\n"
         "## What was simulated\n\n"
         f"Stand-in card data (`scenarios/valeria/cards.toml`), rule options at their defaults (docs/rules.md) but "
         f"`rules.herald`. The skill ladder names the strongest practical policy: **`{best}`** (mean win rate over the "
@@ -617,7 +711,8 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "unit (`clustered_rate` over deals; one row per seat per deal); `p (Holm)` is the exact binomial test of "
         f"the share against 1/n, Holm-adjusted over all {len(shares)} seats; `verdict` at family-wise {FAMILY}.\n\n"
         + render(seat_table, "md") + "\n"
-        "## The 2E Herald against the 1E consolation\n\n"
+        + (policy_text if policy_text else "")
+        + "## The 2E Herald against the 1E consolation\n\n"
         f"![Herald]({png_herald.name})\n\n"
         "Definitions. *Income per round*: the Resources a seat took in Harvest Phases (its Citizens' powers, the "
         "Thief's loot, and the Herald's or consolation's Resource), over the game's rounds (a round is one turn of "
@@ -676,5 +771,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         + manifest_section(results.manifest(run_h)).replace("## Run\n", "### 2E Herald run\n", 1) + "\n"
         + manifest_section(results.manifest(run_c)).replace("## Run\n", "### 1E consolation run\n", 1) + "\n"
         + manifest_section(results.manifest(run_e)).replace("## Run\n", "### Monster Event variant run\n", 1)
+        + "".join("\n" + manifest_section(results.manifest(r)).replace("## Run\n", f"### `{o}` run (the policy "
+                                                                        "check)\n", 1) for o, r in checks.items())
     )
     return [write_markdown(base / "report.md", text), png_seat, png_herald, png_ladder]

@@ -289,6 +289,110 @@ def jarl_display(rows: list[dict], abilities: dict[str, str]) -> list[dict]:
             for r in rows]
 
 
+# ---------------------------------------------------------------- does the ranking depend on the policy?
+
+
+def seat_pair_p(seats: pl.DataFrame, players: int):
+    """``(a, b) -> p``: the two-sided p-value that seats ``a`` and ``b`` ("seat k") of one policy's rows take equal
+    win shares at ``players``, paired deal by deal (a seat's win is another's loss, so the two shares are not
+    independent): Student's t of the per-deal difference of their win shares (summed over the deal's decks),
+    the deal as the unit (:func:`_t_p`)."""
+    at = seats.filter(pl.col("players") == players)
+
+    def p(a: str, b: str) -> float:
+        ta, m = _by_deal(at.filter(pl.col("seat") == int(a.split()[1]) - 1), pl.col("share"))
+        tb, _ = _by_deal(at.filter(pl.col("seat") == int(b.split()[1]) - 1), pl.col("share"))
+        return _t_p(ta - tb, m, 0.0)
+
+    return p
+
+
+def policy_rankings(seats: pl.DataFrame, policies: list[str], names: list[str]) -> list[dict]:
+    """The page's rankings under each of ``policies`` (each in every seat; ``seats``: :func:`seat_rows` of the run):
+    the Jarls by their edge over the fair share (:func:`jarl_table`; the Jarls kept in at least ``MIN_DEALS``
+    deals under every policy), and at each table size the seats by their win share (:func:`seat_table`). One dict
+    per ranking: ``heading``, ``name`` (how the sentence names it), ``label`` (the group column), ``table``
+    (``{policy: {group: Estimate}}``), ``n`` (``{policy: {group: deals}}``) and ``pair_p`` (the paired p-value of
+    two seats, or None: the Jarls' are unpaired, from their intervals)."""
+    out = []
+    jarls = {p: {r["jarl"]: r for r in jarl_table(seats.filter(pl.col("policy") == p), names)} for p in policies}
+    kept = [j for j in jarls[policies[0]] if all(j in jarls[p] and jarls[p][j]["deals"] >= MIN_DEALS
+                                                   for p in policies)]
+    if len(kept) > 1:
+        key = [*DEAL, "players", "variant", "seat"]
+        ref = seats.filter(pl.col("policy") == policies[0]).select(*key, "jarl")
+        same = all(ref.join(seats.filter(pl.col("policy") == p).select(*key, "jarl"), on=key, suffix="_o")
+                   .select((pl.col("jarl") == pl.col("jarl_o")).all()).item() for p in policies[1:])
+        out.append({"heading": "The Jarls (edge over the fair share)", "name": "Jarls", "label": "Jarl",
+                    "what": "Jarl", "plural": "Jarls", "signed": True, "same_jarls": same,
+                    "table": {p: {j: jarls[p][j]["edge"] for j in kept} for p in policies},
+                    "n": {p: {j: jarls[p][j]["deals"] for j in kept} for p in policies}, "pair_p": None})
+    rows = {p: seat_table(seats.filter(pl.col("policy") == p)) for p in policies}
+    for n in sorted(seats["players"].unique().to_list()):
+        table = {p: {f"seat {r['seat']}": r["e"] for r in rows[p] if r["players"] == n} for p in policies}
+        deals = {p: {f"seat {r['seat']}": r["deals"] for r in rows[p] if r["players"] == n} for p in policies}
+        pairs = {p: seat_pair_p(seats.filter(pl.col("policy") == p), n) for p in policies}
+        out.append({"heading": f"Seats, {n} players", "name": f"{n} players", "label": "seat", "what": "seat",
+                    "plural": "seats", "signed": False, "table": table, "n": deals,
+                    "pair_p": (lambda pp: lambda p, a, b: pp[p](a, b))(pairs)})
+    return out
+
+
+def policy_section(rankings: list[dict], reference: str) -> tuple[str, str]:
+    """``(sentence, section)``: do the page's rankings (:func:`policy_rankings`) change with the policy? Each is set
+    against ``reference``'s through :func:`simkit.core.sensitivity.sensitivity`, Holm over every pair of every
+    policy compared within a ranking at 5% / the number of rankings (Bonferroni over the rankings: family-wise 5%
+    over the section). ("", "") with one policy."""
+    from simkit.core.sensitivity import markdown as sens_markdown
+    from simkit.core.sensitivity import ranking_sentence, sensitivity
+
+    shown = [r for r in rankings if len(r["table"]) > 1 and len(r["table"].get(reference, {})) > 1]
+    if not shown:
+        return "", ""
+    alpha = ALPHA / len(shown)
+    others = [p for p in shown[0]["table"] if p != reference]
+    jarls = [r for r in shown if r["name"] == "Jarls"]
+    sentences, parts = [], []
+    for r in shown:
+        table = r["table"]
+        comps = sensitivity(table, reference, alpha, pair_p=r["pair_p"])
+        sentences.append(f"{r['name']}: " + ranking_sentence(comps, table, reference, r["what"], r["plural"], alpha))
+        ranks = {p: {g: 1 + sum(o.estimate > e.estimate for o in row.values()) for g, e in row.items()}
+                 for p, row in table.items()}
+        order = sorted(table[reference], key=lambda g: (ranks[reference][g], list(table[reference]).index(g))) \
+            if r["signed"] else list(table[reference])
+        rows = [{r["label"]: g, **{f"`{p}`" + (" (strongest)" if p == reference else ""):
+                                   f"{_iv(table[p][g], sign=r['signed'])} ({ranks[p][g]})" for p in table},
+                 **{f"deals, `{p}`": r["n"][p][g] for p in table}} for g in order]
+        parts.append(f"### {r['heading']}\n\n" + render(rows, "md") + "\n"
+                     + sens_markdown(comps, reference, r["plural"] if r["signed"] else f"seats at {r['name']}", alpha)
+                     + "\n")
+    sentence = (f"Does the ranking change with the policy ({', '.join(f'`{p}`' for p in others)} at every seat on "
+                f"the same deals, against `{reference}`; family-wise {ALPHA:g} over the {len(shown)} rankings, "
+                f"{alpha:.3g} in each)? " + " ".join(sentences))
+    section = (
+        "## Does the ranking depend on the policy?\n\n"
+        f"{sentence}\n\n"
+        "A balance conclusion holds for a game *and* a way of playing it. The bundled run plays every practical "
+        f"policy ({', '.join(f'`{p}`' for p in shown[0]['table'])}; the random baseline is left out) at every seat "
+        "of every table, both decks, on the same deals and dice (common random numbers). Each one's ranking of the "
+        "Jarls (edge over the fair share, as in the Jarl table above: the Jarls kept in at least "
+        f"{MIN_DEALS} deals under every policy) and of the seats at each table size (win share, as in the seat "
+        f"table) is set against the ranking under `{reference}` (the strongest practical policy, the top heuristic "
+        "of the ladder): Spearman's rank correlation and the pairs whose order flips (rank 1 is the highest). "
+        + ("Every policy compared kept the same Jarl in the same seat of every deal (they share the Jarl choice), "
+           "so where the two Jarl rankings differ, they differ by how the Jarl is played, not by which Jarl is kept. " if jarls and jarls[0].get("same_jarls")
+           else "A Jarl is *kept* by the policy's own choice, so a policy's Jarl ranking is also a ranking of its "
+           "choices. " if jarls else "")
+        + "A flip is *resolved* when the games show both orders: the larger of the two policies' two-sided p-values "
+        "for the pair's difference (two seats: paired deal by deal, Student's t of the per-deal difference of "
+        "their win shares, as one seat's win is another's loss; two Jarls: normal, from the 95% intervals shown, "
+        "unpaired), **Holm-corrected over every pair of every policy compared** within a ranking, is below "
+        f"{alpha:.3g} (5% split over the {len(shown)} rankings, Bonferroni), so the chance of calling any flip "
+        "where the orders truly agree is at most 5% over the whole section.\n\n" + "".join(parts))
+    return sentence, section
+
+
 # ---------------------------------------------------------------- base deck against Valkyries
 
 
@@ -588,6 +692,11 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                      ylabel="edge over 1/n", low=[r["edge"].low for r in ranked],
                      high=[r["edge"].high for r in ranked])
 
+    # --- do the rankings (the Jarls, the seats at each table size) depend on the policy? ---
+    pol_sentence, pol_section = policy_section(
+        policy_rankings(seats_all, [best, *(p for p in practical if p != best)], names) if best in practical
+        else [], best)
+
     # --- base deck against Valkyries ---
     raw = frame.collect()
     games = game_measures(raw).with_columns(glory_jarl=jarl_glory(raw, start))
@@ -714,7 +823,7 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
         f"{DETAILS_MARKER} Under {who}`{best}` at every seat, seat 1 (the first to play) "
         "takes a win share of " + seat_text + f" ({decks}; the deal as the unit); "
         f"{n_off} of {len(seat)} seat shares differ from 1/n (Holm 5%)." + lead_text + jtext + vtext
-        + value_head)
+        + value_head + (" " + pol_sentence if pol_sentence else ""))
 
     # --- the page ---
     opts = man.get("rule_options") or {}
@@ -778,6 +887,7 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
         "over; which Jarls were offered is not in the rows. Abilities are the stand-in solo abilities of "
         "`deck.toml`.\n\n"
         + render(jarl_display(jrows, abilities), "md")
+        + ("\n" + pol_section.rstrip("\n") + "\n" if pol_section else "")
         + "\n## Base deck against the Valkyries deck\n\n"
         f"Per game, pooled over the table sizes, for each practical policy. `winner's margin`: the most Glory minus "
         "the next seat's (0 for a shared win). Glory a seat splits into shields (2 a shield taken), the Jarl's "
