@@ -78,6 +78,9 @@ GAME = Game(
                         "activates)",
         "rules.magic_gold": "'augment' (default, the public base rules: Magic tops up Gold to Recruit and Build, at "
                             "least 1 Gold paid) or 'never' (Gold alone pays, as issue 22 stated the rules)",
+        "rules.five_player": "at 5 players: 'variant' (default, the published 5-player variant: Monster stacks with "
+                             "the five_player cards, Citizen stacks of 6, Domain stacks of 4, a Resting Player who "
+                             "does not harvest) or 'base' (the 2-4-player set-up)",
         "rules.doubles": "a Citizen matching both dice of a double activates 'twice' (default: each die activates) "
                          "or 'once'",
         "rules.monster_events": "true: the 2E Monster Event variant (1 Event per player shuffled on top of the "

@@ -28,7 +28,7 @@ from simkit.games.valeria.state import (
     A_BUILD, A_GAIN, A_RECRUIT, A_SLAY, ACTIVE, ACTS, CAPPED, DN, DOM_OWNER, DSTACK, ENDING, EXH_AREA, EXH_CIT,
     EXH_DOM, EXH_LEFT, EXH_PLACED, EXH_STACK, GOLD_, MAGIC_, MAX_DSTACK, MAX_SUB, MON_LEFT, MON_OWNER, N_AREAS,
     N_CIT, N_KINDS, N_RES, N_ROLES, NP, OWN, R_MAGIC_GOLD, R_TURN_CAP, ROUNDS, STACK, STRENGTH_, TURNS,
-    A_SLAY_EV, EV_POS, MAX_EV, R_EVENTS, END_WHY,
+    A_SLAY_EV, EV_POS, MAX_EV, R_EVENTS, END_WHY, DOM_DEPTH, REST,
 )
 
 
@@ -45,7 +45,7 @@ def top_monster(s, env, a):
 def top_domain(s, d):
     if s[DN + d] == 0:
         return -1
-    return s[DSTACK + 3 * d + s[DN + d] - 1]
+    return s[DSTACK + DOM_DEPTH * d + s[DN + d] - 1]
 
 
 @njit(cache=True, inline="always")
@@ -196,7 +196,9 @@ def apply_action_phase(s, rng, env, a):
 @njit(cache=True, _nrt=False)
 def end_turn(s, rng, env):
     """End Phase: check the end conditions; the round is finished so that everyone has had equal turns (the game
-    ends when play comes back to seat 0); ``rules.turn_cap`` rounds end a game as capped (a simulator guard)."""
+    ends when play comes back to seat 0); ``rules.turn_cap`` rounds end a game as capped (a simulator guard). The
+    5-player variant: "Each time the dice pass left to the next Active Player, the Rest Token passes to the
+    left"."""
     if not s[ENDING]:
         why = end_why(s, env)
         if why:
@@ -212,4 +214,6 @@ def end_turn(s, rng, env):
             finish(s, env)
             return
     s[ACTIVE] = nxt
+    if s[REST] >= 0:
+        s[REST] = (s[REST] + 1) % s[NP]
     start_turn(s, rng, env)

@@ -3,7 +3,10 @@
 The rule text (../shared/rules/valeria-card-kingdoms-2e.txt) prints no cards. The bundled
 ``scenarios/valeria/cards.toml`` is STAND-IN data; :func:`load_cards` checks what the base rules fix (Starters
 Peasant on 5 and Knight on 6; 10 Citizen roles in stacks of 5; 5 Monster areas; Domains in stacks of 3; at least
-two Dukes per player for 5 players).
+two Dukes per player for 5 players). The 5-player variant (``rules.five_player = "variant"``): a Monster or a
+Domain marked ``five_player = true`` is in the game only at 5 players ("Each stack of Monster cards will contain 6
+cards. Include the cards with [the 5-player mark]"; Domain stacks of 4): a marked Monster takes its place in its
+area's stack in file order; the marked Domains, one per Domain stack, are shuffled in with the others.
 
 The effect language
 -------------------
@@ -47,6 +50,7 @@ from simkit.core.scenario import Fields, Problems, read_toml
 RESOURCES = ("gold", "strength", "magic")
 N_ROLES, N_CITIZENS, N_AREAS, STACK_COPIES, DOMAIN_STACK = 4, 10, 5, 5, 3
 MAX_MONSTERS_PER_AREA, MAX_DOMAINS, MAX_DUKES, MIN_DUKES = 5, 18, 16, 10
+MAX_MONSTERS_FIVE = 6  # an area's stack at 5 players (the variant), its five_player Monsters included
 MAX_EFFECTS, MAX_COST, MAX_N = 2, 12, 6
 OPS = ("none", "gain", "any", "steal", "per_role")
 OP_NONE, OP_GAIN, OP_ANY, OP_STEAL, OP_PER_ROLE = range(len(OPS))
@@ -87,6 +91,8 @@ class CardSet:
     domains: tuple[dict, ...]
     dukes: tuple[dict, ...]
     events: tuple[dict, ...] = ()  # Monster Events (the 2E variant)
+    monsters_five: tuple[dict, ...] = ()  # every Monster at 5 players (the variant): area by area, top first
+    domains_five: tuple[dict, ...] = ()   # the Domains marked five_player (dealt only at 5 players, the variant)
 
     def event_array(self) -> np.ndarray:
         """The Monster Events as an int32 table (``E_*`` columns); one all-zero row when there are none."""
@@ -99,9 +105,12 @@ class CardSet:
                 e[i, E_INSTR + 4 * j:E_INSTR + 4 * j + 4] = eff
         return e
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
+    def arrays(self, five: bool = False) -> tuple[np.ndarray, ...]:
         """``(kinds, monsters, domains, dukes, areas)`` int32 tables (column constants above); ``areas[a]`` is
-        (first Monster, Monsters in the area)."""
+        (first Monster, Monsters in the area). ``five``: the 5-player variant's tables (the Monsters and Domains
+        marked ``five_player`` included, the marked Domains numbered after the others)."""
+        monsters = self.monsters_five if five else self.monsters
+        domains = self.domains + self.domains_five if five else self.domains
         k = np.zeros((len(self.kinds), KIND_COLS), np.int32)
         for i, c in enumerate(self.kinds):
             nums = list(c["numbers"]) + [0]
@@ -109,13 +118,13 @@ class CardSet:
             for side, col in (("on_turn", K_ON), ("off_turn", K_OFF)):
                 for j, e in enumerate(c[side]):
                     k[i, col + 4 * j:col + 4 * j + 4] = e
-        m = np.zeros((len(self.monsters), MON_COLS), np.int32)
-        for i, x in enumerate(self.monsters):
+        m = np.zeros((len(monsters), MON_COLS), np.int32)
+        for i, x in enumerate(monsters):
             m[i, :M_REWARD] = (x["area"], x["strength"], x["magic"], x["vp"])
             for j, (r, n) in enumerate(x["reward"]):
                 m[i, M_REWARD + 2 * j:M_REWARD + 2 * j + 2] = (r, n)
-        d = np.zeros((len(self.domains), DOM_COLS), np.int32)
-        for i, x in enumerate(self.domains):
+        d = np.zeros((len(domains), DOM_COLS), np.int32)
+        for i, x in enumerate(domains):
             d[i, D_COST], d[i, D_VP], d[i, D_POWER] = x["cost"], x["vp"], x["power"]
             d[i, D_REQ:D_REQ + N_ROLES] = x["requires"]
             for r, n in x["build"]:
@@ -125,7 +134,7 @@ class CardSet:
             for cat, vp, every in x["bonus"]:
                 u[i, 2 * cat], u[i, 2 * cat + 1] = vp, every
         a = np.zeros((N_AREAS, 2), np.int32)
-        for i, x in enumerate(self.monsters):
+        for i, x in enumerate(monsters):
             if a[x["area"], 1] == 0:
                 a[x["area"], 0] = i
             a[x["area"], 1] += 1
@@ -250,14 +259,22 @@ def load_cards(path: str | Path | None = None) -> CardSet:
             mg = f.get("magic", int, 0, min=0, max=MAX_N)
             vp = f.get("vp", int, min=0, max=12)
             reward = [(e[1], e[3]) for e in _effects(f, "reward", f"Monster {name!r}", ("gain",), roles, [])]
+            five = f.get("five_player", bool, False)
             f.finish()
-            monsters.append(dict(key=key, name=name, area=area, strength=st, magic=mg, vp=vp, reward=reward))
+            monsters.append(dict(key=key, name=name, area=area, strength=st, magic=mg, vp=vp, reward=reward,
+                                 five_player=five))
     for a, name in enumerate(areas):
-        n = sum(m["area"] == a for m in monsters)
+        n = sum(m["area"] == a and not m["five_player"] for m in monsters)
+        n5 = sum(m["area"] == a for m in monsters)
         if len(problems.errors) == before and not 1 <= n <= MAX_MONSTERS_PER_AREA:
             problems.add(top.error("monsters", f"must give area {name!r} 1 to {MAX_MONSTERS_PER_AREA} Monsters "
                                                f"(got {n})"))
+        elif len(problems.errors) == before and n5 > MAX_MONSTERS_FIVE:
+            problems.add(top.error("monsters", f"must give area {name!r} at most {MAX_MONSTERS_FIVE} Monsters with "
+                                               f"those marked five_player (a stack of 6 at 5 players; got {n5})"))
     monsters.sort(key=lambda m: m["area"])  # stable: top of each stack first
+    monsters_five = monsters
+    monsters = [m for m in monsters if not m["five_player"]]
     domains = []
     before = len(problems.errors)
     for f in _rows(top, "domains"):
@@ -270,11 +287,19 @@ def load_cards(path: str | Path | None = None) -> CardSet:
             rq.finish()
             build = [(e[1], e[3]) for e in _effects(f, "build", f"Domain {name!r}", ("gain",), roles, [])]
             power = POWERS.index(f.get("power", str, "none", choices=POWERS))
+            five = f.get("five_player", bool, False)
             f.finish()
-            domains.append(dict(key=key, name=name, cost=cost, vp=vp, requires=req, build=build, power=power))
+            domains.append(dict(key=key, name=name, cost=cost, vp=vp, requires=req, build=build, power=power,
+                                five_player=five))
+    domains_five = [d for d in domains if d["five_player"]]
+    domains = [d for d in domains if not d["five_player"]]
     if len(problems.errors) == before and (not domains or len(domains) % DOMAIN_STACK or len(domains) > MAX_DOMAINS):
         problems.add(top.error("domains", f"must list a multiple of {DOMAIN_STACK} Domains, at most {MAX_DOMAINS} "
                                           f"(stacks of 2 face down + 1 face up; got {len(domains)})"))
+    elif len(problems.errors) == before and len(domains_five) not in (0, len(domains) // DOMAIN_STACK):
+        problems.add(top.error("domains", f"must mark none or {len(domains) // DOMAIN_STACK} Domains five_player = "
+                                          f"true, one per stack (stacks of 3 face down + 1 face up at 5 players; got "
+                                          f"{len(domains_five)})"))
     cats = roles + DUKE_PER_EXTRA
     dukes = []
     before = len(problems.errors)
@@ -299,7 +324,8 @@ def load_cards(path: str | Path | None = None) -> CardSet:
     top.get("experiment", bool, False)
     top.finish()
     problems.check()
-    return CardSet(notice, roles, areas, tuple(kinds), tuple(monsters), tuple(domains), tuple(dukes), tuple(events))
+    return CardSet(notice, roles, areas, tuple(kinds), tuple(monsters), tuple(domains), tuple(dukes), tuple(events),
+                   tuple(monsters_five), tuple(domains_five))
 
 
 def _instruction(f: Fields, what: str) -> tuple:

@@ -38,8 +38,9 @@ from simkit.games.valeria.state import (
     NP, OVER, OWN, P_ACTION, P_ADJUST, P_ANY, P_DUKE, P_OVER, P_THIEF, PHASE, R_DOUBLES, R_HERALD, R_N_DOM,
     R_N_DUKE, R_N_MON, SPENT, STACK, STRENGTH_, TO_MOVE, WIN_MASK, DOUBLES_ONCE, MAX_DOM,
     A_PLACE, A_SLAY_EV, EV_BOX, EV_HI, EV_LO, EV_POS, EV_SEQ, EV_STACKED, EV_TOK, MAX_EV, MON_TOK, P_EVENT,
-    R_EVENTS, R_PRESELECT, EV_TODO, R_N_EV,
+    R_EVENTS, R_PRESELECT, EV_TODO, R_N_EV, DOM_DEPTH, REST,
 )
+from simkit.games.valeria.setup import five_variant, stack_copies
 
 # --- parameters: name -> (index, default, description, low, high) ----------------------------------------------
 PARAMS = {
@@ -155,7 +156,7 @@ def resample(s, rng, env, seat, srng):
     k = 0
     for d in range(MAX_DSTACK):
         for j in range(s[DN + d] - 1):
-            buf[k] = s[DSTACK + 3 * d + j]
+            buf[k] = s[DSTACK + DOM_DEPTH * d + j]
             k += 1
     buf[:k] = np.sort(buf[:k])
     for i in range(k - 1, 0, -1):
@@ -166,7 +167,7 @@ def resample(s, rng, env, seat, srng):
     k = 0
     for d in range(MAX_DSTACK):
         for j in range(s[DN + d] - 1):
-            s[DSTACK + 3 * d + j] = buf[k]
+            s[DSTACK + DOM_DEPTH * d + j] = buf[k]
             k += 1
     # the other seats' Dukes
     nk = env[5][R_N_DUKE]
@@ -567,11 +568,12 @@ def policy(kind, s, env, legal, n, params, prng):
 @njit(cache=True)
 def invariants(s, env):
     """0 when the state keeps the rules' bookkeeping, else a code: 1 Resources (held = taken - paid, never
-    negative), 2 Citizens (each stack plus the copies owned is 5; one of each Starter per seat), 3 Monsters (each
+    negative), 2 Citizens (each stack plus the copies owned is 5, 6 in the 5-player variant; one of each Starter per
+    seat), 3 Monsters (each
     area's slain ones are its top ones, plus those left make the area), 4 Domains (each exactly once: in a stack
     or built), 5 Exhausted cards (left plus placed is 2 per player; with Monster Events ``events.event_invariant``:
     3 cards per player, and the tokens), 6 Dukes (dealt distinct; kept one of the
-    two), 7 phase and counters."""
+    two), 7 phase and counters (the Rest Token, in the 5-player variant, on the seat before the active one)."""
     n = s[NP]
     rules = env[5]
     for p in range(n):
@@ -583,7 +585,7 @@ def invariants(s, env):
         t = s[STACK + k]
         for p in range(n):
             t += s[OWN + p * N_KINDS + k]
-        if t != 5 or s[STACK + k] < 0:
+        if t != stack_copies(rules) or s[STACK + k] < 0:
             return 2
     for p in range(n):
         if s[OWN + p * N_KINDS + N_CIT] != 1 or s[OWN + p * N_KINDS + N_CIT + 1] != 1:
@@ -603,7 +605,7 @@ def invariants(s, env):
     seen = np.zeros(MAX_DOM, np.int64)
     for d in range(MAX_DSTACK):
         for j in range(s[DN + d]):
-            seen[s[DSTACK + 3 * d + j]] += 1
+            seen[s[DSTACK + DOM_DEPTH * d + j]] += 1
     for i in range(nd):
         if s[DOM_OWNER + i] >= 0:
             seen[i] += 1
@@ -634,6 +636,8 @@ def invariants(s, env):
     if s[PHASE] == P_EVENT and (s[TO_MOVE] != s[ACTIVE] or s[EV_TODO] == 0):
         return 7
     if (s[PHASE] == P_OVER) != (s[OVER] == 1) or s[TO_MOVE] >= n:
+        return 7
+    if s[REST] != ((s[ACTIVE] + n - 1) % n if five_variant(rules) else -1):
         return 7
     return 0
 

@@ -27,7 +27,7 @@ NCOL = 2 + S.MAX_P * (S.N_CIT + 1)
 
 
 @njit(cache=True)
-def play_owned(key, n, env, players, kinds, params, out):
+def play_owned(key, n, env, env5, players, kinds, params, out):
     """Row ``c * n + g``: game ``g`` of cell ``c`` (the streams of ``play_cells``), what each seat owned at the
     end."""
     s = np.zeros(S.STATE_SIZE, np.int32)
@@ -35,7 +35,7 @@ def play_owned(key, n, env, players, kinds, params, out):
     prng = np.empty(4, np.uint64)
     buf = np.empty(S.MAX_ACTIONS, np.int64)
     for c in range(kinds.shape[0]):
-        cenv = _cell_env(env, players[c])
+        cenv = _cell_env(env5 if players[c] == 5 else env, players[c])
         for g in range(n):
             seed_stream(rng, key, g, 0)
             seed_stream(prng, key, g, 1)
@@ -71,7 +71,7 @@ def owned_games(sim, games: int, seed: int, block_size: int | None = None) -> di
     for b in range(math.ceil(games / bs)):
         n = min(bs, games - b * bs)
         out = np.zeros((nc * n, NCOL), np.int64)
-        play_owned(block_key(seed, b), n, sim._env, sim._players, sim._kinds, sim._params, out)
+        play_owned(block_key(seed, b), n, sim._env, sim._env5, sim._players, sim._kinds, sim._params, out)
         parts["cell"].append(np.repeat(np.arange(nc), n))
         parts["block"].append(np.full(nc * n, b))
         parts["game"].append(np.tile(np.arange(n), nc))

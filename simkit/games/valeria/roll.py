@@ -10,6 +10,9 @@ your Herald Starter card activates whether you are the Active Player or not. You
 dice roll is doubles, then your Herald Starter card activates ... It is possible the dice results are doubles and
 do not activate any of your citizens ... the Herald Starter card activates two times." 1E consolation
 (``rules.herald = "consolation"``): a player none of whose Citizens activated takes any one Resource.
+The 5-player variant: "The Resting Player does not harvest Resources during the Active Player's turn": the seat
+holding the Rest Token (``REST``) takes nothing in the Harvest Phase, neither from its Citizens (its Thieves
+included) nor from its Herald (or the 1E consolation); it can still be robbed (docs/rules.md).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from simkit.games.valeria.setup import gain, pay, res
 from simkit.games.valeria.state import (
     A_ADJ, A_ADJ_DONE, ACTIVE, ACTS, ADJ_USED, D1, D2, DOM_OWNER, GOLD_, HERALD, HERALD_2E, N_CIT, N_KINDS,
     NP, OWN, P_ACTION, P_ADJUST, P_ANY, P_THIEF, PEND_ANY, PEND_STEAL, PHASE, R_DOUBLES, R_HERALD, R_N_DOM,
-    STEAL_AMT, TO_MOVE, DOUBLES_ONCE, A_TARGET, A_ANY, N_RES, R_EVENTS,
+    STEAL_AMT, TO_MOVE, DOUBLES_ONCE, A_TARGET, A_ANY, N_RES, R_EVENTS, REST,
 )
 
 
@@ -169,6 +172,8 @@ def begin_harvest(s, env):
         col = K_ON if p == s[ACTIVE] else K_OFF
         s[PEND_STEAL + p] = 0
         s[STEAL_AMT + p] = 0
+        if p == s[REST]:  # the Resting Player does not harvest
+            continue
         for k in range(N_KINDS):
             own = s[OWN + p * N_KINDS + k]
             if own == 0:
@@ -252,6 +257,8 @@ def harvest_rest(s, env):
     d1, d2 = s[D1], s[D2]
     once = rules[R_DOUBLES] == DOUBLES_ONCE
     for p in range(n):
+        if p == s[REST]:  # the Resting Player does not harvest: no Citizen, no Herald
+            continue
         col = K_ON if p == s[ACTIVE] else K_OFF
         any_act = False
         for k in range(N_KINDS):

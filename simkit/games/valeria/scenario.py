@@ -17,6 +17,7 @@ OPTIONS = {
     "herald": (("herald", "consolation"), "herald"),   # 2E Herald, or the 1E consolation
     "doubles": (("twice", "once"), "twice"),           # a Citizen matching both dice of a double
     "magic_gold": (("never", "augment"), "augment"),   # Magic paying Gold costs (Recruit, Build), at least 1 Gold
+    "five_player": (("base", "variant"), "variant"),   # at 5 players: the 2-4-player set-up, or the published variant
     # Monster Event variant only (refused with monster_events = false unless the default):
     "if_able": (("what_it_holds", "in_full"), "what_it_holds"),  # "All [player]" to return n: up to n, or n or none
     "all_slain": (("areas", "and_events"), "areas"),  # "all Monsters are slain": the areas, or Events face up too
@@ -76,6 +77,9 @@ def read_valeria(fields) -> dict:
     if options["preselect_event"] and not options["monster_events"]:
         raise r.error("preselect_event", "needs rules.monster_events = true; allowed values: '' (none) or an "
                                          "Event key with the variant on")
+    if 5 in players and options["five_player"] == "variant" and not cards.domains_five:
+        raise r.error("five_player", f"'variant' at 5 players needs one Domain per stack marked five_player = true in "
+                                     f"the cards file {cwd_relative(cards_path)} (stacks of 4); allowed values: 'base'")
     r.finish()
     fields.finish()
     return {"cards": cards, "players": players, "policies": policies, "opponent": opponent, "options": options,

@@ -57,9 +57,14 @@ def rules_vector(cards: CardSet, players: int = 4, turn_cap: int = 60, **options
     r[S.R_TURN_CAP] = turn_cap
     r[S.R_START_GOLD] = 2  # "each player 2 Gold and 1 Magic"
     r[S.R_START_MAGIC] = 1
-    r[S.R_N_DOM] = len(cards.domains)
+    r[S.R_FIVE] = OPTIONS["five_player"][0].index(opts["five_player"])
+    five = players == 5 and r[S.R_FIVE] == S.FIVE_VARIANT
+    if five and not cards.domains_five:
+        raise ValueError("rules.five_player = 'variant' at 5 players needs one Domain per stack marked five_player = "
+                         "true in the cards file (stacks of 4); allowed values: 'base'")
+    r[S.R_N_DOM] = len(cards.domains) + (len(cards.domains_five) if five else 0)
     r[S.R_N_DUKE] = len(cards.dukes)
-    r[S.R_N_MON] = len(cards.monsters)
+    r[S.R_N_MON] = len(cards.monsters_five if five else cards.monsters)
     r[S.R_MAGIC_GOLD] = OPTIONS["magic_gold"][0].index(opts["magic_gold"])
     keys = [e["key"] for e in cards.events]
     r[S.R_EVENTS] = int(bool(opts["monster_events"]))
@@ -93,14 +98,18 @@ def expected_activations(cards: CardSet, doubles: str = "twice") -> np.ndarray:
 
 
 def make_env(cards: CardSet, players: int = 4, turn_cap: int = 60, **options):
-    k, m, d, u, a = cards.arrays()
+    """The environment of a ``players``-player game (at 5 players with ``rules.five_player = "variant"``: the
+    5-player Monster and Domain tables, ``CardSet.arrays(five=True)``)."""
     opts = _defaults(options)
+    k, m, d, u, a = cards.arrays(players == 5 and opts["five_player"] == "variant")
     return (k, m, d, u, a, rules_vector(cards, players, turn_cap, **opts), expected_activations(cards, opts["doubles"]),
             cards.event_array())
 
 
 @njit(cache=True)
 def _cell_env(env, players):
+    """``env`` for ``players`` players (for 5 players pass the 5-player environment, ``make_env(cards, 5)``: its
+    tables differ in the 5-player variant)."""
     rules = env[5].copy()
     rules[S.R_PLAYERS] = players
     return (env[0], env[1], env[2], env[3], env[4], rules, env[6], env[7])
@@ -129,15 +138,15 @@ def record(s, row):
 
 
 @njit(cache=True)
-def play_cells(key, n, env, players, kinds, params, out):
+def play_cells(key, n, env, env5, players, kinds, params, out):
     """Heuristic and random policies (the cached fast path): row c * n + g gets game g of cell c; ``kinds[c, p]``
-    and ``params[c, p]`` are seat p's policy."""
+    and ``params[c, p]`` are seat p's policy; ``env5``: the 5-player environment."""
     s = np.zeros(S.STATE_SIZE, np.int32)
     rng = np.empty(4, np.uint64)
     prng = np.empty(4, np.uint64)
     buf = np.empty(S.MAX_ACTIONS, np.int64)
     for c in range(kinds.shape[0]):
-        cenv = _cell_env(env, players[c])
+        cenv = _cell_env(env5 if players[c] == 5 else env, players[c])
         for g in range(n):
             seed_stream(rng, key, g, 0)
             seed_stream(prng, key, g, 1)
@@ -150,14 +159,14 @@ def play_cells(key, n, env, players, kinds, params, out):
 
 
 @njit(cache=True)
-def play_cells_search(key, n, env, players, kinds, params, cfgs, base_params, out):
+def play_cells_search(key, n, env, env5, players, kinds, params, cfgs, base_params, out):
     """The same with any policy, `search` included."""
     s = np.zeros(S.STATE_SIZE, np.int32)
     rng = np.empty(4, np.uint64)
     prng = np.empty(4, np.uint64)
     buf = np.empty(S.MAX_ACTIONS, np.int64)
     for c in range(kinds.shape[0]):
-        cenv = _cell_env(env, players[c])
+        cenv = _cell_env(env5 if players[c] == 5 else env, players[c])
         for g in range(n):
             seed_stream(rng, key, g, 0)
             seed_stream(prng, key, g, 1)
@@ -182,6 +191,7 @@ class ValeriaSim(Simulation):
         self.options = _defaults(options or {})
         self.turn_cap = turn_cap
         self._env = make_env(cards, 4, turn_cap, **self.options)
+        self._env5 = make_env(cards, 5, turn_cap, **self.options) if 5 in self.players else self._env
         self.policy_specs = list(policies)
         self.opponent = opponent
         specs = {name: (kind, values) for name, kind, values in self.policy_specs}
@@ -238,14 +248,18 @@ class ValeriaSim(Simulation):
     def env(self):
         return self._env
 
+    def env_for(self, players: int):
+        """The environment of a ``players``-player cell."""
+        return _cell_env(self._env5 if players == 5 else self._env, players)
+
     def run_block(self, key, n):
         nc = len(self._cells)
         out = np.zeros((nc * n, NCOL), np.int64)
         if (self._kinds == SEARCH).any():
-            play_cells_search(key, n, self._env, self._players, self._kinds, self._params, self._cfgs, self._base,
-                              out)
+            play_cells_search(key, n, self._env, self._env5, self._players, self._kinds, self._params, self._cfgs,
+                              self._base, out)
         else:
-            play_cells(key, n, self._env, self._players, self._kinds, self._params, out)
+            play_cells(key, n, self._env, self._env5, self._players, self._kinds, self._params, out)
         nr = len(self._row_cell)
         cell = np.repeat(self._row_cell, n)
         seat = np.repeat(self._row_seat, n)
@@ -319,7 +333,7 @@ def decision_game(scenario=None) -> D.DecisionGame:
         from simkit.core import loader
 
         sim = loader.load(scenario).simulation
-        envs = [_cell_env(sim.env(), n) for n in sim.players]
+        envs = [sim.env_for(n) for n in sim.players]
         for name, kind, values in sim.policy_specs:
             if kind != "search":
                 k, p, _, _ = compile_policy(kind, values, E.PARAMS)

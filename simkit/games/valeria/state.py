@@ -9,12 +9,13 @@ which policy sits in seat 0 is the scenario's choice, so seat advantage is measu
     GOLD[5] STR[5] MAG[5]          each seat's Resources
     GAINED[5][3] SPENT[5][3]       Resources taken and paid so far (held = gained - spent: the invariant)
     OWN[5][12]                     Citizens owned by kind (10 Citizen roles, then Peasant and Knight)
-    STACK[10]                      cards left in each Citizen stack (5 at the start)
+    STACK[10]                      cards left in each Citizen stack (5 at the start; 6 in the 5-player variant)
     MON_LEFT[5]                    Monsters left in each area (the top one is slayable)
-    MON_OWNER[25]                  the seat that slew each Monster, -1 while unslain
-    DSTACK[6][3] DN[6]             Domain stacks, bottom first (the top, DSTACK[d][DN[d]-1], is face up; the
-                                   rest are face down: hidden from every seat)
-    DOM_OWNER[18]                  the seat that built each Domain, -1 while unbuilt
+    MON_OWNER[30]                  the seat that slew each Monster, -1 while unslain
+    DSTACK[6][4] DN[6]             Domain stacks, bottom first (the top, DSTACK[d][DN[d]-1], is face up; the
+                                   rest are face down: hidden from every seat); 3 cards dealt, 4 in the 5-player
+                                   variant
+    DOM_OWNER[24]                  the seat that built each Domain, -1 while unbuilt
     DEALT[5][2] KEEP[5]            each seat's two dealt Dukes and the one it kept (-1: not chosen yet); hidden
                                    from the other seats
     PEND_STEAL[5] STEAL_AMT[5]     Thief activations waiting for a target, and the Gold each takes
@@ -35,6 +36,7 @@ which policy sits in seat 0 is the scenario's choice, so seat advantage is measu
                                    of the lowest one
     END_WHY                        the end conditions that held when the end was triggered (bits: 1 all
                                    Monsters slain, 2 all Domains built, 4 the Exhausted stacks; 0: not yet)
+    REST                           the Resting Player (the 5-player variant's Rest Token), -1: none
 """
 
 from __future__ import annotations
@@ -45,9 +47,10 @@ N_CIT = 10
 N_RES = 3
 N_ROLES = 4
 N_AREAS = 5
-MAX_MON = 25
+MAX_MON = 30
 MAX_DSTACK = 6
-MAX_DOM = 18
+DOM_DEPTH = 4  # the deepest Domain stack (4 in the 5-player variant, else 3)
+MAX_DOM = MAX_DSTACK * DOM_DEPTH
 MAX_DUKE = 16
 MAX_SUB = 12  # Magic standing in for Strength: 0 .. 11
 GOLD_, STRENGTH_, MAGIC_ = 0, 1, 2
@@ -65,7 +68,7 @@ STACK = OWN + MAX_P * N_KINDS
 MON_LEFT = STACK + N_CIT
 MON_OWNER = MON_LEFT + N_AREAS
 DSTACK = MON_OWNER + MAX_MON
-DN = DSTACK + MAX_DSTACK * 3
+DN = DSTACK + MAX_DSTACK * DOM_DEPTH
 DOM_OWNER = DN + MAX_DSTACK
 DEALT = DOM_OWNER + MAX_DOM
 KEEP = DEALT + MAX_P * 2
@@ -94,7 +97,8 @@ TOK_CLEARED = TOK_PLACED + N_RES
 EV_TODO = TOK_CLEARED + N_RES
 EV_EFF = EV_TODO + 1
 END_WHY = EV_EFF + 1
-STATE_SIZE = END_WHY + 1
+REST = END_WHY + 1
+STATE_SIZE = REST + 1
 WHY_MONSTERS, WHY_DOMAINS, WHY_EXHAUSTED = 1, 2, 4
 EV_BOX, EV_STACKED, EV_TAKEN = -3, -2, -1
 
@@ -118,10 +122,13 @@ MAX_ACTIONS = A_PLACE + N_AREAS + MAX_EV
 
 # rule vector (int64)
 (R_PLAYERS, R_HERALD, R_DOUBLES, R_TURN_CAP, R_START_GOLD, R_START_MAGIC, R_N_DOM, R_N_DUKE, R_N_MON, R_MAGIC_GOLD,
- R_EVENTS, R_PRESELECT, R_N_EV, R_IF_ABLE, R_ALL_SLAIN, R_TOKEN_ON) = range(16)
-N_RULES = 16
+ R_EVENTS, R_PRESELECT, R_N_EV, R_IF_ABLE, R_ALL_SLAIN, R_TOKEN_ON, R_FIVE) = range(17)
+N_RULES = 17
 CONSOLATION_1E, HERALD_2E = 0, 1
 DOUBLES_TWICE, DOUBLES_ONCE = 0, 1
 IF_ABLE_HELD, IF_ABLE_IN_FULL = 0, 1          # rules.if_able: "what_it_holds" (default), "in_full"
 ALL_SLAIN_AREAS, ALL_SLAIN_EVENTS = 0, 1      # rules.all_slain: "areas" (default), "and_events"
 TOKEN_ON_ANY, TOKEN_ON_OTHER = 0, 1           # rules.token_on: "any" (default), "other"
+FIVE_BASE, FIVE_VARIANT = 0, 1                # rules.five_player: "base", "variant" (default; at 5 players only)
+STACK_COPIES, STACK_COPIES_FIVE = 5, 6        # cards per Citizen stack; in the 5-player variant
+DOM_STACK, DOM_STACK_FIVE = 3, 4              # cards per Domain stack (the top face up); in the 5-player variant
