@@ -135,7 +135,8 @@ def test_scenario_rule_option_error_names_field_and_values(tmp_path):
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_setup_gives_starters_two_gold_one_magic_stacks_of_five_and_two_exhausted_per_player(players):
-    s, rng, env = new(players, seed=players)
+    """The 2-4-player set-up (at 5 players: ``rules.five_player = "base"``; the variant: the tests below)."""
+    s, rng, env = new(players, seed=players, five_player="base")
     assert s[S.PHASE] == S.P_DUKE and s[S.TO_MOVE] == 0
     for p in range(players):
         assert res(s, p) == [2, 0, 1]
@@ -380,8 +381,9 @@ def test_build_needs_role_icons_and_starters_do_not_count():
 
 def _place_on_top(s, d, dom):
     """Swap Domain ``dom`` to the top of stack ``d`` (wherever it lies)."""
-    where = next(i for i in range(S.MAX_DSTACK * 3) if s[S.DSTACK + i] == dom and s[S.DN + i // 3] > i % 3)
-    top = S.DSTACK + 3 * d + s[S.DN + d] - 1
+    dd = S.DOM_DEPTH
+    where = next(i for i in range(S.MAX_DSTACK * dd) if s[S.DSTACK + i] == dom and s[S.DN + i // dd] > i % dd)
+    top = S.DSTACK + dd * d + s[S.DN + d] - 1
     s[S.DSTACK + where], s[top] = s[top], s[S.DSTACK + where]
 
 

@@ -432,7 +432,7 @@ def test_resample_redraws_the_face_down_events_canonically(dg):
         dg.fns.resample(other, orng, env, seat, _stream(99 + seed, 3))
         seen = [i for i in range(S.STATE_SIZE) if not (S.EV_SEQ <= i < S.EV_SEQ + S.MAX_SEQ or
                                                        S.EV_POS <= i < S.EV_POS + S.MAX_EV or
-                                                       S.DSTACK <= i < S.DSTACK + 18 or S.DEALT <= i < S.KEEP + 5)]
+                                                       S.DSTACK <= i < S.DSTACK + S.MAX_DOM or S.DEALT <= i < S.KEEP + 5)]
         assert np.array_equal(s[seen], other[seen])
         differed += not np.array_equal(s[S.EV_SEQ:S.EV_SEQ + S.MAX_SEQ], other[S.EV_SEQ:S.EV_SEQ + S.MAX_SEQ])
         assert E.invariants(other, env) == 0

@@ -5,7 +5,7 @@ which policy sits in seat 0 is the scenario's choice, so seat advantage is measu
 (int32, ``STATE_SIZE``)::
 
     header  PHASE TO_MOVE OVER ACTIVE ACTS D1 D2 ENDING TURNS ROUNDS WIN_MASK DECISIONS EXH_LEFT EXH_PLACED
-            ADJ_USED CURSOR NP CAPPED
+            ADJ_USED CURSOR NP CAPPED REST (the Resting Player: the 5-player variant's Rest Token; -1 none)
     GOLD[5] STR[5] MAG[5]          each seat's Resources
     GAINED[5][3] SPENT[5][3]       Resources taken and paid so far (held = gained - spent: the invariant)
     OWN[5][12]                     Citizens owned by kind (10 Citizen roles, then Peasant and Knight)
@@ -36,7 +36,6 @@ which policy sits in seat 0 is the scenario's choice, so seat advantage is measu
                                    of the lowest one
     END_WHY                        the end conditions that held when the end was triggered (bits: 1 all
                                    Monsters slain, 2 all Domains built, 4 the Exhausted stacks; 0: not yet)
-    REST                           the Resting Player (the 5-player variant's Rest Token), -1: none
 """
 
 from __future__ import annotations
@@ -56,8 +55,8 @@ MAX_SUB = 12  # Magic standing in for Strength: 0 .. 11
 GOLD_, STRENGTH_, MAGIC_ = 0, 1, 2
 
 (PHASE, TO_MOVE, OVER, ACTIVE, ACTS, D1, D2, ENDING, TURNS, ROUNDS, WIN_MASK, DECISIONS, EXH_LEFT, EXH_PLACED,
- ADJ_USED, CURSOR, NP, CAPPED) = range(18)
-HEADER = 18
+ ADJ_USED, CURSOR, NP, CAPPED, REST) = range(19)
+HEADER = 19
 GOLD = HEADER
 STR = GOLD + MAX_P
 MAG = STR + MAX_P
@@ -97,8 +96,7 @@ TOK_CLEARED = TOK_PLACED + N_RES
 EV_TODO = TOK_CLEARED + N_RES
 EV_EFF = EV_TODO + 1
 END_WHY = EV_EFF + 1
-REST = END_WHY + 1
-STATE_SIZE = REST + 1
+STATE_SIZE = END_WHY + 1
 WHY_MONSTERS, WHY_DOMAINS, WHY_EXHAUSTED = 1, 2, 4
 EV_BOX, EV_STACKED, EV_TAKEN = -3, -2, -1
 
