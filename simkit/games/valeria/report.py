@@ -692,7 +692,9 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         page_top(best, shares, info, games, cards_line, ladder_line, event_line, policy_line) + "\n"
         "## What was simulated\n\n"
         f"Stand-in card data (`scenarios/valeria/cards.toml`), rule options at their defaults (docs/rules.md) but "
-        f"`rules.herald`. The skill ladder names the strongest practical policy: **`{best}`** (mean win rate over the "
+        f"`rules.herald`; at 5 players that is the published 5-player variant (`rules.five_player = \"variant\"`: "
+        f"Citizen stacks of 6, Domain stacks of 4, the Monsters marked for 5 players, a Resting Player who does not "
+        f"harvest). The skill ladder names the strongest practical policy: **`{best}`** (mean win rate over the "
         f"heuristic fields " + ", ".join(f"`{p}` {interval(e)}" for p, e in sorted(means.items()))
         + (f"; the intervals of {', '.join(f'`{p}`' for p in overlapping(best, means))} overlap `{best}`'s, so the "
            f"mean cannot tell them apart and the page plays the higher mean" if overlapping(best, means) else "")
