@@ -32,7 +32,7 @@ from simkit.games.valeria.state import (
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def top_monster(s, env, a):
     """The slayable Monster of area ``a`` (-1 when the area is empty)."""
     areas = env[4]
@@ -41,19 +41,19 @@ def top_monster(s, env, a):
     return areas[a, 0] + areas[a, 1] - s[MON_LEFT + a]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def top_domain(s, d):
     if s[DN + d] == 0:
         return -1
     return s[DSTACK + DOM_DEPTH * d + s[DN + d] - 1]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def recruit_cost(s, env, p, k):
     return env[0][k, K_COST] + s[OWN + p * N_KINDS + k]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def can_pay_gold(s, env, p, cost):
     """Seat ``p`` can pay a Gold cost: in Gold, or (``rules.magic_gold = "augment"``) in Gold and Magic with at
     least 1 Gold."""
@@ -63,7 +63,7 @@ def can_pay_gold(s, env, p, cost):
     return env[5][R_MAGIC_GOLD] == 1 and gd >= 1 and gd + res(s, p, MAGIC_) >= cost
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def pay_gold(s, p, cost):
     """Pay a Gold cost: Gold first, Magic for the rest (only reached with ``magic_gold = "augment"``)."""
     g = min(cost, res(s, p, GOLD_))
@@ -72,7 +72,7 @@ def pay_gold(s, p, cost):
         pay(s, p, MAGIC_, cost - g)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def can_build(s, env, p, dom, rc):
     """Seat ``p`` (role-icon counts ``rc``) can pay Domain ``dom`` and meets its requirement."""
     doms = env[2]

@@ -51,7 +51,7 @@ def end_why(s, env):
     return why
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def end_triggered(s, env):
     """Any of the three end conditions holds."""
     return end_why(s, env) != 0

@@ -277,14 +277,14 @@ def _power_value(env, k, col, rc, extra):
     return v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def income_per_round(s, env, k, rc):
     """Expected Resources per round one more copy of Citizen ``k`` gives its owner (role-icon counts ``rc``): one
     on-turn roll, the others off-turn."""
     return env[6][k] * (_power_value(env, k, K_ON, rc, 1) + (s[NP] - 1) * _power_value(env, k, K_OFF, rc, 1))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def shortfall(need_s, need_m, st, mg):
     """The fewest Strength and Magic still to gain to slay a Monster of Strength ``need_s`` and Magic ``need_m``
     with ``st`` Strength and ``mg`` Magic (Magic may stand in for Strength, but one Strength must be paid)."""
@@ -320,7 +320,7 @@ def _near(s, env, p, r, rc):
     return 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def target_need(s, env, t):
     """(Strength, Magic) to slay target ``t``: an area's top Monster (0..4) or N_AREAS + an Event face up."""
     if t < N_AREAS:
@@ -329,7 +329,7 @@ def target_need(s, env, t):
     return EV.event_need(s, env, t - N_AREAS, 1), EV.event_need(s, env, t - N_AREAS, 2)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def place_value(s, env, a, p):
     """The heuristic's value of putting the current Event effect's tokens on target ``a - A_PLACE``: Strength and
     Magic where seat ``p`` is farthest from slaying, Gold where it is nearest."""

@@ -71,13 +71,13 @@ def setup_events(s, rng, env):
     s[EXH_LEFT] = 3 * n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def area_need(s, env, m, r):
     """Monster ``m``'s Strength (``r`` = 1) or Magic (2) to slay: printed plus tokens."""
     return env[1][m, M_STR if r == 1 else M_MAG] + s[MON_TOK + N_RES * m + r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def event_need(s, env, e, r):
     """Event ``e``'s Strength (``r`` = 1) or Magic (2) to slay: printed plus tokens."""
     return env[7][e, E_STR if r == 1 else E_MAG] + s[EV_TOK + N_RES * e + r]
@@ -136,7 +136,7 @@ def clear_monster(s, m, p):
         s[MON_TOK + N_RES * m + r] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def top_of_area(s, env, a):
     if s[MON_LEFT + a] == 0:
         return -1
@@ -153,7 +153,7 @@ def _put(s, env, t, r, n):
     s[TOK_PLACED + r] += n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def is_target(s, t):
     """Target ``t`` holds a Monster a token may go on: an area's top Monster (0..4), or an Event face up in a
     Center stack (N_AREAS + Event)."""
@@ -162,7 +162,7 @@ def is_target(s, t):
     return s[EV_POS + t - N_AREAS] >= 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def place_target(s, env, t, e):
     """Target ``t`` may take the tokens of Event ``e``'s ``choice`` or ``every`` instruction: a Monster
     (``is_target``), and with ``rules.token_on = "other"`` ("add ... tokens on to other Monster or Monster Event
@@ -184,7 +184,7 @@ def targets(s, env, out):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def activated(number, d1, d2):
     """An Activation Number is rolled: on either die or the sum, once (not twice on doubles)."""
     return d1 == number or d2 == number or d1 + d2 == number

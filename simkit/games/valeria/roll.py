@@ -53,7 +53,7 @@ def activations(kinds, k, d1, d2, doubles_once):
     return c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def role_count(s, kinds, p, role):
     """Citizens seat ``p`` owns with role icon ``role`` (Starters have none)."""
     c = 0
@@ -188,7 +188,7 @@ def begin_harvest(s, env):
     steal_step(s, env)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _next_seat(s, base):
     """The first seat, in turn order from the active player, with ``s[base + seat] > 0`` (-1: none)."""
     n = s[NP]

@@ -39,13 +39,13 @@ def stack_copies(rules):
     return STACK_COPIES_FIVE if five_variant(rules) else STACK_COPIES
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def res(s, p, r):
     """Seat ``p``'s Resource ``r`` (0 Gold, 1 Strength, 2 Magic)."""
     return s[GOLD + r * MAX_P + p]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def gain(s, p, r, n, harvest):
     """Seat ``p`` takes ``n`` of Resource ``r`` (from the supply, or stolen); ``harvest``: in a Harvest Phase."""
     s[GOLD + r * MAX_P + p] += n
@@ -54,7 +54,7 @@ def gain(s, p, r, n, harvest):
         s[HARVEST + p] += n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def pay(s, p, r, n):
     """Seat ``p`` pays ``n`` of Resource ``r`` (callers check that it can)."""
     s[GOLD + r * MAX_P + p] -= n

@@ -168,7 +168,7 @@ def tset_value(s, cn, cards, tset):
     return v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def tset_feasible(s, tn, cn, cards, need, clan_ability, wild, pool, tset):
     """Can the Tactics in ``tset`` be activated together (with no Warrior)?"""
     if tset == 0:

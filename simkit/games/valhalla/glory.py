@@ -16,14 +16,14 @@ Q_NO_BASIC_REROLLS, Q_STRENGTH_5, Q_THREE_ACTIVATED = range(3)
 MISSION_GLORY = 2  # "A Mission card gives an additional 2 Glory Points"
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _push(s, base, card):
     n = s[base]
     s[base + 1 + n] = card
     s[base] = n + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _remove_at(s, base, i):
     n = s[base]
     card = s[base + 1 + i]
@@ -156,7 +156,7 @@ def most_glory_fit(s, tn, cards, mask, room):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def mission_met(cards, c, basic_used, margin, nact):
     """Mission card ``c``'s requirement after a won battle: "Not using basic rerolls", "Strength 5 higher" (the
     winner's strength at least 5 above the opponent's), "Three activated Warriors"."""
@@ -165,7 +165,7 @@ def mission_met(cards, c, basic_used, margin, nact):
         or (q == Q_THREE_ACTIVATED and nact >= 3)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def find_mission(s, hn, cards, basic_used, margin, nact):
     """The hand index of the first Mission card whose requirement is met (-1 none): "Only one such card may be
     played after each battle"."""

@@ -38,7 +38,7 @@ MAX_NNZ = 2 + N_SCALARS + 4
  STOP_STRENGTH, STOP_AHEAD, REROLLED, COMMIT_VALUE, PICK_STRENGTH) = range(NUM0, NUM0 + len(NUMBERS))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def expected(s, env, p):
     """Seat p's Warband: the sum of its Warriors' strength × P(6 dice activate it) (public)."""
     cards, p_act = env[L.E_CARDS], env[L.E_PACT]
@@ -84,7 +84,7 @@ def category(s, a):
     return 18
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _card(cards, p_act, c, idx, val, m, sign):
     """The card's numbers (``sign`` -1 for a card given up)."""
     t = cards[c, C.C_TYPE]

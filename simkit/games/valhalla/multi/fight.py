@@ -23,17 +23,17 @@ from simkit.games.valhalla.solo import layout as C
 NO_LIMIT = 1 << 20  # the multiplayer Valhalla has no Glory limit
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def battler(s):
     return s[L.B_ATT] if s[L.B_SIDE] == 0 else s[L.B_DEF]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def opponent(s):
     return s[L.B_DEF] if s[L.B_SIDE] == 0 else s[L.B_ATT]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def jarl_on(s, env, p):
     """Seat p's Jarl ability in this battle: a defender's is off after the attacker's Silence."""
     ab, v = jarl_ability(s, env, p)
@@ -42,7 +42,7 @@ def jarl_on(s, env, p):
     return ab, v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def colours(s, env, p):
     """The colours the Boar Clan of seat p checks: the opposing Warband's clans (option ``boar``)."""
     if env[L.E_RULES][L.R_BOAR_OPP] == 0:
@@ -135,18 +135,18 @@ def roll(s, rng, env):
     s[L.PHASE] = L.ST_ROLLED
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def pool(s, env):
     """The side's dice and Weapon Delivery cards, packed."""
     return D.pile_pool(s, L.ND) + D.deliv_pool(s, L.DELIV, env[L.E_NEED].shape[1])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def free_available(s, env):
     return s[L.B_FREE] > 0 or hand_effect(s, env[L.E_CARDS], battler(s), C.T_REROLL) >= 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def roll_has_options(s, env):
     if s[L.ND] >= 1 and free_available(s, env):
         return True
@@ -209,7 +209,7 @@ def apply_roll(s, rng, env, a):
     s[L.PHASE] = L.ST_ROLLED
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def feasible(s, env, t):
     p = battler(s)
     return B.tset_feasible(s, team(p), L.CAND_N, env[L.E_CARDS], env[L.E_NEED], env[L.E_CLAN],
@@ -239,7 +239,7 @@ def enter_commit(s, env):
         s[L.PHASE] = L.PH_COMMIT
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def best_joint(s, env, p, pl, tset):
     """Seat p's best activation with the candidate Tactics ``tset`` (the family's ``battle.best_joint``)."""
     return B.best_joint(s, team(p), L.CAND_N, env[L.E_CARDS], env[L.E_NEED], env[L.E_CLAN],

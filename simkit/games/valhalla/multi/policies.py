@@ -55,7 +55,7 @@ POLICY_DESCRIPTIONS = {
 JARL_WEIGHTS = (0.0, 1.0, 0.8, 0.7, 1.5, 1.0, 0.8, 1.2)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def card_value(env, params, c):
     """What a card is worth to keep: a Warrior its expected strength (P(6 dice activate it) × strength) and its
     Glory; a strength Tactic its value; other Tactics 1; a Mission 1.5."""
@@ -70,7 +70,7 @@ def card_value(env, params, c):
     return 1.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def expected(s, env, p):
     """Seat p's Warband: the sum of its Warriors' expected strengths (public)."""
     cards, p_act = env[L.E_CARDS], env[L.E_PACT]
@@ -82,7 +82,7 @@ def expected(s, env, p):
     return v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def in_legal(legal, n, a):
     for i in range(n):
         if legal[i] == a:
@@ -132,7 +132,7 @@ def part_a(s, env, legal, n, params):
     return legal[0]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def mask_for(s, reroll):
     """The canonical dice mask of the packed pool ``reroll``: the last dice of each run of a symbol."""
     m = 0
@@ -260,7 +260,7 @@ LEARNED_FNS = specialize_learned(FT.features, heuristic, N_PARAMS, FT.N_FEATURES
 learned_action = LEARNED_FNS.learned_action
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def policy(kind, s, env, legal, n, params, prng):
     """The decision interface's policy: ``heuristic`` (steered by ``params``), ``random`` (uniform) or ``learned``
     (a scorer over ``features``, with ``heuristic`` as its base); reads only what the mover may see."""

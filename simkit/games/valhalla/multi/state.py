@@ -8,14 +8,14 @@ from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.solo import layout as C  # the card table columns (one card table for the family)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def push(s, base, card):
     n = s[base]
     s[base + 1 + n] = card
     s[base] = n + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def remove_at(s, base, i):
     """Take item i out of a pile, keeping the order of the rest."""
     n = s[base]
@@ -26,36 +26,36 @@ def remove_at(s, base, i):
     return card
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def pb(p):
     return L.P0 + p * L.PSTRIDE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def kb(p):
     """The start of seat p's records (``layout.K0``): counted for the rows, never read by play."""
     return L.K0 + p * L.KSTRIDE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def hand(p):
     """Seat p's hand pile (count index)."""
     return L.P0 + p * L.PSTRIDE + L.P_HAND_N
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def team(p):
     """Seat p's Warband pile (count index)."""
     return L.P0 + p * L.PSTRIDE + L.P_TEAM_N
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def val(p):
     """Seat p's Valhalla pile (count index)."""
     return L.P0 + p * L.PSTRIDE + L.P_VAL_N
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def draw(s):
     """The top card of the deck (-1 if empty); taking the last one sets EXHAUSTED (the end: "the deck runs out")."""
     n = s[L.DECK_N]
@@ -68,7 +68,7 @@ def draw(s):
     return card
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def jarl_ability(s, env, p):
     """Seat p's Jarl ability and value (J_NONE before the choice)."""
     j = s[pb(p) + L.P_JARL]
@@ -78,7 +78,7 @@ def jarl_ability(s, env, p):
     return jr[j, 0], jr[j, 1]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def hand_effect(s, cards, p, effect):
     """Hand index of seat p's first Battle Tactic with ``effect`` (-1 none)."""
     h0 = hand(p)
@@ -89,7 +89,7 @@ def hand_effect(s, cards, p, effect):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def team_colours(s, cards, p):
     """The clan colours of seat p's Warband (bitmask)."""
     t = team(p)

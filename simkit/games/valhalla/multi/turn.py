@@ -14,7 +14,7 @@ from simkit.games.valhalla.multi.state import draw, hand, jarl_ability, pb, push
 from simkit.games.valhalla.solo import layout as C
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def pair_ok(s, cards, need, p, a, b):
     """Two Warriors of seat p's hand "whose weapon symbols total at most 3"."""
     h = hand(p)

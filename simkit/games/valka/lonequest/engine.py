@@ -74,7 +74,7 @@ INVARIANTS = ("ok", "fighters not conserved", "Buffs not conserved", "Events mis
 
 # --- small helpers ----------------------------------------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def d10(rng, env):
     """One d10: the next scripted result if any, else a roll of the game's stream."""
     script = env[E_SCRIPT]
@@ -85,71 +85,71 @@ def d10(rng, env):
     return roll(rng, 10)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def add_krone(s, amount):
     """"You cannot have more than 99 Krone." (never below 0)"""
     s[L.KRONE] = min(MAX_KRONE, max(0, s[L.KRONE] + amount))
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def add_stamina(s, amount):
     """"You cannot have more than 9 Stamina." (never below 0)"""
     s[L.STAMINA] = min(MAX_STAMINA, max(0, s[L.STAMINA] + amount))
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def warband_bit(fighters, f):
     """The Warband bitmask of Fighter f; "The Jokers … count as a Fighter of any Warband" (core)."""
     w = fighters[f, L.FW]
     return 0xFF if w == JOKER else (1 << w)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def slot(i):
     return L.FRONT + i * L.F_SIZE
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def mar_slot(j):
     return L.MAR + 2 * j
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def boon(s, warband):
     """Is the Warband Boon of ``warband`` active (a Deadly Dyad or a Horrible Horde; levels are only ever set under
     the rule option ``warband_boons``)?"""
     return s[L.BOON + warband] != boons.OFF
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def buff_value(s, buffs, i, t):
     card = s[slot(i) + L.F_BUFF0 + t]
     return 0 if card < 0 else buffs[card, 1]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def total_strike(s, env, i):
     """Base Strike + Strike Buff (+1 with the Goblins' "Raging Raiders" boon)."""
     return combat.score(env[E_FIGHTERS][s[slot(i)], L.FS], buff_value(s, env[E_BUFFS], i, 0), boon(s, WB_GOBLINS))
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def total_shield(s, env, i):
     """Base Shield + Shield Buff (+1 with the Knights' "Valiant Courage" boon)."""
     return combat.score(env[E_FIGHTERS][s[slot(i)], L.FSH], buff_value(s, env[E_BUFFS], i, 1), boon(s, WB_KNIGHTS))
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def total_health(s, env, i):
     return combat.score(env[E_FIGHTERS][s[slot(i)], L.FH], buff_value(s, env[E_BUFFS], i, 2), False)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def health_left(s, env, i):
     return combat.health_left(total_health(s, env, i), s[slot(i) + L.F_DAMAGE])
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def potion_damage(s, env, i):
     """The damage left on Frontline Fighter i after a Healing Potion ("Brings one fighter back to full HEALTH
     (ignore Buffs)"): none (default, rule potion = "full"), or, under potion = "base", back to its printed Health
@@ -160,20 +160,20 @@ def potion_damage(s, env, i):
     return combat.potion(d)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def is_barbarian(s, env, i):
     w = env[E_FIGHTERS][s[slot(i)], L.FW]
     return w == WB_BARBARIANS or w == JOKER
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def strike_damage(s, kind, barbarian):
     """The damage of a strike of ``kind`` (``combat``): 2 for a True Strike by a Barbarian (or Joker) Fighter, or a
     Team Strike with one in it, under the Barbarians' Berserker Barrage, as in the multiplayer reading."""
     return combat.strike_damage(kind, barbarian and boon(s, WB_BARBARIANS))
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def event_in(s, events, kind, where):
     """The card index (22 + e) of an Event of ``kind`` in ``where`` (LOOT or HAND), or -1."""
     for e in range(events.shape[0]):
@@ -182,7 +182,7 @@ def event_in(s, events, kind, where):
     return -1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def has_event(s, env, kind):
     return event_in(s, env[E_EVENTS], kind, L.HAND) >= 0
 
@@ -195,12 +195,12 @@ def spend_event(s, env, card):
     s[L.WHERE + card] = L.LOOT if env[E_RULES][R_SPENT_LOOT] == 1 else L.GRAVEYARD
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def mark_played(s, fighters, f):
     s[L.PLAYED + s[L.LOC]] |= warband_bit(fighters, f)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def mark_faced(s, fighters, f):
     s[L.FACED + s[L.LOC]] |= warband_bit(fighters, f)
 
@@ -382,7 +382,7 @@ def front_remove(s, env, i, to):
     boons_loss(s, env)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def death_check(s, env, i):
     """The one death check every Health change goes through: "When a Fighter is reduced to 0 Health, that
     Fighter, and any Buffs equipped to it are moved to the Graveyard" (Buffs: back to the Loot deck). True if
@@ -393,7 +393,7 @@ def death_check(s, env, i):
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def damage_fighter(s, env, i, amount):
     """Deal damage to Frontline Fighter i; returns True if it was slain."""
     s[slot(i) + L.F_DAMAGE] += amount
@@ -414,7 +414,7 @@ def unequip(s, env, i, t, where):
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def draw_fighter(s, env):
     """"Reveal the top Fighter from your Warband Deck." False when there is none."""
     if s[L.FRONT_N] >= L.MAX_FRONT:
@@ -426,7 +426,7 @@ def draw_fighter(s, env):
     return True
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def new_fighter_or_defeat(s, env):
     """"If all face up Warband Fighters are defeated in Battle, draw and reveal a new fighter from your Warband
     deck and equip them if able. … If you have no Warband Fighters to draw …, you have failed"."""
@@ -459,7 +459,7 @@ def test_fate(s, rng, env, ctx, harmful):
 
 # --- Marauders ------------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def add_marauder(s, env, f):
     if s[L.MAR_N] >= L.MAX_MAR:
         L.deck_push_bottom(s, L.FD_HEAD, f)
@@ -485,7 +485,7 @@ def remove_marauder(s, j, to_graveyard):
     s[L.MAR_N] = n - 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def damage_marauder(s, env, j, amount):
     """Returns True if Marauder j was defeated (it goes to the Graveyard; counted for the Reward)."""
     s[mar_slot(j) + 1] += amount
@@ -507,12 +507,12 @@ def boon_hit(s, env, j):
         damage_marauder(s, env, j, 1)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def marauder_left(s, env, j):
     return env[E_FIGHTERS][s[mar_slot(j)], L.FH] - s[mar_slot(j) + 1]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def marauder_shield(s, env, j):
     return env[E_FIGHTERS][s[mar_slot(j)], L.FSH]
 
@@ -589,7 +589,7 @@ def move_to(s, env, dest):
             s[L.PLAYED + dest] |= warband_bit(env[E_FIGHTERS], s[slot(i)])
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def is_successor(s, env, t, only_cleared):
     """Can you "travel to" t "from your current location" along an arrow (a cleared one: ``only_cleared``)?"""
     loc = s[L.LOC]
@@ -633,12 +633,12 @@ def march_target(s, env, t):
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def march_cost(s, dest):
     return 0 if dest == s[L.START] else 2
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def can_march(s, env, t):
     return march_target(s, env, t) and s[L.STAMINA] >= march_cost(s, t)
 
@@ -713,7 +713,7 @@ def block_harmful(code, a, b):
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def loot_buff(s, buffs, t, value):
     """The lowest-numbered Buff of type t and this value in the Loot deck, or -1."""
     for c in range(buffs.shape[0]):
@@ -745,7 +745,7 @@ def lose_buff(s, env, t):
 
 # --- the routines ------------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def start_battle(s):
     """"Once you reveal a Marauder on a Map Location, your Warband is engaged in battle!" Attack first with
     Stamina >= 3, else Defend."""
@@ -756,7 +756,7 @@ def start_battle(s):
     s[L.B_STAGE] = L.B_ROUND
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def end_battle(s):
     """"gain 10 Krone and 1 Stamina for each defeated Marauder"."""
     won = s[L.DEFEATED] - s[L.B_BEFORE]
@@ -766,7 +766,7 @@ def end_battle(s):
     s[L.BOON_FRESH] = 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def next_round(s):
     """"Fight On": Attack and Defend take turns (a Boon that activated during an Attack is no longer fresh)."""
     if s[L.B_ATTACKING]:
@@ -775,7 +775,7 @@ def next_round(s):
     s[L.B_STAGE] = L.B_ROUND
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def hand_events(s, env):
     """Bitmask of the Event kinds in hand."""
     events = env[E_EVENTS]
@@ -786,7 +786,7 @@ def hand_events(s, env):
     return m
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def successor_flags(s, env):
     """(any Location a Retreat may go to, any a Bribe may go to)."""
     has_succ, has_cleared = False, False
@@ -824,7 +824,7 @@ def special_any(s, env):
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def take_blows(s, env, hits):
     """"your left most Frontline Fighter will take one damage" (per blow)."""
     for _ in range(hits):
@@ -1327,7 +1327,7 @@ def advance(s, rng, env):
 
 # --- Markets -----------------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def lowest_in_hand(s, buffs, t):
     """The lowest-valued Buff of type t in hand (lowest-numbered among equals), or -1."""
     best, best_v = -1, 99
@@ -1337,7 +1337,7 @@ def lowest_in_hand(s, buffs, t):
     return best
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def hand_buff(s, buffs, t, v):
     """The lowest-numbered Buff of type t and value v in hand, or -1."""
     for c in range(buffs.shape[0]):
@@ -1629,7 +1629,7 @@ def apply_special(s, rng, env, a):
 
 # --- Attack ---------------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def team_sum(s, env):
     """The combined Strike of the Fighters who have not attacked yet, and their number."""
     total, avail = 0, 0

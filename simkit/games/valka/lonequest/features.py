@@ -65,7 +65,7 @@ HIT_SHARE = _share_table(True)  # a Chance or Reckless Strike hurts the Marauder
 FIREBLAST_SHARE = _share_table(False)  # a rolled Fireblast strikes (engine.fireblast_probability)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def share(table, strike, shield, rules):
     """``table``'s share for ``strike`` against ``shield`` (by their margin) under the rules' lone-one reading."""
     m = min(max(strike - shield, -MARGIN), MARGIN)
@@ -149,7 +149,7 @@ def category(s, env, a):
     return 48
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _put(idx, val, m, slot, value):
     idx[m] = slot
     val[m] = value

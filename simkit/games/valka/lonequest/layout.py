@@ -214,19 +214,19 @@ W_NONE, W_BATTLE, W_TF, W_GRAVE = 0, 1, 2, 3
 
 # --- decks (circular buffers inside the state vector) ------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def deck_len(s, head):
     return s[head + 1]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def deck_push_bottom(s, head, card):
     n = s[head + 1]
     s[head + 2 + (s[head] + n) % DECK] = card
     s[head + 1] = n + 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def deck_push_top(s, head, card):
     h = (s[head] - 1) % DECK
     s[head] = h
@@ -234,7 +234,7 @@ def deck_push_top(s, head, card):
     s[head + 1] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def deck_pop_top(s, head):
     """The top card (-1 when the deck is empty)."""
     if s[head + 1] == 0:
@@ -246,7 +246,7 @@ def deck_pop_top(s, head):
     return card
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def deck_peek(s, head, i):
     """The i-th card from the top."""
     return s[head + 2 + (s[head] + i) % DECK]
