@@ -81,6 +81,15 @@ def test_outcomes_are_reproducible_from_the_seed(tmp_path, toy_outcomes):
     assert not np.array_equal(LM.load_model(other.weights).w, a.w)
 
 
+def test_outcomes_are_the_same_whatever_the_jobs(tmp_path, toy_outcomes):
+    """Two worker processes (the games split into chunks, collected apart and joined in one order, the judgements'
+    blocks on both workers) give the weights, metadata and judgement of one process."""
+    two = V.train_outcomes(TOY, "learned", tmp_path, weights=tmp_path / "learned.npz", jobs=2, **TOY_ARGS)
+    a, b = LM.load_model(toy_outcomes.weights), LM.load_model(two.weights)
+    assert np.array_equal(a.w, b.w) and a.meta == b.meta
+    assert [r for r in toy_outcomes.rows()] == [r for r in two.rows()]
+
+
 def test_collection_is_in_one_order_whatever_the_chunks():
     """Decisions collected in chunks and joined are the decisions collected at once (what --jobs relies on)."""
     dg = registry.get_mode("toy", "draw")[1].engine(TOY)
