@@ -112,7 +112,7 @@ class SeatSim(Simulation):
 
     def gate_columns(self, c):
         out = {}
-        for j in range(3):
+        for j in range(len(self.seat_numbers)):  # 3 × (share − 1/3) over the seats that kept Jarl j, and their number
             kept = [c[f"jarl_{k}"] == j for k in range(3)]
             out[f"e{j}"] = sum(np.where(h, 3 * c[f"win_{k}"] - 1, 0) for k, h in enumerate(kept)).astype(np.int8)
             out[f"s{j}"] = sum(h.astype(np.int8) for h in kept)
@@ -189,14 +189,6 @@ class RareSim(SeatSim):
         rare = np.random.default_rng([*key, 9]).random(n) < 0.02
         cols["jarl_0"] = np.where(np.tile(rare, 2), 3, cols["jarl_0"])
         return cols
-
-    def gate_columns(self, c):
-        out = {}
-        for j in range(4):
-            kept = [c[f"jarl_{k}"] == j for k in range(3)]
-            out[f"e{j}"] = sum(np.where(h, 3 * c[f"win_{k}"] - 1, 0) for k, h in enumerate(kept)).astype(np.int8)
-            out[f"s{j}"] = sum(h.astype(np.int8) for h in kept)
-        return out
 
 
 def test_sizing_counts_a_seat_numbers_games_and_sizes_again_for_numbers_the_pilot_missed(tmp_path, monkeypatch):
