@@ -86,8 +86,8 @@ class SeatNumber:
 
     With two ``parts`` the number is the ratio of sums Σ parts[0] / Σ parts[1] over the rows of a group (say, over
     the seats that kept a Jarl: Σ (win share − 1/n) and the number of those seats); with four, the difference of two
-    such ratios, Σ parts[0] / Σ parts[1] − Σ parts[2] / Σ parts[3]; either divided by ``scale`` (the numerators may be
-stored times a whole number, so they pack as small integers). The game, which every cell replays, is the unit:
+    such ratios, Σ parts[0] / Σ parts[1] − Σ parts[2] / Σ parts[3]; either divided by ``scale`` (the numerators may
+    be stored times a whole number, so they pack as small integers). The game, which every cell replays, is the unit:
     the recorded interval is :func:`stats.clustered_mean`'s (a ratio) or :func:`stats.clustered_difference`'s (a
     difference), and the paired test the same linearisation applied to new − old. Compared with the absolute
     (rate) tolerance. A group whose denominators have rows in fewer than ``min_units`` games, or in fewer than a
@@ -576,16 +576,17 @@ def paired_seat_numbers(sim, cells: list[dict], old: dict, new: dict, block_rows
                 out.append(Number(x.name, _group_text(group), x.kind, n, va, math.nan, math.inf, -math.inf,
                                   math.inf, 0.0, math.nan))
                 continue
-            diff = vb - va
-            d = zb - za
-            sd_old = math.sqrt(n / (n - 1) * float((za * za).sum()) * n) if n > 1 else math.nan
-            se = math.sqrt(n / (n - 1) * float((d * d).sum())) if n > 1 else math.inf
-            if se == 0:
-                p, half = (1.0 if diff == 0 else 0.0), 0.0
+            diff, d = vb - va, zb - za
+            if n < 2:  # one game: no variance, no evidence either way
+                p, half, sd_old = 1.0, math.inf, math.nan
             else:
-                t = stats._st.t
-                p = float(2 * t.sf(abs(diff) / se, n - 1)) if se < math.inf else 1.0
-                half = float(t.ppf(0.975, n - 1)) * se if se < math.inf else math.inf
+                se = math.sqrt(n / (n - 1) * float((d * d).sum()))
+                sd_old = math.sqrt(n / (n - 1) * float((za * za).sum()) * n)  # the old values' se times √n
+                if se == 0:
+                    p, half = (1.0 if diff == 0 else 0.0), 0.0
+                else:
+                    p = float(2 * stats._st.t.sf(abs(diff) / se, n - 1))
+                    half = float(stats._st.t.ppf(0.5 + stats.CONFIDENCE / 2, n - 1)) * se
             out.append(Number(x.name, _group_text(group), x.kind, n, va, vb, diff, diff - half, diff + half, p,
                               sd_old))
     return out

@@ -6,7 +6,7 @@ playing a uniformly random legal action instead at a share ``epsilon`` of the de
 would an action the policy never plays get a value), and records at every decision with two or more legal actions
 the mover's features (``features``, sparse) of the action the policy plays there, ``x(π(s))``, and of the action
 played, ``x(a)``, and whether the mover won in the end. A logistic regression (:func:`fit_value`: L2 on
-standardised columns, scipy's L-BFGS, an intercept) fits
+standardised columns, an intercept, scikit-learn's ``LogisticRegression``) fits
 
     logit P(win) = c + v . x(π(s)) + w . (x(a) − x(π(s)))
 
@@ -18,7 +18,8 @@ positions the policy plays it in). The policy's weights plus ``w`` are saved as 
 policy's own action is 0 and the state's part is the same for every action of a decision, so the existing kernel,
 playing ``argmax`` of the scores, leaves the policy's action only where another's fitted advantage is higher — a
 step of policy iteration at heuristic speed. The next iteration plays the new weights (with exploration) and fits
-again on its own games (``window``: the latest iterations' games).
+again on its own games (``window`` > 1, the latest iterations' games pooled, only with ``target="q"``: an advantage
+is over the policy that played the games).
 
 Every iteration is judged like ``train``'s, on fresh seeds, paired game by game (common random numbers): against
 the base heuristic, the previous iteration and (``reference``) other weights, e.g. the committed ones; optionally

@@ -241,16 +241,14 @@ def sensitivity_section(rankings: dict, reference: str | None) -> tuple[str, str
         if reference not in table or len(table) < 2:
             continue
         comps = sensitivity(table, reference)
-        what = "Warband" if name == "Warbands" else f"turn-order ({name})"
-        groups = "Warbands" if name == "Warbands" else f"places at {name}"
-        title = "The Warbands (effect of 2+ in the opening hand)" if name == "Warbands" else f"Turn order, {name}"
-        shown = ""
         if name == "Warbands":  # the effects themselves, per policy, before the pairs whose order they flip
-            shown = ("Each Warband's effect on P(win) (95%) under each practical policy, the rows in the order of "
-                     f"`{reference}`:\n\n" + estimates_markdown(table, reference, "Warband") + "\n")
-        parts.append(f"### {title}\n\n" + shown + sens_markdown(comps, reference, groups))
-        if name == "Warbands":
-            sentence = ranking_sentence(comps, table, reference, what)
+            parts.append("### The Warbands (effect of 2+ in the opening hand)\n\nEach Warband's effect on P(win) "
+                         f"(95%) under each practical policy, the rows in the order of `{reference}`:\n\n"
+                         + estimates_markdown(table, reference, "Warband") + "\n"
+                         + sens_markdown(comps, reference, "Warbands"))
+            sentence = ranking_sentence(comps, table, reference, "Warband")
+        else:
+            parts.append(f"### Turn order, {name}\n\n" + sens_markdown(comps, reference, f"places at {name}"))
     if not parts:
         return "", ""
     text = (
