@@ -138,9 +138,10 @@ def markdown(comparisons: list[Comparison], reference: str, what: str, alpha: fl
     return render(rows, "md") + "\n" + no_rho + verdict + "\n"
 
 
-def estimates_markdown(table: dict[str, dict[str, Estimate]], reference: str, group: str, digits: int = 3) -> str:
+def estimates_markdown(table: dict[str, dict[str, Estimate]], reference: str, group: str, digits: int = 3,
+                       counted: bool = False) -> str:
     """The estimates behind the rankings: one row per group (in the reference policy's order, best first), one
-    column per policy (the reference first), each estimate with its 95% interval."""
+    column per policy (the reference first), each estimate with its 95% interval (and, ``counted``, its ``n``)."""
     from simkit.core.tables import render
 
     policies = [reference] + [p for p in table if p != reference]
@@ -150,7 +151,7 @@ def estimates_markdown(table: dict[str, dict[str, Estimate]], reference: str, gr
 
     def cell(e: Estimate | None) -> str:
         return "–" if e is None or e.estimate != e.estimate else \
-            f"{f.format(e.estimate)} [{f.format(e.low)}, {f.format(e.high)}]"
+            f"{f.format(e.estimate)} [{f.format(e.low)}, {f.format(e.high)}]" + (f", n {e.n:,}" if counted else "")
 
     rows = [{group: g, **{(f"`{p}` (reference)" if p == reference else f"`{p}`"): cell(table[p].get(g))
                           for p in policies}} for g in order]

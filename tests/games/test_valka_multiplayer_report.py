@@ -488,8 +488,8 @@ def test_the_sensitivity_section_ranks_warbands_and_places_under_each_policy_fro
     assert [r["Warband"] for r in effects] == ref_order
     for r in effects:
         e = rankings["Warbands"][some][r["Warband"]]
-        assert r[f"`{some}`"] == f"{e.estimate:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
-        assert IV.match(r[f"`{ref}` (reference)"])
+        assert r[f"`{some}`"] == f"{e.estimate:+.3f} [{e.low:+.3f}, {e.high:+.3f}], n {e.n:,}"
+        assert IV.match(r[f"`{ref}` (reference)"].split(", n ")[0])
     # the places of 4 players: each policy's share of wins at each place, a shared win counted 1/k
     assert set(rankings["4 players"][ref]) == {"place 1", "place 2", "place 3", "place 4"}
     assert ranking_sentence(list(comps.values()), rankings["Warbands"], ref, "Warband") in text.split("\n\n")[3]

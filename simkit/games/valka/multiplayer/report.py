@@ -243,8 +243,9 @@ def sensitivity_section(rankings: dict, reference: str | None) -> tuple[str, str
         comps = sensitivity(table, reference)
         if name == "Warbands":  # the effects themselves, per policy, before the pairs whose order they flip
             parts.append("### The Warbands (effect of 2+ in the opening hand)\n\nEach Warband's effect on P(win) "
-                         f"(95%) under each practical policy, the rows in the order of `{reference}`:\n\n"
-                         + estimates_markdown(table, reference, "Warband") + "\n"
+                         "(95%; n: the deals in which a seat of the policy held 2+ of its Fighters) under each "
+                         f"practical policy, the rows in the order of `{reference}`:\n\n"
+                         + estimates_markdown(table, reference, "Warband", counted=True) + "\n"
                          + sens_markdown(comps, reference, "Warbands"))
             sentence = ranking_sentence(comps, table, reference, "Warband")
         else:
