@@ -13,10 +13,12 @@ from simkit.errors import InputError
 SEARCH_GAMES = 4  # games a `search` policy plays in its one cell: about a CPU-second each
 
 
-def _split(path, one_cell: dict | None = None):
+def _split(path, one_cell: dict | None = None, rollouts: int | None = None):
     """The default scenario's simulation with its heuristic and random policies only, one with its `learned`
     policies only (None without any), and one playing just its `search` policy in one cell (``one_cell``: the
-    mode's scenario values for that; None when the mode has no `search`): the three are timed apart."""
+    mode's scenario values for that; None when the mode has no `search`): the three are timed apart.
+    ``rollouts`` replaces the `search` policy's rollouts per action (``simkit warm``: the same kernels, compiled
+    by a cheaper game)."""
     from simkit.core.scenario import read_toml
 
     sc = loader.load(path)
@@ -30,6 +32,10 @@ def _split(path, one_cell: dict | None = None):
         sim = loader.build(path, {**data, "play": fast})
     learned_sim = loader.build(path, {**data, "play": learned}) if learned else None
     search = None
+    if rollouts is not None:
+        policies = data.get("policies", {})
+        data = {**data, "policies": {**policies, "search": {"kind": "search", **policies.get("search", {}),
+                                                            "rollouts": rollouts}}}
     try:
         search = loader.build(path, {**data, **(one_cell or {}), "play": ["search"]})
     except InputError:
@@ -47,16 +53,16 @@ def _cell(path, values: dict):
     return loader.build(path, {**data, **values, **({"policies": policies} if policies else {})})
 
 
-def _targets(name: str | None, games: int | None):
+def _targets(name: str | None, games: int | None, rollouts: int | None = None):
     """(game, label, simulation, games per cell, search) for every matching mode and dice check; ``search`` marks
-    the row of a mode's `search` policy (a few games in one cell)."""
+    the row of a mode's `search` policy (a few games in one cell; ``rollouts``: see :func:`_split`)."""
     wanted = name or None
     for game, mode in registry.all_modes():
         if wanted in (None, game.name, mode.name, f"{game.name}/{mode.name}") and mode.default_scenario:
             path = registry.scenarios_dir() / mode.default_scenario
             if not path.exists():
                 raise InputError(f"bench: default scenario {path} of {game.name}/{mode.name} not found")
-            sim, learned, search = _split(path, mode.one_cell)
+            sim, learned, search = _split(path, mode.one_cell, rollouts)
             yield game, mode.name, sim, games or mode.bench_games, False
             if learned is not None:
                 yield game, f"{mode.name} (learned)", learned, games or mode.bench_games, False

@@ -27,6 +27,11 @@ ORDER = ("simkit.games.valhalla.solo", "simkit.games.valka.multiplayer", "simkit
          "simkit.games.valkyrie_incident", "simkit.games.valhalla.multi", "simkit.games.valeria", "simkit.games.toy")
 
 
+# a `search` target's rollouts per action while warming: its kernels are the same whatever the count (a number
+# in the policy's configuration array), and one game of 4-player Annihilation at 16 rollouts costs 16 CPU-s
+WARM_ROLLOUTS = 1
+
+
 def _family(obj) -> str:
     """The package of the engine behind a simulation or dice check (its class's or function's module, less the
     module name)."""
@@ -89,7 +94,7 @@ def warm_group(group: str, targets: list[str]) -> dict:
     t0 = time.process_time()
     played = 0
     for target in targets:
-        for _game, _label, sim, _n, slow in _targets(target, 1):
+        for _game, _label, sim, _n, slow in _targets(target, 1, rollouts=WARM_ROLLOUTS):
             if _family(sim) != group:
                 continue
             bs = 1 if slow else min(4, sim.default_block_size)
