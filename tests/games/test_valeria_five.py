@@ -271,3 +271,13 @@ def test_rows_at_two_to_four_players_are_the_same_under_either_value_and_differ_
         x, y = np.asarray(a[k]), np.asarray(b[k])
         assert np.array_equal(x[~five], y[~five]), k
     assert not np.array_equal(np.asarray(a["turns"])[five], np.asarray(b["turns"])[five])
+
+
+@pytest.mark.parametrize("players, five_player, off_turn", [(5, "variant", 3), (5, "base", 4), (4, "variant", 3)])
+def test_the_heuristics_income_counts_the_turn_the_owner_rests(players, five_player, off_turn):
+    """The heuristics' (and features') income of one more Monk (number 1; 1 Magic on turn and off turn): a die
+    shows 1 on 11/36 rolls and double 1s activate it twice, so 12/36 activations a roll; a round is one on-turn
+    roll and n - 1 off-turn ones, less the one the owner rests under the Rest Token (at 5 players in the
+    variant): 1/3 × (1 + 3) at 5 players with the token, 1/3 × (1 + 4) without it, 1/3 × (1 + 3) at 4."""
+    s, _rng, env = new(players, 0, five_player=five_player)
+    assert E.income_per_round(s, env, KEY["monk"], np.zeros(4)) == pytest.approx((1 + off_turn) / 3, abs=1e-12)

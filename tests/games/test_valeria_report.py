@@ -370,8 +370,46 @@ def test_the_policy_section_recounts_each_seats_share_and_says_what_its_tables_s
         best = max(range(n_p), key=lambda k: shares[("hunter", k)])
         worst = min(range(n_p), key=lambda k: shares[("hunter", k)])
         assert f"seat {best + 1}" in said.split("; ")[-1] and f"seat {worst + 1}" in said, said
+    # the lead, from the same rows: at its count, the other policy's extreme seats are the section's cells
+    checked = V.policy_comparisons(rows, "hunter")
+    lead = V.lead_sentence("hunter", V.seat_shares(rows["hunter"]), 120, checked)
+    n_p = int(lead.split(" players", 1)[0].split()[-1])
+    table, comps = checked[n_p]
+    clause = lead.split("deals per count)", 1)[1]
+    if any(c.resolved for c in comps):
+        cells = {r["seat"]: r["`economy`"].rsplit(" (", 1)[0] for r in tables[n_p]}
+        hi = max(cells, key=lambda g: float(cells[g].split()[0]))
+        lo = min(cells, key=lambda g: float(cells[g].split()[0]))
+        assert f"the most favoured is the {V._ord(int(hi.split()[1]))}, {cells[hi]}" in clause, clause
+        assert f"the least the {V._ord(int(lo.split()[1]))}, {cells[lo]}" in clause, clause
+    else:
+        assert clause == f"; the seat ranking at {n_p} players holds under `economy` (no flip beyond the noise).", lead
     # one policy only: no section
     assert V.policy_section({"hunter": rows["hunter"]}, "hunter", 120) == ("", "")
+
+
+def test_the_lead_says_whether_its_seat_ranking_changes_with_the_policy():
+    """The lead's player count, 3 players: `hunter` favours seat 1 (0.413) over seat 3 (0.257); under `economy`
+    the order turns round (seat 3 0.438, seat 1 0.227). With the flips resolved (paired p 1e-9 each, Holm over 3
+    pairs at 0.0125) the lead names `economy`'s own most and least favoured seats with their cells; with every
+    paired p at 0.5 (no resolved flip) it says the ranking holds."""
+    from simkit.core.sensitivity import sensitivity
+
+    def e(v, h=0.015):
+        return Estimate(v, v - h, v + h, 4000)
+
+    table = {"hunter": {"seat 1": e(0.413), "seat 2": e(0.331), "seat 3": e(0.257)},
+             "economy": {"seat 1": e(0.227), "seat 2": e(0.335), "seat 3": e(0.438)}}
+    shares = [{"players": 3, "seat": k, "share": table["hunter"][f"seat {k + 1}"], "n": 4000} for k in range(3)]
+    for p, said in ((1e-9, "; the ranking depends on the policy: with `economy` in every seat the most favoured is "
+                           "the third, 0.438 [0.423, 0.453], and the least the first, 0.227 [0.212, 0.242]."),
+                    (0.5, "; the seat ranking at 3 players holds under `economy` (no flip beyond the noise).")):
+        comps = sensitivity(table, "hunter", 0.0125, pair_p=lambda pol, a, b, p=p: p)
+        lead = V.lead_sentence("hunter", shares, 4000, {3: (table, comps)})
+        assert lead.startswith("Least favoured seat at 3 players: the third, winning 0.257 [0.242, 0.272]")
+        assert lead.endswith("(`hunter` in every seat, 2E Herald, 4,000 deals per count)" + said), lead
+    # a count the check did not play: no clause
+    assert V.lead_sentence("hunter", shares, 4000, {2: (table, comps)}).endswith("4,000 deals per count).")
 
 
 def test_a_seat_pair_p_is_paired_deal_by_deal():

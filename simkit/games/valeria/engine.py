@@ -280,8 +280,11 @@ def _power_value(env, k, col, rc, extra):
 @njit(cache=True, _nrt=False)
 def income_per_round(s, env, k, rc):
     """Expected Resources per round one more copy of Citizen ``k`` gives its owner (role-icon counts ``rc``): one
-    on-turn roll, the others off-turn."""
-    return env[6][k] * (_power_value(env, k, K_ON, rc, 1) + (s[NP] - 1) * _power_value(env, k, K_OFF, rc, 1))
+    on-turn roll, the others off-turn, less the turn the owner rests when the 5-player variant's Rest Token is in
+    play ("The Resting Player does not harvest Resources"; the token passes left with the dice, so each seat rests
+    on the turn after its own, once a round)."""
+    off = s[NP] - 1 - (1 if s[REST] >= 0 else 0)
+    return env[6][k] * (_power_value(env, k, K_ON, rc, 1) + off * _power_value(env, k, K_OFF, rc, 1))
 
 
 @njit(cache=True, _nrt=False)

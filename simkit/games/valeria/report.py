@@ -378,6 +378,42 @@ def seat_pair_p(rows: pl.DataFrame, players: int):
     return p
 
 
+def policy_comparisons(rows_by_policy: dict[str, pl.DataFrame], reference: str) -> dict[int, tuple[dict, list]]:
+    """``{players: (table, comparisons)}``: each player count's seat ranking under every policy
+    (:func:`policy_tables`) and its :func:`simkit.core.sensitivity.sensitivity` against ``reference``'s (pairs
+    paired deal by deal, :func:`seat_pair_p`; Holm within a count at ``FAMILY`` / the number of counts); the
+    counts that ``reference`` and another policy both played."""
+    from simkit.core.sensitivity import sensitivity
+
+    tables = policy_tables(rows_by_policy)
+    counts = [n for n in sorted(tables) if reference in tables[n] and len(tables[n]) > 1]
+    out = {}
+    for n in counts:
+        table = tables[n]
+        pair = {p: seat_pair_p(rows_by_policy[p], n) for p in table}
+        out[n] = (table, sensitivity(table, reference, FAMILY / len(counts), pair_p=lambda p, a, b, pair=pair:
+                                     pair[p](a, b)))
+    return out
+
+
+def policy_clause(n_p: int, table: dict[str, dict[str, Estimate]], comps: list) -> str:
+    """The lead's word on the policy check at its player count ``n_p`` (``table``, ``comps``: that count's
+    :func:`policy_comparisons`): for each other policy with a resolved flip of two seats, its own most and least
+    favoured seat with their shares (the policy section's cells); with none, that the ranking holds."""
+    changed = [c for c in comps if c.resolved]
+    if not changed:
+        return (f"; the seat ranking at {n_p} players holds under "
+                f"{' and '.join(f'`{c.policy}`' for c in comps)} (no flip beyond the noise)")
+    parts = []
+    for c in changed:
+        row = table[c.policy]
+        hi, lo = (max(row, key=lambda g: row[g].estimate), min(row, key=lambda g: row[g].estimate))
+        show = lambda g: f"the {_ord(int(g.split()[1]))}"  # noqa: E731
+        parts.append(f"with `{c.policy}` in every seat the most favoured is {show(hi)}, {interval(row[hi])}, and "
+                     f"the least {show(lo)}, {interval(row[lo])}")
+    return "; the ranking depends on the policy: " + "; ".join(parts)
+
+
 def policy_section(rows_by_policy: dict[str, pl.DataFrame], reference: str, games: int) -> tuple[str, str]:
     """``(sentence, section)``: does the seat answer change with the policy? Each player count's seat ranking
     (:func:`policy_tables`) under every other policy of ``rows_by_policy`` (each in every seat, on the same deals)
@@ -386,20 +422,18 @@ def policy_section(rows_by_policy: dict[str, pl.DataFrame], reference: str, game
     number of counts (Bonferroni over the counts: family-wise ``FAMILY`` over the section). ("", "") with one
     policy."""
     from simkit.core.sensitivity import markdown as sens_markdown
-    from simkit.core.sensitivity import ranking_sentence, sensitivity
+    from simkit.core.sensitivity import ranking_sentence
 
-    tables = policy_tables(rows_by_policy)
-    counts = [n for n in sorted(tables) if reference in tables[n] and len(tables[n]) > 1]
-    if not counts:
+    checked = policy_comparisons(rows_by_policy, reference)
+    if not checked:
         return "", ""
+    counts = list(checked)
     alpha = FAMILY / len(counts)
     others = [p for p in rows_by_policy if p != reference]
     decided = {(p, r["players"]): r["n"] for p, rows in rows_by_policy.items() for r in seat_shares(rows)}
     sentences, parts = [], []
     for n in counts:
-        table = tables[n]
-        pair = {p: seat_pair_p(rows_by_policy[p], n) for p in table}
-        comps = sensitivity(table, reference, alpha, pair_p=lambda p, a, b: pair[p](a, b))
+        table, comps = checked[n]
         sentences.append(f"{n} players: " + ranking_sentence(comps, table, reference, "seat", "seats", alpha))
         ranks = {p: {g: 1 + sum(o.estimate > e.estimate for o in row.values()) for g, e in row.items()}
                  for p, row in table.items()}
@@ -505,17 +539,19 @@ TITLE = ("# Valeria: Card Kingdoms: seat advantage, the 2E Herald, the Monster E
 
 
 def page_top(policy: str, shares: list[dict], info: dict, games: int, cards_line: str = "", ladder_line: str = "",
-             event_line: str = "", policy_line: str = "") -> str:
-    """The page's title, the stand-in notice, the one-sentence lead (:func:`lead_sentence`) and the details
-    (:func:`headline`: a paragraph and the per-count table)."""
-    return (f"{TITLE}\n\n{STAND_IN_NOTICE}\n\n{lead_paragraph(lead_sentence(policy, shares, games))}\n\n"
+             event_line: str = "", policy_line: str = "", checked: dict | None = None) -> str:
+    """The page's title, the stand-in notice, the one-sentence lead (:func:`lead_sentence`, with the policy check
+    ``checked`` of :func:`policy_comparisons`) and the details (:func:`headline`: a paragraph and the per-count
+    table)."""
+    return (f"{TITLE}\n\n{STAND_IN_NOTICE}\n\n{lead_paragraph(lead_sentence(policy, shares, games, checked))}\n\n"
             + headline(policy, shares, info, games, cards_line, ladder_line, event_line, policy_line))
 
 
-def lead_sentence(policy: str, shares: list[dict], games: int) -> str:
+def lead_sentence(policy: str, shares: list[dict], games: int, checked: dict | None = None) -> str:
     """The page's lead: at the player count whose most uneven seat is farthest from the fair 1/n (in proportion),
     the least and the most favoured seat (share of decided games, the seat table's cells), each with the seats its
-    interval cannot be told from as a tie."""
+    interval cannot be told from as a tie; then, when ``checked`` (:func:`policy_comparisons`) covers that count,
+    whether the ranking changes with the policy (:func:`policy_clause`)."""
     far = max(shares, key=lambda r: abs(r["share"].estimate * r["players"] - 1))
     n_p = far["players"]
     rs = {r["seat"]: r["share"] for r in shares if r["players"] == n_p}
@@ -523,6 +559,8 @@ def lead_sentence(policy: str, shares: list[dict], games: int) -> str:
     high, h_tied = extreme(rs)
     show = lambda s: f"the {_ord(s + 1)}"  # noqa: E731
     n = f"(`{policy}` in every seat, 2E Herald, {games:,} deals per count)"
+    if checked and n_p in checked:
+        n += policy_clause(n_p, *checked[n_p])
     if high in l_tied:
         return (f"No seat stands out at {n_p} players: shares of decided games run from {interval(rs[low])} "
                 f"({show(low)}) to {interval(rs[high])} ({show(high)}) against a fair {1 / n_p:.3f} {n}.")
@@ -686,10 +724,11 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     for other in (h for h in HEURISTICS if h not in (best, "random")):
         checks[other] = run_bundled("valeria/players.toml", base / "run" / f"policy-{other}", games, seed=SEED,
                                     jobs=jobs, overrides=[f'play=["{other}"]'])
-    policy_line, policy_text = policy_section(
-        {best: herald, **{o: game_rows(results.scan(r)) for o, r in checks.items()}}, best, games)
+    by_policy = {best: herald, **{o: game_rows(results.scan(r)) for o, r in checks.items()}}
+    policy_line, policy_text = policy_section(by_policy, best, games)
     text = (
-        page_top(best, shares, info, games, cards_line, ladder_line, event_line, policy_line) + "\n"
+        page_top(best, shares, info, games, cards_line, ladder_line, event_line, policy_line,
+                 policy_comparisons(by_policy, best)) + "\n"
         "## What was simulated\n\n"
         f"Stand-in card data (`scenarios/valeria/cards.toml`), rule options at their defaults (docs/rules.md) but "
         f"`rules.herald`; at 5 players that is the published 5-player variant (`rules.five_player = \"variant\"`: "
