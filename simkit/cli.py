@@ -814,6 +814,10 @@ def tune_cmd(scenario, policy, budget, seed, metric, params, games_per_candidate
     click.echo(f"{metric}: default {r.default_value:.4f}, tuned {r.best_value:.4f}; tuned − default "
                f"{r.difference:+.4f} [{r.low:+.4f}, {r.high:+.4f}] (95%, paired over {r.games:,} fresh games "
                f"× {r.cells} cell{'s' if r.cells != 1 else ''}; search used {r.search_games:,} games per cell)")
+    best = max(f[metric] for f in r.finalists)
+    click.echo(f"chosen: {r.chosen}, the best of {len(r.finalists)} finalists replayed on "
+               f"{r.select_games:,} selection games ({metric} {best:.4f}; the final mean "
+               f"{r.finalists[0][metric]:.4f})")
     text = r.toml(name)
     if out is None:
         click.echo("\n" + text, nl=False)

@@ -25,8 +25,10 @@ def test_tune_shows_a_running_best_and_counts_the_final_check(capsys):
     tune(TOY, "timid", 1200, seed=2, games_per_candidate=100, eval_games=200, progress=True, popsize=4)
     err = capsys.readouterr().err
     assert "best so far" in err and "checking the winner on 200 fresh games" in err, err
-    # the bar's total is the search's games (3 generations × 4 candidates × 100) plus the check's (2 × 200)
-    assert "/1.60k" in err, err
+    assert "playing 8 finalists on 500 selection games" in err, err
+    # the bar's total is the search's games (3 generations × 4 candidates × 100), the selection round's (the final
+    # mean and the 7 best candidates × 500) and the check's (2 × 200)
+    assert "/5.60k" in err, err
 
 
 def test_tune_draws_no_bar_into_a_pipe():

@@ -55,3 +55,28 @@ def test_tune_bad_input_is_one_clean_line():
         assert res.exit_code == 2, (extra, res.output)
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0], (extra, res.stderr)
+
+
+def test_a_poor_final_mean_loses_the_selection_round_to_the_searchs_best_candidate(monkeypatch):
+    """The answer is the best of the finalists (CMA-ES's final mean and the search's best candidates) replayed on
+    selection seeds, not the final mean on its word: with the mean forced to ``stop_at`` = 0 (stop at once: the
+    exact win rate of Draw to Ten's worst play), a candidate of the search in (7, 8] (the exact optimum's play)
+    wins the round, and the fresh check reports it."""
+    from types import SimpleNamespace
+
+    import cma
+
+    real = cma.CMAEvolutionStrategy
+
+    class PoorMean(real):
+        @property
+        def result(self):  # tune reads only the final mean of the result
+            return SimpleNamespace(xfavorite=[0.0])
+
+    monkeypatch.setattr(cma, "CMAEvolutionStrategy", PoorMean)
+    r = tune(SCENARIO, "timid", 20_000, seed=2, eval_games=2000)
+    assert r.finalists[0]["finalist"] == "the search's final mean"
+    assert r.finalists[0]["won"] == min(f["won"] for f in r.finalists)
+    assert r.chosen != "the search's final mean" and 7.0 < r.best["stop_at"] <= 8.0, (r.chosen, r.best)
+    assert r.chosen == max(r.finalists, key=lambda f: f["won"])["finalist"]
+    assert abs(r.best_value - float(E.exact_win_probability(8))) < 0.04
