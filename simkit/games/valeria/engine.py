@@ -63,6 +63,13 @@ PRESETS = {
                               "gain_strength": 0.1, "gain_magic": 0.2, "save": 0.3}),
     "hunter": ("heuristic", {"income": 0.25, "horizon": 5.0, "monster_bias": 2.0, "gain_gold": 0.1,
                              "gain_strength": 0.5, "gain_magic": 0.4, "save": 1.0}),
+    # `hunter` tuned against a field of three `hunter` seats (issue 40; stand-in cards; the finalist that won
+    # tune's selection round; fresh seeds: 0.2452 → 0.5478, +0.3026 [+0.2953, +0.3100], 4,000 games × 4 seats):
+    #   simkit tune scenarios/valeria/ladder.toml --policy hunter --budget 40000 --seed 40 --eval-games 4000 \
+    #     --set 'opponent="hunter"' --set 'play=["hunter"]'
+    "hunter_tuned": ("heuristic", {"vp": 2.80528, "income": 0.751941, "horizon": 5.15668, "monster_bias": 0.250979,
+                                   "domain_bias": -1.88969, "gain_gold": 0.163793, "gain_strength": 0.25024,
+                                   "gain_magic": 0.259772, "cost": 0.0138254, "save": 0.0161363}),
     "random": ("random", {}),
 }
 
