@@ -1,6 +1,7 @@
 """The Valhalla multiplayer engine: the family's shared battle / dice / Glory code, hand-computed blessings, one
-battle against an exact Markov chain over the dice left, invariants over many random and heuristic games, and
-the scenario file's errors."""
+battle against an exact Markov chain over the dice left, invariants over many random and heuristic games, the
+scenario file's errors, and (issue 40) the seat's decisions after a battle: which discard-pile Warriors a blessing
+takes and which Mission the winner completes, by hand and against the engine's former choices."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from simkit.games.valhalla import dice as FD
 from simkit.games.valhalla import glory as FG
 from simkit.games.valhalla.deck import load_deck
 from simkit.games.valhalla.multi import engine as E
+from simkit.games.valhalla.multi import features as FT
 from simkit.games.valhalla.multi import fight as F
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi import policies as pol
@@ -719,6 +721,13 @@ def _legal(s, env):
     return list(buf[:E.legal_actions(s, env, buf)])
 
 
+def _features(s, env, a):
+    """The learned policies' non-zero features of action ``a`` ({slot: value})."""
+    idx, vals = np.zeros(FT.MAX_NNZ, np.int64), np.zeros(FT.MAX_NNZ)
+    m = FT.features(s, env, a, False, idx, vals)
+    return dict(zip(idx[:m].tolist(), vals[:m].tolist()))
+
+
 def _finish(s, env, a):
     """Apply the seat's choice ``a`` at the end of the battle and run the end of the battle to its close."""
     F.end_choice(s, env, a)
@@ -746,6 +755,8 @@ def test_a_blessing_takes_the_set_of_discard_pile_warriors_its_seat_chooses():
         assert _pile(t, L.DISC_N) == [c for c in pile if c not in taken]
         r = _row(t)
         assert (r["glory_0"], r["bless_glory_0"], r["bless_alone_0"], r["valhalla_glory_0"]) == (7, 3, 1, 5)
+    for k, taken in sets.items():  # the learned policies' number: how many Warriors the set takes (/ 3)
+        assert _features(s, env, L.A_BLESS + k)[FT.BLESS_CARDS] == pytest.approx(len(taken) / 3)
     buf = np.empty(L.MAX_ACTIONS, np.int64)
     n = E.legal_actions(s, env, buf)
     assert pol.policy(pol.HEURISTIC, s, env, buf, n, pol.param_vector(), _stream(0, 1)) == L.A_BLESS
@@ -809,6 +820,8 @@ def test_the_winner_chooses_which_mission_to_complete_or_none():
             assert r[c] == (1 if c == column else 0)
     buf = np.empty(L.MAX_ACTIONS, np.int64)
     n = E.legal_actions(s, env, buf)
+    assert _features(s, env, L.A_MISSION)[FT.CARD_MISSION] == 1.0 and FT.CARD_MISSION not in _features(s, env, L.A_NO)
+    assert _features(s, env, L.A_NO)[FT.CAT0 + FT.CATEGORIES.index("mission_none") * FT.N_SCALARS] == 1.0
     h = FG.find_mission(s, hand(0), T[0], 1, 6, 3)
     assert pol.policy(pol.HEURISTIC, s, env, buf, n, pol.param_vector(), _stream(0, 1)) == L.A_MISSION + h == \
         L.A_MISSION
