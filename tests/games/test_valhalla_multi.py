@@ -1,6 +1,7 @@
 """The Valhalla multiplayer engine: the family's shared battle / dice / Glory code, hand-computed blessings, one
-battle against an exact Markov chain over the dice left, invariants over many random and heuristic games, and
-the scenario file's errors."""
+battle against an exact Markov chain over the dice left, invariants over many random and heuristic games, the
+scenario file's errors, and (issue 40) the seat's decisions after a battle: which discard-pile Warriors a blessing
+takes and which Mission the winner completes, by hand and against the engine's former choices."""
 
 from __future__ import annotations
 
@@ -20,11 +21,12 @@ from simkit.games.valhalla import dice as FD
 from simkit.games.valhalla import glory as FG
 from simkit.games.valhalla.deck import load_deck
 from simkit.games.valhalla.multi import engine as E
+from simkit.games.valhalla.multi import features as FT
 from simkit.games.valhalla.multi import fight as F
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi import policies as pol
 from simkit.games.valhalla.multi.simulation import decision_game, rules_vector, tables
-from simkit.games.valhalla.multi.state import team
+from simkit.games.valhalla.multi.state import hand, team, val
 from simkit.games.valhalla.solo import engine as SE
 from simkit.games.valhalla.solo import layout as C
 
@@ -56,8 +58,8 @@ def test_solo_and_multiplayer_run_the_family_code():
                  "D.list_rerolls"):
         assert call in solo_src
     multi_src = inspect.getsource(F)
-    for call in ("B.best_joint", "B.post_roll", "G.send_group", "G.find_mission", "D.basic_reroll",
-                 "D.list_rerolls", "D.roll_pile"):
+    for call in ("B.best_joint", "B.post_roll", "G.blessing(", "G.blessing_choice", "G.blessing_take",
+                 "G.mission_offered", "D.basic_reroll", "D.list_rerolls", "D.roll_pile"):
         assert call in multi_src
 
 
@@ -589,6 +591,20 @@ def _battle_state(teams, hands, discard):
     return s
 
 
+def _settle(s, env):
+    """The end of the battle (``fight.battle_end``) up to the end of part A, each blessing's set of cards and the
+    Mission taken as the heuristic takes them (through ``legal_actions``)."""
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    params, prng = pol.param_vector(), _stream(0, 1)
+    while s[L.PHASE] != L.ST_AFTER_A:
+        if s[L.PHASE] == L.ST_BATTLE_END:
+            F.battle_end(s, env)
+        else:
+            assert s[L.PHASE] in (L.PH_BLESS, L.PH_MISSION)
+            n = E.legal_actions(s, env, buf)
+            F.end_choice(s, env, pol.policy(pol.HEURISTIC, s, env, buf, n, params, prng))
+
+
 def _row(s):
     from simkit.games.valhalla.multi.simulation import COLUMNS, write_row
 
@@ -613,6 +629,7 @@ def test_records_of_a_scripted_path_to_valhalla_battle():
     F.path_pick(s, env, 0)
     assert s[L.B_TOT] == 7
     F.resolve(s, env)
+    _settle(s, env)
     r = _row(s)
     assert (r["bless_alone_0"], r["bless_companions_0"], r["bless_clan_0"], r["bless_glory_0"]) == (1, 0, 0, 3)
     assert r["valhalla_glory_0"] == 2 + 3 + 1  # Lone Raven, the two Warriors it drew, the Thrall
@@ -644,9 +661,14 @@ def test_path_to_valhalla_takes_the_pack_bonus_and_the_count_with_the_warrior():
     F.path_pick(s, env, 1)
     assert s[L.B_TOT] == 5 and s[L.B_NACT] == 2
     F.resolve(s, env)
+    _settle(s, env)
     r = _row(s)
     assert r["taken_0"] == 1 and r["mission_three_0"] == 0
     assert _ids("mission_three_warriors")[0] in s[hand(0) + 1:hand(0) + 1 + s[hand(0)]]
+
+
+def _blessing_sets(s):
+    return FG.blessing_choices(s, L.DISC_N, T[0], s[L.BLESS])
 
 
 def test_records_of_companion_and_clan_blessings():
@@ -659,8 +681,216 @@ def test_records_of_companion_and_clan_blessings():
                                                   "serpent_thrall"])
         env = (*T, rules_vector(players=2, variant="valkyries"))
         F.to_valhalla(s, env, 0, 0b111)
+        while s[L.BLESS_N] > 0:  # (one set fits each: a pile of 1-Glory Warriors)
+            assert _blessing_sets(s) == 1
+            F.bless_take(s, env, 0)
         r = _row(s)
         assert (r["bless_companions_0"], r["bless_clan_0"], r["bless_alone_0"]) == bless
         assert r["bless_glory_0"] == drawn
         own = sum(int(T[0][_ids(k)[0], C.C_GLORY]) for k in team0)
         assert r["valhalla_glory_0"] == own + drawn
+
+
+# --- issue 40: the decisions the engine took for the seat ---------------------------------------------------------
+
+
+def _glory(key):
+    return int(T[0][_ids(key)[0], C.C_GLORY])
+
+
+def _pile(s, base):
+    return [KEYS[c] for c in s[base + 1:base + 1 + s[base]]]
+
+
+def _won_battle(teams, hands, discard, won_side, act, tot, nact, basic):
+    """Seat 0 attacked seat 1 and side ``won_side`` won with the given activated Warriors (bitmask), totals,
+    activated counts and basic rerolls; the end of the battle run to the first decision."""
+    s = _battle_state(teams, hands, discard)
+    env = (*T, rules_vector(players=2, variant="valkyries"))
+    s[L.B_ATT], s[L.B_DEF], s[L.B_PATH] = 0, 1, -1
+    for k in range(2):
+        s[L.B_ACT + k], s[L.B_TOT + k], s[L.B_NACT + k], s[L.B_BASIC + k] = act[k], tot[k], nact[k], basic[k]
+    F.resolve(s, env)
+    assert s[L.B_WON_SIDE] == won_side
+    F.battle_end(s, env)
+    return s, env
+
+
+def _legal(s, env):
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    return list(buf[:E.legal_actions(s, env, buf)])
+
+
+def _features(s, env, a):
+    """The learned policies' non-zero features of action ``a`` ({slot: value})."""
+    idx, vals = np.zeros(FT.MAX_NNZ, np.int64), np.zeros(FT.MAX_NNZ)
+    m = FT.features(s, env, a, False, idx, vals)
+    return dict(zip(idx[:m].tolist(), vals[:m].tolist()))
+
+
+def _finish(s, env, a):
+    """Apply the seat's choice ``a`` at the end of the battle and run the end of the battle to its close."""
+    F.end_choice(s, env, a)
+    _settle(s, env)
+
+
+def test_a_blessing_takes_the_set_of_discard_pile_warriors_its_seat_chooses():
+    """"draw Warrior cards from the discard pile whose combined Glory Point value equals the additional Glory
+    Points … The player searches for the card or cards which together give as many Points". Seat 0 wins its
+    attack with Lone Raven alone (+3 alone, 2 Glory); the discard pile holds Raven Hunter (2), Wolf Thrall (1),
+    Raven Champion (3), Boar Thrall (1), a Path to Valhalla and Bear Thrall (1). Three sets give 3: the Champion;
+    the Hunter and the first 1 (Wolf Thrall); the three 1s. Each is seat 0's action; each leaves the rest of the
+    pile in order, and seat 0 ends with 2 + 3 + 2 (the shield) Glory. The heuristic takes the first set, the
+    engine's draw before issue 40 (``glory.blessing_draw``, largest Glory first)."""
+    pile = ["raven_hunter", "wolf_thrall", "raven_champion", "boar_thrall", "path_to_valhalla", "bear_thrall"]
+    assert [_glory(k) for k in pile if k != "path_to_valhalla"] == [2, 1, 3, 1, 1] and _glory("lone_raven") == 2
+    s, env = _won_battle([["lone_raven"], ["bear_scout"]], [[], []], pile, 0, (1, 0), (5, 1), (1, 0), (1, 0))
+    assert s[L.PHASE] == L.PH_BLESS and E.to_move(s) == 0
+    assert _legal(s, env) == [L.A_BLESS, L.A_BLESS + 1, L.A_BLESS + 2]
+    sets = {0: ["raven_champion"], 1: ["raven_hunter", "wolf_thrall"], 2: ["wolf_thrall", "boar_thrall", "bear_thrall"]}
+    for k, taken in sets.items():
+        t = s.copy()
+        _finish(t, env, L.A_BLESS + k)
+        assert _pile(t, val(0)) == ["lone_raven"] + taken
+        assert _pile(t, L.DISC_N) == [c for c in pile if c not in taken]
+        r = _row(t)
+        assert (r["glory_0"], r["bless_glory_0"], r["bless_alone_0"], r["valhalla_glory_0"]) == (7, 3, 1, 5)
+    for k, taken in sets.items():  # the learned policies' number: how many Warriors the set takes (/ 3)
+        assert _features(s, env, L.A_BLESS + k)[FT.BLESS_CARDS] == pytest.approx(len(taken) / 3)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    n = E.legal_actions(s, env, buf)
+    assert pol.policy(pol.HEURISTIC, s, env, buf, n, pol.param_vector(), _stream(0, 1)) == L.A_BLESS
+    old = s.copy()
+    assert FG.blessing_draw(old, L.DISC_N, val(0), T[0], 3) == 3
+    assert _pile(old, val(0)) == ["lone_raven"] + sets[0]
+
+
+def test_a_defender_s_clan_blessing_chooses_between_one_and_two_cards():
+    """The winning defender (seat 1) sends Raven Shieldmaiden (+2, a Boar shown) with a Boar Thrall: 2 Glory from
+    a pile of Wolf Thrall (1), Raven Hunter (2), Frost Thrall (1): the Hunter, or the two Thralls; seat 1's
+    decision. Seat 1 ends with the two Warriors' Glory + 2 (a defender takes no shield)."""
+    pile = ["wolf_thrall", "raven_hunter", "frost_thrall"]
+    assert [_glory(k) for k in pile] == [1, 2, 1]
+    s, env = _won_battle([["bear_scout"], ["raven_shieldmaiden", "boar_thrall"]], [[], []], pile, 1, (1, 3),
+                         (1, 5), (1, 2), (0, 0))
+    assert s[L.PHASE] == L.PH_BLESS and E.to_move(s) == 1
+    assert _legal(s, env) == [L.A_BLESS, L.A_BLESS + 1]
+    own = _glory("raven_shieldmaiden") + _glory("boar_thrall")
+    for k, taken in {0: ["raven_hunter"], 1: ["wolf_thrall", "frost_thrall"]}.items():
+        t = s.copy()
+        _finish(t, env, L.A_BLESS + k)
+        assert _pile(t, val(1))[2:] == taken
+        assert _pile(t, L.DISC_N) == [c for c in pile if c not in taken]
+        r = _row(t)
+        assert (r["glory_1"], r["bless_clan_1"], r["bless_glory_1"], r["glory_0"]) == (own + 2, 1, 2, 0)
+
+
+def test_the_winner_chooses_which_mission_to_complete_or_none():
+    """"Each player may play at most one Mission card whose requirements they met after a battle they won".
+    Seat 0 wins its attack with three activated Warriors, 9 against 3, a basic reroll used; its hand: Three
+    activated Warriors, Strength 5 higher, Not using basic rerolls, a second Strength 5 higher, Raven Scout. It
+    met the first two requirements (the third not): the choices are hand index 0, hand index 1 (the copy at 3 is
+    the same choice) and none. Each Mission goes to Valhalla for 2 Glory (3 Warriors + 2 the shield + 2); none
+    keeps the hand. The heuristic completes the first, as ``glory.find_mission`` did."""
+    hand0 = [_ids("mission_three_warriors")[0], _ids("mission_strength_5")[0], _ids("mission_no_rerolls")[0],
+             _ids("mission_strength_5")[1], _ids("raven_scout")[1]]
+    team0 = ["raven_thrall", "wolf_thrall", "boar_thrall"]
+    s = _battle_state([team0, ["bear_scout"]], [[], []], [])
+    s[hand(0)] = len(hand0)
+    s[hand(0) + 1:hand(0) + 1 + len(hand0)] = hand0
+    env = (*T, rules_vector(players=2, variant="valkyries"))
+    s[L.B_ATT], s[L.B_DEF], s[L.B_PATH] = 0, 1, -1
+    s[L.B_ACT], s[L.B_TOT], s[L.B_NACT], s[L.B_BASIC] = 0b111, 9, 3, 1
+    s[L.B_TOT + 1], s[L.B_NACT + 1] = 3, 1
+    F.resolve(s, env)
+    F.battle_end(s, env)
+    assert s[L.PHASE] == L.PH_MISSION and E.to_move(s) == 0
+    assert _legal(s, env) == [L.A_MISSION + 0, L.A_MISSION + 1, L.A_NO]
+    warriors = sum(_glory(k) for k in team0)
+    for a, column in ((L.A_MISSION + 0, "mission_three_0"), (L.A_MISSION + 1, "mission_strength_0"), (L.A_NO, None)):
+        t = s.copy()
+        _finish(t, env, a)
+        kept = [c for i, c in enumerate(hand0) if a == L.A_NO or i != a - L.A_MISSION]
+        assert list(t[hand(0) + 1:hand(0) + 1 + t[hand(0)]]) == kept
+        r = _row(t)
+        done = 0 if column is None else 1
+        assert r["glory_0"] == warriors + 2 + 2 * done and r["missions_held_0"] == 4 - done
+        assert sorted(_pile(t, val(0))) == sorted(team0 + ([] if column is None else [KEYS[hand0[a - L.A_MISSION]]]))
+        for c in ("mission_three_0", "mission_strength_0", "mission_no_rerolls_0"):
+            assert r[c] == (1 if c == column else 0)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    n = E.legal_actions(s, env, buf)
+    assert _features(s, env, L.A_MISSION)[FT.CARD_MISSION] == 1.0 and FT.CARD_MISSION not in _features(s, env, L.A_NO)
+    assert _features(s, env, L.A_NO)[FT.CAT0 + FT.CATEGORIES.index("mission_none") * FT.N_SCALARS] == 1.0
+    h = FG.find_mission(s, hand(0), T[0], 1, 6, 3)
+    assert pol.policy(pol.HEURISTIC, s, env, buf, n, pol.param_vector(), _stream(0, 1)) == L.A_MISSION + h == \
+        L.A_MISSION
+    # a winning defender with no basic reroll decides too
+    s, env = _won_battle([["bear_scout"], ["raven_thrall"]], [[], ["raven_hunter", "mission_no_rerolls"]], [], 1,
+                         (1, 1), (1, 2), (1, 1), (1, 0))
+    assert s[L.PHASE] == L.PH_MISSION and E.to_move(s) == 1 and _legal(s, env) == [L.A_MISSION + 1, L.A_NO]
+
+
+def test_heuristics_take_the_engine_s_former_blessing_draws_and_missions():
+    """Issue 40: the heuristics' choice at each new decision is what the engine did for the seat before: at every
+    blessing, the set the heuristic takes leaves the discard pile and Valhalla as ``glory.blessing_draw`` (largest
+    Glory first) does; at every Mission, the heuristic completes ``glory.find_mission``'s. Builder and raider in
+    every seat, 40 deals of the bundled scenario; both decisions occur (more than one choice)."""
+    game = decision_game()
+    buf = np.empty(game.max_actions, np.int64)
+    seen = {L.PH_BLESS: 0, L.PH_MISSION: 0}
+    for seed in range(40):
+        for name in ("builder", "raider"):
+            kind, params = game.policies[name]
+            s, rng, env = game.new_game(seed)
+            prng = _stream(seed, 1)
+            while not E.is_over(s):
+                n = E.legal_actions(s, env, buf)
+                a = pol.policy(kind, s, env, buf, n, params, prng)
+                ph = s[L.PHASE]
+                if ph == L.PH_BLESS:
+                    seen[ph] += 1
+                    p = s[L.BLESS_SEAT]
+                    mine, old = s.copy(), s.copy()
+                    F.bless_take(mine, env, a - L.A_BLESS)
+                    FG.blessing_draw(old, L.DISC_N, val(p), env[L.E_CARDS], s[L.BLESS])
+                    assert _pile(mine, L.DISC_N) == _pile(old, L.DISC_N)
+                    assert _pile(mine, val(p)) == _pile(old, val(p))
+                elif ph == L.PH_MISSION:
+                    seen[ph] += 1
+                    ws = s[L.B_WON_SIDE]
+                    h = FG.find_mission(s, hand(F.winner(s)), env[L.E_CARDS], s[L.B_BASIC + ws],
+                                        s[L.B_TOT + ws] - s[L.B_TOT + 1 - ws], s[L.B_NACT + ws])
+                    assert a == L.A_MISSION + h
+                E.apply_action(s, rng, env, a)
+    assert seen[L.PH_BLESS] > 0 and seen[L.PH_MISSION] > 0, seen
+
+
+def test_every_pair_of_warriors_is_the_seat_s_choice():
+    """"play 2 Warriors whose weapon symbols total at most 3": hand Raven Thrall (axe), Boar Thrall (sword), Raven
+    Chieftain (3 symbols), Raven Hunter (2), Path to Valhalla. The pairs of at most 3 symbols are (0, 1), (0, 3)
+    and (1, 3) (every pair with the Chieftain has 4 or more). The seat chooses the first card (A_PAIR + a) and
+    then the second (PH_PAIR2: A_PLAY + b): exactly those three pairs are reachable, and each puts its two
+    Warriors in the Warband and leaves the rest of the hand in order. (Already the seat's before issue 40.)"""
+    hand0 = ["raven_thrall", "boar_thrall", "raven_chieftain", "raven_hunter", "path_to_valhalla"]
+    need = T[1]
+    assert [int(need[_ids(k)[0]].sum() + T[0][_ids(k)[0], C.C_ANY]) for k in hand0[:4]] == [1, 1, 3, 2]
+    s = _battle_state([[], []], [hand0, []], [])
+    s[L.DECK_N], s[L.DECK], s[L.DECK + 1] = 2, _ids("raven_scout")[0], _ids("raven_scout")[1]
+    s[L.JOFFER:L.JOFFER + 3 * L.MAX_P] = -1
+    s[L.CUR], s[L.MOVER], s[L.PHASE] = 0, 0, L.PH_A
+    env = (*T, rules_vector(players=2, variant="valkyries"))
+    rng = _stream(0, 2)
+    pairs = set()
+    for first in [a for a in _legal(s, env) if L.A_PAIR <= a < L.A_DRAW]:
+        t = s.copy()
+        E.apply_action(t, rng, env, first)
+        assert t[L.PHASE] == L.PH_PAIR2 and E.to_move(t) == 0
+        for second in _legal(t, env):
+            a, b = first - L.A_PAIR, second - L.A_PLAY
+            pairs.add((a, b))
+            u = t.copy()
+            E.apply_action(u, rng, env, second)
+            assert sorted(_pile(u, team(0))) == sorted([hand0[a], hand0[b]])
+            assert _pile(u, hand(0)) == [k for i, k in enumerate(hand0) if i not in (a, b)]
+    assert pairs == {(0, 1), (0, 3), (1, 3)}

@@ -174,3 +174,90 @@ def find_mission(s, hn, cards, basic_used, margin, nact):
         if cards[c, C_TYPE] == MISSION and mission_met(cards, c, basic_used, margin, nact):
             return h
     return -1
+
+
+@njit(cache=True, _nrt=False)
+def _discard_counts(s, dn, cards):
+    """The discard pile's Warriors of Glory 1, 2 and 3."""
+    n1, n2, n3 = 0, 0, 0
+    for i in range(s[dn]):
+        c = s[dn + 1 + i]
+        if cards[c, C_TYPE] == WARRIOR:
+            g = cards[c, C_GLORY]
+            if g == 1:
+                n1 += 1
+            elif g == 2:
+                n2 += 1
+            elif g == 3:
+                n3 += 1
+    return n1, n2, n3
+
+
+@njit(cache=True, _nrt=False)
+def blessing_choice(s, dn, cards, want, k):
+    """The ``k``-th set of discard-pile Warriors a blessing of ``want`` Glory may take (-1 when there is no k-th),
+    as how many Warriors of Glory 1, 2 and 3: ``n1 + 16 n2 + 256 n3``. "draw Warrior cards from the discard pile
+    whose combined Glory Point value equals the additional Glory Points … The player searches for the card or
+    cards which together give as many Points": the sets are the distinct multisets of Glory values that sum to
+    ``want`` exactly and the pile holds, the most Glory-3 Warriors first, then the most Glory-2 (so at most 3:
+    3, 2 + 1, 1 + 1 + 1; which card of a Glory value is taken is not a choice, ``blessing_take``). The first is
+    the largest-first draw of ``blessing_draw``. When no set sums exactly, the one set is that draw: the largest
+    Glory that still fits first, repeatedly (docs/rules.md). For the blessings' bonuses (at most 3)."""
+    n1, n2, n3 = _discard_counts(s, dn, cards)
+    i = 0
+    for c3 in range(want // 3, -1, -1):
+        for c2 in range((want - 3 * c3) // 2, -1, -1):
+            c1 = want - 3 * c3 - 2 * c2
+            if c3 <= n3 and c2 <= n2 and c1 <= n1:
+                if i == k:
+                    return c1 + 16 * c2 + 256 * c3
+                i += 1
+    if i > 0 or k > 0:
+        return -1
+    c3 = min(n3, want // 3)
+    left = want - 3 * c3
+    c2 = min(n2, left // 2)
+    left -= 2 * c2
+    c1 = min(n1, left)
+    return c1 + 16 * c2 + 256 * c3
+
+
+@njit(cache=True, _nrt=False)
+def blessing_choices(s, dn, cards, want):
+    """How many sets ``blessing_choice`` offers for a blessing of ``want`` Glory (1 at least)."""
+    k = 0
+    while blessing_choice(s, dn, cards, want, k) >= 0:
+        k += 1
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def blessing_take(s, dn, vn, cards, code):
+    """Move the set ``code`` (``blessing_choice``) from the discard pile to Valhalla "without changing the order
+    of the cards in it": Glory 3 first, then 2, then 1, each time the lowest Warrior of that Glory in the pile
+    (``blessing_draw``'s order and cards). Returns the Glory taken."""
+    got = 0
+    for g in range(3, 0, -1):
+        for _ in range((code >> (4 * (g - 1))) & 15):
+            for i in range(s[dn]):
+                c = s[dn + 1 + i]
+                if cards[c, C_TYPE] == WARRIOR and cards[c, C_GLORY] == g:
+                    _push(s, vn, _remove_at(s, dn, i))
+                    got += g
+                    break
+    return got
+
+
+@njit(cache=True, _nrt=False)
+def mission_offered(s, hn, cards, h, basic_used, margin, nact):
+    """Whether hand card ``h`` is a Mission the winner may complete, listed once per requirement: "Each player
+    may play at most one Mission card whose requirements they met after a battle they won" (two Missions of one
+    requirement are the same choice: the first in hand stands for them)."""
+    c = s[hn + 1 + h]
+    if cards[c, C_TYPE] != MISSION or not mission_met(cards, c, basic_used, margin, nact):
+        return False
+    for j in range(h):
+        d = s[hn + 1 + j]
+        if cards[d, C_TYPE] == MISSION and cards[d, C_REQ] == cards[c, C_REQ]:
+            return False
+    return True

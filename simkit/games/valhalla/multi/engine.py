@@ -65,7 +65,9 @@ def advance(s, rng, env):
             else:
                 F.enter_commit(s, env)
         elif ph == L.ST_RESOLVE:
-            if F.resolve(s, env):
+            F.resolve(s, env)
+        elif ph == L.ST_BATTLE_END:
+            if F.battle_end(s, env):
                 T.finish_game(s, env, L.CAUSE_SHIELDS)
         else:
             s[L.DONE] = 1  # unknown step: cannot happen
@@ -153,6 +155,10 @@ def legal_actions(s, env, out):
         return F.roll_actions(s, env, out)
     if ph == L.PH_COMMIT:
         return F.commit_actions(s, env, out)
+    if ph == L.PH_BLESS:
+        return F.bless_actions(s, env, out)
+    if ph == L.PH_MISSION:
+        return F.mission_actions(s, env, out)
     return 0
 
 
@@ -205,6 +211,8 @@ def apply_action(s, rng, env, a):
         F.apply_roll(s, rng, env, a)
     elif ph == L.PH_COMMIT:
         F.commit(s, env, a - L.A_COMMIT)
+    elif ph == L.PH_BLESS or ph == L.PH_MISSION:
+        F.end_choice(s, env, a)
     advance(s, rng, env)
 
 
@@ -375,7 +383,7 @@ def invariants(s, env):
                 return 6
         return 0
     ph = s[L.PHASE]
-    if ph < L.PH_JARL or ph > L.PH_COMMIT:
+    if ph < L.PH_JARL or ph > L.PH_MISSION:
         return 7
     if legal_actions(s, env, np.empty(L.MAX_ACTIONS, np.int64)) == 0:
         return 7

@@ -2,7 +2,8 @@
 
 ``features(s, env, a, is_base, idx, val)`` describes action ``a`` of the seat to move from what that seat sees: its
 own hand, its offered Jarls and the cards it drew, every Warband, Valhalla's Glory and shields (public), the size
-of the deck (never its order, nor another hand), and in battle its own dice and the attacker's total. Slots::
+of the deck (never its order, nor another hand), in battle its own dice and the attacker's total, and after it
+the cards a blessing's set takes from the (face-up) discard pile. Slots::
 
     0                          is_base: the base heuristic plays ``a`` here
     1 .. N_CAT                 is_base x the action's kind (CATEGORIES)
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from simkit.games.valhalla import glory as G
 from simkit.games.valhalla.multi import fight as F
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi.state import hand, pb, team
@@ -21,10 +23,11 @@ from simkit.games.valhalla.solo import layout as C
 
 CATEGORIES = ("jarl", "draft", "discard2", "play", "pair", "draw", "attack", "pair_second", "keep", "silence_no",
               "silence_yes", "path_no", "path_yes", "path_pick", "roll_stop", "deliver", "free_reroll",
-              "basic_reroll", "commit")
+              "basic_reroll", "commit", "bless", "mission", "mission_none")
 SCALARS = ("bias", "shields", "glory_lead", "deck", "team", "hand", "attacking", "players")
 NUMBERS = ("card_strength", "card_glory", "card_tactic", "card_mission", "target_gap", "target_glory",
-           "target_shields", "jarl_value", "stop_strength", "stop_ahead", "rerolled", "commit_value", "pick_strength")
+           "target_shields", "jarl_value", "stop_strength", "stop_ahead", "rerolled", "commit_value", "pick_strength",
+           "bless_cards")
 N_CAT = len(CATEGORIES)
 N_SCALARS = len(SCALARS)
 BASE0 = 1
@@ -35,7 +38,7 @@ FEATURES = tuple(["is_base"] + [f"is_base_x_{c}" for c in CATEGORIES]
 N_FEATURES = len(FEATURES)
 MAX_NNZ = 2 + N_SCALARS + 4
 (CARD_STRENGTH, CARD_GLORY, CARD_TACTIC, CARD_MISSION, TARGET_GAP, TARGET_GLORY, TARGET_SHIELDS, JARL_VALUE,
- STOP_STRENGTH, STOP_AHEAD, REROLLED, COMMIT_VALUE, PICK_STRENGTH) = range(NUM0, NUM0 + len(NUMBERS))
+ STOP_STRENGTH, STOP_AHEAD, REROLLED, COMMIT_VALUE, PICK_STRENGTH, BLESS_CARDS) = range(NUM0, NUM0 + len(NUMBERS))
 
 
 @njit(cache=True, _nrt=False)
@@ -81,6 +84,10 @@ def category(s, a):
         if a < L.A_PATH:
             return 15
         return 16 if a < L.A_BASIC else 17
+    if ph == L.PH_BLESS:
+        return 19
+    if ph == L.PH_MISSION:
+        return 21 if a == L.A_NO else 20
     return 18
 
 
@@ -174,5 +181,13 @@ def features(s, env, a, is_base, idx, val):
             if (t >> j) & 1:
                 v += cards[s[L.CAND + j], C.C_VALUE]
         idx[m], val[m] = COMMIT_VALUE, v / 5.0
+        m += 1
+    elif ph == L.PH_BLESS:
+        # how many Warriors the set takes from the discard pile (``glory.blessing_choice``'s code)
+        code = G.blessing_choice(s, L.DISC_N, cards, s[L.BLESS], a - L.A_BLESS)
+        idx[m], val[m] = BLESS_CARDS, ((code & 15) + ((code >> 4) & 15) + ((code >> 8) & 15)) / 3.0
+        m += 1
+    elif ph == L.PH_MISSION and a != L.A_NO:
+        idx[m], val[m] = CARD_MISSION, 1.0
         m += 1
     return m

@@ -3,7 +3,8 @@ Cards", "Warriors with the Valkyrie Blessing"): the attacker rolls 6 dice, place
 activate Warriors and Battle Tactics and may reroll (the basic reroll: give up a die to reroll others, as in the
 solo rules); then the defender does the same; the higher strength wins (a tie: the attacker, as in the solo rules,
 "match or exceed"; option ``ties``). An attacker who wins takes a shield (2 Glory at the end); the winner's
-activated Warriors go to Valhalla with their Valkyrie blessings, and the winner may complete one Mission.
+activated Warriors go to Valhalla with their Valkyrie blessings (the seat chooses which discard-pile Warriors
+a blessing takes when more than one set fits), and the winner may complete one Mission (its choice, or none).
 
 Dice, activation, rerolls and Glory are the family's code (``valhalla.dice``, ``valhalla.battle``,
 ``valhalla.glory``), the same as the solo engine's."""
@@ -320,62 +321,167 @@ def path_pick(s, env, i):
 
 @njit(cache=True, _nrt=False)
 def to_valhalla(s, env, p, going):
-    """Seat p's Warriors of bitmask ``going`` go to its Valhalla with their blessings (``glory.send_group``); seat
-    p's records count each blessing that scores (``glory.blessing`` above 0, by kind) and the Glory the
-    blessings drew (the Glory gained less the going Warriors' own)."""
+    """Seat p's Warriors of bitmask ``going`` go to its Valhalla ("Warriors in Valhalla are kept face up to add
+    their Glory Points"); each blessing that scores (``glory.blessing`` above 0, looking at the group that goes)
+    is counted by kind in seat p's records and queued (``BLESS``), in Warband order, to be drawn from the discard
+    pile by ``bless_take`` (seat p's choice when more than one set of cards fits)."""
     cards = env[L.E_CARDS]
     t = team(p)
     k = kb(p)
-    own = 0
+    s[L.BLESS_SEAT] = p
     for i in range(s[t]):
         if (going >> i) & 1:
-            w = s[t + 1 + i]
+            b = G.blessing(s, t, cards, going, i)
+            if b > 0:
+                s[k + L.K_BLESS + cards[s[t + 1 + i], C.C_BLESS] - 1] += 1
+                s[L.BLESS + s[L.BLESS_N]] = b
+                s[L.BLESS_N] += 1
+    own = 0
+    for i in range(s[t] - 1, -1, -1):  # the last first, as ``glory.send_group`` (the same Valhalla order)
+        if (going >> i) & 1:
+            w = remove_at(s, t, i)
             own += cards[w, C.C_GLORY]
-            b = cards[w, C.C_BLESS]
-            if b >= 1 and G.blessing(s, t, cards, going, i) > 0:
-                s[k + L.K_BLESS + b - 1] += 1
-    g = G.send_group(s, t, val(p), L.DISC_N, cards, going, 0, NO_LIMIT)
-    s[k + L.K_BLESS_GLORY] += g - own
+            push(s, val(p), w)
+    s[pb(p) + L.P_GLORY] += own
+    s[pb(p) + L.P_VGLORY] += own
+
+
+@njit(cache=True, _nrt=False)
+def bless_actions(s, env, out):
+    """PH_BLESS: one action per set of discard-pile Warriors the first queued blessing may take
+    (``glory.blessing_choice``: the distinct multisets of Glory values that give exactly its bonus)."""
+    n = G.blessing_choices(s, L.DISC_N, env[L.E_CARDS], s[L.BLESS])
+    for k in range(n):
+        out[k] = L.A_BLESS + k
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def bless_take(s, env, k):
+    """The first queued blessing takes set ``k`` from the discard pile to its seat's Valhalla: "Place these cards
+    on your Valhalla pile"; the Glory counts at once (and in the records' blessing Glory)."""
+    p = s[L.BLESS_SEAT]
+    cards = env[L.E_CARDS]
+    code = G.blessing_choice(s, L.DISC_N, cards, s[L.BLESS], k)
+    g = G.blessing_take(s, L.DISC_N, val(p), cards, code)
+    s[kb(p) + L.K_BLESS_GLORY] += g
     s[pb(p) + L.P_GLORY] += g
     s[pb(p) + L.P_VGLORY] += g
+    for j in range(s[L.BLESS_N] - 1):
+        s[L.BLESS + j] = s[L.BLESS + j + 1]
+    s[L.BLESS_N] -= 1
+
+
+@njit(cache=True, _nrt=False)
+def winner(s):
+    return s[L.B_ATT] if s[L.B_WON_SIDE] == 0 else s[L.B_DEF]
+
+
+@njit(cache=True, _nrt=False)
+def mission_offered(s, env, h):
+    """Whether the winner may complete the Mission at hand index h (``glory.mission_offered``)."""
+    ws = s[L.B_WON_SIDE]
+    return G.mission_offered(s, hand(winner(s)), env[L.E_CARDS], h, s[L.B_BASIC + ws],
+                             s[L.B_TOT + ws] - s[L.B_TOT + 1 - ws], s[L.B_NACT + ws])
+
+
+@njit(cache=True, _nrt=False)
+def mission_actions(s, env, out):
+    """PH_MISSION: each Mission the winner met (one per requirement, in hand order), then none: "Each player
+    may play at most one Mission card whose requirements they met after a battle they won"."""
+    n = 0
+    for h in range(s[hand(winner(s))]):
+        if mission_offered(s, env, h):
+            out[n] = L.A_MISSION + h
+            n += 1
+    if n > 0:
+        out[n] = L.A_NO
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def complete_mission(s, env, h):
+    """The winner completes the Mission at hand index h: "A completed Mission is placed on your Valhalla"
+    (2 Glory)."""
+    w = winner(s)
+    mc = remove_at(s, hand(w), h)
+    s[kb(w) + L.K_MISSION + env[L.E_CARDS][mc, C.C_REQ]] += 1
+    push(s, val(w), mc)
+    s[pb(w) + L.P_GLORY] += G.MISSION_GLORY
+    s[pb(w) + L.P_MISSIONS] += 1
+
+
+@njit(cache=True, _nrt=False)
+def end_choice(s, env, a):
+    """Apply the seat's choice at PH_BLESS (``A_BLESS + k``) or PH_MISSION (``A_MISSION + h`` or ``A_NO``); the
+    end of the battle goes on (``battle_end``)."""
+    if s[L.PHASE] == L.PH_BLESS:
+        bless_take(s, env, a - L.A_BLESS)
+    elif a != L.A_NO:
+        complete_mission(s, env, a - L.A_MISSION)
+    s[L.PHASE] = L.ST_BATTLE_END
 
 
 @njit(cache=True, _nrt=False)
 def resolve(s, env):
-    """Who wins, and what follows: Path to Valhalla's Warrior "regardless of its result … is sent to the Valhalla
-    of the attacking player"; the winner's activated Warriors go to Valhalla; an attacker who wins takes a shield
-    (2 Glory); the winner may play one Mission whose requirement it met; a player with no shield left ends the
-    game: returns True when the defender has no shield left (PHASE is then ST_AFTER_A)."""
-    a, d = s[L.B_ATT], s[L.B_DEF]
+    """Who wins: the higher strength (a tie: option ``ties``); the Battle Tactics played go to the discard pile.
+    What follows is ``battle_end``'s."""
     ta, td = s[L.B_TOT], s[L.B_TOT + 1]
     att_wins = ta > td or (ta == td and env[L.E_RULES][L.R_TIES_ATTACKER] == 1)
     for i in range(s[L.IP_N]):
         push(s, L.DISC_N, s[L.IP + i])
     s[L.IP_N] = 0
-    p = s[L.B_PATH]
-    if p >= 0:
-        to_valhalla(s, env, a, 1 << p)
-        act = s[L.B_ACT]
-        s[L.B_ACT] = (act & ((1 << p) - 1)) | ((act >> (p + 1)) << p)
-        s[L.B_PATH] = -1
-    ws = 0 if att_wins else 1
-    w = a if att_wins else d
-    to_valhalla(s, env, w, s[L.B_ACT + ws])
-    if att_wins:
-        s[pb(d) + L.P_SHIELDS] -= 1
-        s[pb(a) + L.P_TAKEN] += 1
-        s[pb(a) + L.P_GLORY] += 2  # "each shield is worth 2 Glory at the end"
-        s[L.ATT_WINS] += 1
-    h = G.find_mission(s, hand(w), env[L.E_CARDS], s[L.B_BASIC + ws], s[L.B_TOT + ws] - s[L.B_TOT + 1 - ws],
-                       s[L.B_NACT + ws])
-    if h >= 0:
-        mc = remove_at(s, hand(w), h)
-        s[kb(w) + L.K_MISSION + env[L.E_CARDS][mc, C.C_REQ]] += 1
-        push(s, val(w), mc)
-        s[pb(w) + L.P_GLORY] += G.MISSION_GLORY
-        s[pb(w) + L.P_MISSIONS] += 1
-    s[pb(w) + L.P_WON] += 1
-    s[L.BATTLES] += 1
-    s[L.MOVER] = s[L.CUR]
-    s[L.PHASE] = L.ST_AFTER_A
-    return s[pb(d) + L.P_SHIELDS] <= 0
+    s[L.B_WON_SIDE] = 0 if att_wins else 1
+    s[L.B_END] = L.END_PATH
+    s[L.BLESS_N] = 0
+    s[L.PHASE] = L.ST_BATTLE_END
+
+
+@njit(cache=True, _nrt=False)
+def battle_end(s, env):
+    """The end of a battle, step by step (``B_END``), stopping at the seats' decisions: Path to Valhalla's
+    Warrior "regardless of its result … is sent to the Valhalla of the attacking player" (alone, first); the
+    winner's activated Warriors go to Valhalla; each blessing queued on the way is drawn from the discard pile
+    (PH_BLESS, its seat's choice, when more than one set of cards fits); an attacker who wins takes a shield
+    (2 Glory); the winner may play one Mission whose requirement it met (PH_MISSION); a player with no shield left
+    ends the game: returns True when the defender has no shield left (PHASE is then ST_AFTER_A)."""
+    a, d = s[L.B_ATT], s[L.B_DEF]
+    while True:
+        if s[L.BLESS_N] > 0:
+            if G.blessing_choices(s, L.DISC_N, env[L.E_CARDS], s[L.BLESS]) >= 2:
+                s[L.MOVER] = s[L.BLESS_SEAT]
+                s[L.PHASE] = L.PH_BLESS
+                return False
+            bless_take(s, env, 0)
+            continue
+        st = s[L.B_END]
+        if st == L.END_PATH:
+            s[L.B_END] = L.END_GROUP
+            p = s[L.B_PATH]
+            if p >= 0:
+                to_valhalla(s, env, a, 1 << p)
+                act = s[L.B_ACT]
+                s[L.B_ACT] = (act & ((1 << p) - 1)) | ((act >> (p + 1)) << p)
+                s[L.B_PATH] = -1
+        elif st == L.END_GROUP:
+            s[L.B_END] = L.END_MISSION
+            to_valhalla(s, env, winner(s), s[L.B_ACT + s[L.B_WON_SIDE]])
+        elif st == L.END_MISSION:
+            s[L.B_END] = L.END_DONE
+            if s[L.B_WON_SIDE] == 0:
+                s[pb(d) + L.P_SHIELDS] -= 1
+                s[pb(a) + L.P_TAKEN] += 1
+                s[pb(a) + L.P_GLORY] += 2  # "each shield is worth 2 Glory at the end"
+                s[L.ATT_WINS] += 1
+            for h in range(s[hand(winner(s))]):
+                if mission_offered(s, env, h):
+                    s[L.MOVER] = winner(s)
+                    s[L.PHASE] = L.PH_MISSION
+                    return False
+        else:
+            s[pb(winner(s)) + L.P_WON] += 1
+            s[L.BATTLES] += 1
+            s[L.MOVER] = s[L.CUR]
+            s[L.PHASE] = L.ST_AFTER_A
+            return s[pb(d) + L.P_SHIELDS] <= 0

@@ -34,6 +34,10 @@ State vector ``s`` (the chance stream ``rng``, uint64[4], is kept beside it)::
                               activated Warriors)
       K_TACTIC[N_TACTICS]       Battle Tactics played, by effect (``solo.layout`` T_*: strength, reroll, smaller
                               team, Weapon Delivery, Path to Valhalla, Silence)
+    -- the end of a battle (``fight.battle_end``) --
+    B_END B_WON_SIDE          the step reached (END_*) and the winning side (0 the attacker, 1 the defender)
+    BLESS_SEAT BLESS_N BLESS[MAX_TEAM]   the seat whose Valkyrie blessings are still to be drawn from the discard
+                              pile and their bonuses, first to draw first
 
 Actions (ids < MAX_ACTIONS; ``legal_actions`` lists them in this order)::
 
@@ -47,6 +51,8 @@ Actions (ids < MAX_ACTIONS; ``legal_actions`` lists them in this order)::
     PH_PATHPICK A_PATH + i      the attacker chooses its activated Warrior i
     PH_ROLL     A_STOP, A_DELIVER + h, A_FREE + m, A_BASIC + m   (as in the solo engine)
     PH_COMMIT   A_COMMIT + m    the candidate Tactics of bitmask m
+    PH_BLESS    A_BLESS + k     take the k-th set of discard-pile Warriors for a blessing (``glory.blessing_choice``)
+    PH_MISSION  A_MISSION + h, A_NO   the winner completes the Mission at hand index h, or none
 """
 
 from __future__ import annotations
@@ -94,7 +100,13 @@ K_BLESS_GLORY = K_BLESS + 3
 K_MISSION = K_BLESS_GLORY + 1
 K_TACTIC = K_MISSION + 3
 KSTRIDE = K_TACTIC + N_TACTICS
-STATE_SIZE = K0 + MAX_P * KSTRIDE
+B_END = K0 + MAX_P * KSTRIDE
+B_WON_SIDE = B_END + 1
+BLESS_SEAT = B_WON_SIDE + 1
+BLESS_N = BLESS_SEAT + 1
+BLESS = BLESS_N + 1
+STATE_SIZE = BLESS + MAX_TEAM
+END_PATH, END_GROUP, END_MISSION, END_DONE = range(4)
 
 CAUSE_NONE, CAUSE_SHIELDS, CAUSE_DECK, CAUSE_CAP = 0, 1, 2, 3
 CAUSES = ("none", "shields", "deck", "cap")
@@ -102,12 +114,12 @@ KEEP_A, KEEP_B = 0, 1
 
 # decisions (PHASE)
 (PH_OVER, PH_JARL, PH_DRAFT, PH_DISCARD2, PH_A, PH_PAIR2, PH_KEEP, PH_SILENCE, PH_PATH, PH_PATHPICK, PH_ROLL,
- PH_COMMIT) = range(12)
+ PH_COMMIT, PH_BLESS, PH_MISSION) = range(14)
 PHASE_NAMES = ("over", "jarl", "draft", "discard2", "part_a", "pair2", "keep", "silence", "path", "path_pick",
-               "roll", "commit")
+               "roll", "commit", "bless", "mission")
 # internal steps
-ST_DRAFT, ST_DEAL, ST_TURN, ST_AFTER_A, ST_PART_B, ST_END_TURN, ST_SIDE, ST_ROLL, ST_ROLLED, ST_RESOLVE = \
-    range(20, 30)
+(ST_DRAFT, ST_DEAL, ST_TURN, ST_AFTER_A, ST_PART_B, ST_END_TURN, ST_SIDE, ST_ROLL, ST_ROLLED, ST_RESOLVE,
+ ST_BATTLE_END) = range(20, 31)
 
 # actions
 A_PLAY = 0
@@ -123,6 +135,9 @@ A_DISC2 = 112
 A_DELIVER = 176
 A_PATH = 216
 A_COMMIT = 224
+A_BLESS = 288
+MAX_BLESS_CHOICES = 8  # (at most 3 are ever offered: a bonus of 3 as 3, 2 + 1 or 1 + 1 + 1)
+A_MISSION = A_BLESS + MAX_BLESS_CHOICES
 A_FREE = 512
 A_BASIC = A_FREE + (1 << MAX_DICE)
 MAX_ACTIONS = A_BASIC + (1 << MAX_DICE)

@@ -4,7 +4,9 @@ Kinds: ``heuristic`` (steered by ``PARAMS``; the presets ``builder``, which fill
 a weaker player, and ``raider``, which attacks as soon as it has Warriors), ``random`` (uniform among the legal
 actions), ``search`` (``simkit.core.decision``) and ``learned`` (a scorer over ``features.py``, with the heuristic
 as its base; no trained weights are bundled yet). The heuristics read only what the mover may see: its own hand,
-every Warband, Valhalla, shield and Glory (public), the dice; never the deck order nor another hand.
+every Warband, Valhalla, shield and Glory (public), the discard pile (face up), the dice; never the deck order nor
+another hand. After a battle they take a blessing's first set of discard-pile Warriors and complete the first
+Mission met (the engine's own choices before issue 40 made them the seat's).
 """
 
 from __future__ import annotations
@@ -198,6 +200,26 @@ def commit_decision(s, env, legal, n):
 
 
 @njit(cache=True, _nrt=False)
+def bless_decision(legal, n):
+    """A blessing takes the first set offered (``glory.blessing_choice``): the largest Glory first, as the engine
+    drew before the choice was the seat's (issue 40)."""
+    for i in range(n):
+        if legal[i] == L.A_BLESS:
+            return legal[i]
+    return legal[0]
+
+
+@njit(cache=True, _nrt=False)
+def mission_decision(legal, n):
+    """The first Mission in hand whose requirement was met (never none: 2 Glory), as the engine played before the
+    choice was the seat's (issue 40)."""
+    for i in range(n):
+        if legal[i] != L.A_NO:
+            return legal[i]
+    return legal[0]
+
+
+@njit(cache=True, _nrt=False)
 def heuristic(s, env, legal, n, params, prng):
     cards = env[L.E_CARDS]
     ph = s[L.PHASE]
@@ -253,6 +275,10 @@ def heuristic(s, env, legal, n, params, prng):
         return roll_decision(s, env, legal, n, params)
     if ph == L.PH_COMMIT:
         return commit_decision(s, env, legal, n)
+    if ph == L.PH_BLESS:
+        return bless_decision(legal, n)
+    if ph == L.PH_MISSION:
+        return mission_decision(legal, n)
     return legal[0]
 
 
