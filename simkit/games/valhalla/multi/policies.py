@@ -42,12 +42,21 @@ N_PARAMS = len(PARAMS)
 PRESETS = {
     "builder": ("heuristic", {"attack_ratio": 1.2, "min_team": 3.0}),
     "raider": ("heuristic", {"attack_ratio": 0.0, "min_team": 1.0, "leader_weight": 0.0}),
+    # `builder` tuned as the hero in one seat of 4 against a field of three `builder` seats, rotated through the
+    # seats, Valkyries deck (issue 40; stand-in cards; the finalist that won tune's selection round, generation
+    # 31's candidate 8; fresh seeds: win share 0.2503 -> 0.3177, +0.0675 [+0.0589, +0.0761], 10,000 games):
+    #   simkit tune scenarios/valhalla/ladder.toml --policy builder --budget 1200000 --games-per-candidate 3000 \
+    #     --seed 40 --metric share --eval-games 10000 --set 'play=["builder"]' --set 'opponent="builder"' -j 1
+    "builder_tuned": ("heuristic", {"attack_ratio": 1.1662, "min_team": 1.1706, "glory_weight": 0.134534,
+                                    "basic_rerolls": 0.861086, "leader_weight": 0.56277}),
     "random": ("random", {}),
     "search": ("search", {"rollouts": 8, "base": "builder", "budget": "halving"}),
 }
 POLICY_DESCRIPTIONS = {
     "builder": "heuristic: fills its Warband to 3, attacks a player whose Warband it expects to beat",
     "raider": "heuristic: attacks from its first Warrior, the player with the weakest Warband",
+    "builder_tuned": "heuristic: builder tuned by simkit tune against a field of builder (4 players): attacks with "
+                     "2 Warriors, rather the leader in Glory, and counts a card's Glory less",
     "random": "baseline: uniformly random among the legal actions at every decision",
     "search": "search: 8 rollouts per legal action (successive halving) of builder from resampled hands and deck",
 }

@@ -15,6 +15,14 @@ Rows (one per game per cell; a cell is players × deck variant × policy, every 
     (Battle Tactic cards played, by effect: Weapon Delivery one a card, Path to Valhalla, Silence, the strength,
     "smaller team" and reroll Tactics)
 
+With a scenario ``opponent`` (the *field*, a policy name; the default ``"self"`` is the tables of equals above), a
+cell is players × deck variant × *hero* policy: game g of a block seats the hero in seat ``g % players`` and the
+field in every other seat (``lineups.play_lineup``), so the hero is rotated through every seat, and the row is the
+hero's: ``policy`` names the hero, and beside the columns above (the whole table's) come ``field`` (the field's
+policy), ``seat`` (the hero's), ``won`` (1 when the hero alone has the most Glory), ``tie`` (1 when the hero shares
+the most Glory) and ``share`` (the hero's win share: 1, 1/k of a k-way shared win, or 0). ``simkit tune`` and
+``simkit ladder`` play such a scenario on ``won`` by default.
+
 Every cell of a block replays the same streams per game: the deck and Jarl order from stream (g, 0), the policies'
 choices from (g, 1) and the dice from (g, 2) (common random numbers across policies).
 """
@@ -204,8 +212,10 @@ class MultiSim(Simulation):
     rules_version = RULES_VERSION
     default_block_size = 1_000
 
-    def __init__(self, deck, players, variants, policies, options=None, files=None):
+    def __init__(self, deck, players, variants, policies, options=None, files=None, field=None):
         self.deck = deck
+        self.field = tuple(field) if field is not None else None  # the opponent's (name, kind, values), or None
+        self.opponent = self.field[0] if self.field else "self"
         self.options = dict(options or {})
         self.files = dict(files or {})
         self.players, self.variants, self.policy_specs = list(players), list(variants), list(policies)
@@ -221,6 +231,19 @@ class MultiSim(Simulation):
                 "cfgs": np.stack([c[2] for c in comp]), "base_params": stack_params([c[3] for c in comp]),
             })
         by = ("players", "variant", "policy")
+        if self.field is not None:
+            fk, fv, fc, fb = compile_policy(self.field[1], self.field[2], pol.PARAMS)
+            for g in self.groups:  # row 0 the hero, row 1 the field: lineups.play_lineup's layout, per cell
+                comp = [compile_policy(p[1], p[2], pol.PARAMS) for _, p in g["cells"]]
+                g["lineup"] = [(np.array([k, fk], np.int64), stack_params([v, fv]), np.stack([c, fc]),
+                                stack_params([b, fb])) for k, v, c, b in comp]
+            self.metrics = [
+                Metric("win_rate", "won", "rate", by, "the hero alone has the most Glory"),
+                Metric("tie", "tie", "rate", by, "the hero shares the most Glory"),
+                Metric("share", "share", "mean", by, "the hero's win share (1/k of a k-way shared win)"),
+                Metric("turns", "turns", "mean", by, "turns"),
+            ]
+            return
         self.metrics = [
             Metric("seat0_win", "win_0", "rate", by, "seat 0 has the most Glory (shared wins count)"),
             Metric("shared", "shared", "rate", by, "the most Glory shared"),
@@ -247,7 +270,35 @@ class MultiSim(Simulation):
 
         return gate.columns(self, columns)
 
+    def run_lineups(self, key, n):
+        """``run_block`` with a field: every cell's games through ``lineups.play_lineup``, the hero's rows."""
+        from simkit.games.valhalla.multi.lineups import play_lineup
+
+        parts = []
+        for g in self.groups:
+            ids = self.ids[g["variant"]]
+            for ci, (np_, spec) in enumerate(g["cells"]):
+                out = np.zeros((n, len(COLUMNS)), np.int32)
+                seats = np.zeros(n, np.int64)
+                kinds, params, cfgs, base = g["lineup"][ci]
+                play_lineup(key, n, self.T, ids, g["rules"][ci], kinds, params, cfgs, base, out, seats)
+                cols = {"game": np.arange(n, dtype=np.int32), "players": np.full(n, np_, np.int8),
+                        "variant": np.full(n, g["variant"]), "policy": np.full(n, spec[0]),
+                        "field": np.full(n, self.field[0]), "seat": seats.astype(np.int8)}
+                for k, name in enumerate(COLUMNS):
+                    cols[name] = np.array(L.CAUSES)[out[:, k]] if name == "cause" else out[:, k].astype(np.int16)
+                cols["ended_by_shields"] = (out[:, 0] == L.CAUSE_SHIELDS).astype(np.int8)
+                wins = np.stack([out[:, COLUMNS.index(f"win_{p}")] for p in range(np_)], axis=1).clip(0)
+                mine, k = wins[np.arange(n), seats], wins.sum(axis=1)
+                cols["won"] = ((mine == 1) & (k == 1)).astype(np.int8)
+                cols["tie"] = ((mine == 1) & (k > 1)).astype(np.int8)
+                cols["share"] = mine / np.maximum(k, 1)
+                parts.append(cols)
+        return {c: np.concatenate([p[c] for p in parts]) for c in parts[0]}
+
     def run_block(self, key, n):
+        if self.field is not None:
+            return self.run_lineups(key, n)
         parts = []
         for g in self.groups:
             c = len(g["cells"])
@@ -275,18 +326,25 @@ class MultiSim(Simulation):
         cols = {"game": "number", "players": "number", "variant": "text", "policy": "text"}
         cols.update({c: "text" if c == "cause" else "number" for c in COLUMNS})
         cols["ended_by_shields"] = "number"
+        if self.field is not None:
+            cols.update({"field": "text", "seat": "number", "won": "number", "tie": "number", "share": "number"})
         return cols
 
     def column_values(self):
         cells = [c for g in self.groups for c in g["cells"]]
-        return {"players": distinct([np_ for np_, _ in cells]), "variant": distinct([g["variant"] for g in self.groups]),
-                "policy": distinct([p[0] for _, p in cells]), "cause": list(L.CAUSES)}
+        out = {"players": distinct([np_ for np_, _ in cells]), "variant": distinct([g["variant"] for g in self.groups]),
+               "policy": distinct([p[0] for _, p in cells]), "cause": list(L.CAUSES)}
+        if self.field is not None:
+            out["field"] = [self.field[0]]
+        return out
 
     def describe(self):
         return {"files": self.files, "rule_options": self.options, "players": self.players,
                 "variants": self.variants,
                 "policies": {name: {"kind": kind, **params} for name, kind, params in self.policy_specs},
-                "cards_notice": getattr(self.deck, "notice", "")}
+                "cards_notice": getattr(self.deck, "notice", ""),
+                # a field only: the tables of equals describe themselves as before
+                **({"opponent": {"name": self.field[0], "kind": self.field[1], **self.field[2]}} if self.field else {})}
 
 
 def decision_game(scenario: str | Path | None = None) -> DecisionGame:
