@@ -205,6 +205,7 @@ def _scenario(tmp_path, five_player=None, cards=None):
     if five_player is not None:
         src = src.replace('herald = "herald"', f'herald = "herald"\nfive_player = "{five_player}"')
     src = src.replace('cards = "cards.toml"', f'cards = "{cards or SCEN / "cards.toml"}"')
+    src = src.replace('weights = "kingdoms.learned.npz"', f'weights = "{SCEN / "kingdoms.learned.npz"}"')
     p = tmp_path / "s.toml"
     p.write_text(src)
     return p

@@ -2,8 +2,9 @@
 consolation, the Monster Event variant, a Citizen and Domain value table and the skill ladder (issue 22).
 
 ``bundled_report(out_dir)`` plays, from root seed 2026: the skill ladder (``scenarios/valeria/ladder.toml``: a hero
-in every seat against a field, for each heuristic field; then `search` on a small sample against the strongest
-field), which names the strongest practical policy (the heuristic with the best mean win rate over the fields);
+in every seat against a field, for each practical field; then `search` on a small sample against the strongest
+field), which names the strongest practical policy (the heuristic or learned policy with the best mean win rate
+over the fields);
 that policy in every seat at 2, 3, 4 and 5 players (``scenarios/valeria/players.toml``) under the 2E Herald and
 under the 1E consolation, and with the Monster Event variant (``rules.monster_events = true``), on the same deals;
 and the 4-player games again with what each seat owned at the end
@@ -35,8 +36,8 @@ SEARCH_SEED = 2027
 GAMES = 4_000  # deals per player count and rule set
 LADDER_GAMES = 2_000  # games per cell (4 seats) of each heuristic ladder
 SEARCH_GAMES = 100  # games per cell of the ladder with `search` (over `hunter_tuned`: about 0.04 CPU-s a game)
-FIELDS = ("economy", "hunter", "hunter_tuned")  # the heuristic fields of the ladder
-HEURISTICS = ("economy", "hunter", "hunter_tuned", "random")
+FIELDS = ("economy", "hunter", "hunter_tuned", "learned")  # the practical fields of the ladder
+HEURISTICS = ("economy", "hunter", "hunter_tuned", "learned", "random")  # the ladder's policies but `search`
 FAMILY = 0.05  # family-wise level of every Holm verdict
 CARD_PLAYERS = 4
 MIN_DEALS = 30  # a card is tested when at least this many deals have an owning seat and as many a seat without
@@ -308,20 +309,21 @@ def field_ladders(games: int, seed: int, jobs: int = 1) -> dict[str, tuple[list,
 
 
 def strongest(ladders: dict) -> tuple[str, dict[str, Estimate]]:
-    """The heuristic (not random) with the highest mean win rate over the fields, and every heuristic's mean
-    (:func:`mean_over_fields`)."""
+    """The practical policy (a heuristic or the learned policy; not random, not `search`) with the highest mean
+    win rate over the fields, and every practical policy's mean (:func:`mean_over_fields`)."""
     means = mean_over_fields(ladders)
     return max(sorted(means), key=lambda p: means[p].estimate), means
 
 
 def mean_over_fields(ladders: dict) -> dict[str, Estimate]:
-    """Each heuristic's mean win rate over the fields with its 95% interval (the fields are independent games:
-    the mean's standard error is the root of the summed squared standard errors, halved for two fields)."""
+    """Each practical policy's (heuristic or learned) mean win rate over the fields with its 95% interval (the
+    fields are independent games: the mean's standard error is the root of the summed squared standard errors,
+    over the number of fields)."""
     z = 1.959964
     rates: dict[str, list] = {}
     for rungs, _ in ladders.values():
         for r in rungs:
-            if r.kind == "heuristic":
+            if r.kind in ("heuristic", "learned"):
                 rates.setdefault(r.policy, []).append(r)
     out = {}
     for p, rs in rates.items():
@@ -452,8 +454,8 @@ def policy_section(rows_by_policy: dict[str, pl.DataFrame], reference: str, game
         "## Does the seat ranking depend on the policy?\n\n"
         f"{sentence}\n\n"
         "A balance conclusion holds for a game *and* a way of playing it. The seat table above is played by "
-        f"`{reference}` (the skill ladder's strongest practical policy) in every seat; here every other heuristic of "
-        f"the ladder ({', '.join(f'`{p}`' for p in others)}; the random baseline is left out, and so is `search`: "
+        f"`{reference}` (the skill ladder's strongest practical policy) in every seat; here every other practical "
+        f"policy of the ladder ({', '.join(f'`{p}`' for p in others)}; the random baseline is left out, and so is `search`: "
         f"too few games) plays every seat at {', '.join(map(str, counts))} players on the same {games:,} deals per "
         f"count (root seed {SEED}: the same set-up and the same streams of dice, common random numbers), 2E "
         "Herald. Each count's ranking of the seats by their share of the decided games (the seat table's cells; "
@@ -719,7 +721,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     search_cfg = {k: v for k, v in s_desc.get("search", {}).items() if k != "kind"}
     cards_line = cards_sentence(vrows, best)
     ladder_line = ladder_sentence(ladders, s_rungs, best)
-    # the seat table again under every other heuristic of the ladder, each in every seat, on the same deals
+    # the seat table again under every other practical policy of the ladder, each in every seat, on the same deals
     checks = {}
     for other in (h for h in HEURISTICS if h not in (best, "random")):
         checks[other] = run_bundled("valeria/players.toml", base / "run" / f"policy-{other}", games, seed=SEED,
@@ -734,7 +736,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         f"`rules.herald`; at 5 players that is the published 5-player variant (`rules.five_player = \"variant\"`: "
         f"Citizen stacks of 6, Domain stacks of 4, the Monsters marked for 5 players, a Resting Player who does not "
         f"harvest). The skill ladder names the strongest practical policy: **`{best}`** (mean win rate over the "
-        f"heuristic fields " + ", ".join(f"`{p}` {interval(e)}" for p, e in sorted(means.items()))
+        f"practical fields " + ", ".join(f"`{p}` {interval(e)}" for p, e in sorted(means.items()))
         + (f"; the intervals of {', '.join(f'`{p}`' for p in overlapping(best, means))} overlap `{best}`'s, so the "
            f"mean cannot tell them apart and the page plays the higher mean" if overlapping(best, means) else "")
         + "). "
@@ -802,7 +804,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "the field the other three, and the hero is rotated through every seat (4 cells, the same deals in every "
         "cell; a game's value is the hero's win share over its 4 seats; `scenarios/valeria/ladder.toml`, "
         "`simkit ladder`). The fair share against an equal field is 0.25 (less the shared wins). "
-        f"Heuristics and random against each heuristic field, {ladder_games:,} games per cell, seed {SEED}. "
+        f"The practical policies and random against each practical field, {ladder_games:,} games per cell, seed {SEED}. "
         + VERDICT_NOTE + "\n\n" + render(lad_rows, "md") + "\n"
         f"With `search` ({', '.join(f'{k} = {v}' for k, v in search_cfg.items())}), against three `{best}`, "
         f"{search_games} games per cell (a small sample: a `search` game costs about 0.04 CPU-seconds, a heuristic "
