@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from simkit.core import loader
+from simkit.core.rng import seed_stream
 from simkit.errors import InputError
 from simkit.games.valhalla.deck import load_deck
 from simkit.games.valhalla.multi import engine as E
@@ -245,3 +246,54 @@ def test_invariants_under_the_other_readings(tmp_path):
             if s[L.CAUSE] == L.CAUSE_DECK:
                 assert s[L.TURNS] % s[L.NP] == 0 and s[L.CUR] == s[L.NP] - 1
     assert L.CAUSE_DECK in causes
+
+
+# --- the +80 help card (valhalla-valkyries.txt, "Combining with the Dwarves of Svartalfheim") -----------------------
+
+def test_plus80_discards_20_more_at_set_up_and_draws_3_to_keep_1_in_part_a(tmp_path):
+    """"First, during setup, at step 5, discard 20 more cards to the discard pile. Second, when a player in part A
+    chooses action 4, they draw 3 cards and keep 1 of them." 4 players, Valkyries deck, the default discard of 40:
+    the rule vector discards 60 and draws 3 in part A; a game set up under it has 20 more cards in its discard
+    pile than the same deal without it, and its part A draw offers 3 cards to keep (the others go face up to the
+    discard pile)."""
+    sim = loader.load(_scenario(tmp_path, "plus80 = true", players="4", variants='"valkyries"')).simulation
+    rules = sim.groups[0]["rules"][0]
+    assert rules[L.R_START_DISCARD] == 60 and rules[L.R_DRAW_A] == 3
+    plain = loader.load(_scenario(tmp_path, "", players="4", variants='"valkyries"')).simulation.groups[0]["rules"][0]
+    assert plain[L.R_START_DISCARD] == 40 and plain[L.R_DRAW_A] == 2
+    assert np.array_equal(np.delete(rules, [L.R_START_DISCARD, L.R_DRAW_A]),
+                          np.delete(plain, [L.R_START_DISCARD, L.R_DRAW_A]))
+    for r, discard, draw in ((rules, 60, 3), (plain, 40, 2)):
+        env = (*T, r)
+        s = np.zeros(L.STATE_SIZE, np.int32)
+        rng, shuffler = np.empty(4, np.uint64), np.empty(4, np.uint64)
+        seed_stream(rng, np.array([3, 1], np.uint64), 0, 0)
+        seed_stream(shuffler, np.array([3, 0], np.uint64), 0, 0)
+        E.new_game(s, rng, env, shuffler, np.array(IDS["valkyries"], np.int64))
+        assert s[L.DISC_N] == discard, (s[L.DISC_N], discard)
+        buf = np.empty(L.MAX_ACTIONS, np.int64)
+        steps = 0
+        while s[L.PHASE] != L.PH_A and steps < 200:  # through the set-up draft, each seat's first choice
+            E.apply_action(s, rng, env, int(buf[0]) if E.legal_actions(s, env, buf) else 0)
+            steps += 1
+        assert s[L.PHASE] == L.PH_A
+        n = E.legal_actions(s, env, buf)
+        assert L.A_DRAW in buf[:n]
+        deck, disc = s[L.DECK_N], s[L.DISC_N]
+        E.apply_action(s, rng, env, L.A_DRAW)
+        assert s[L.PHASE] == L.PH_KEEP and s[L.DRAWN_N] == draw and s[L.DECK_N] == deck - draw
+        E.apply_action(s, rng, env, int(buf[0]) if E.legal_actions(s, env, buf) else 0)
+        assert s[L.DISC_N] == disc + draw - 1  # the cards not kept, face up on the discard pile
+
+
+def test_plus80_is_refused_without_the_valkyries_and_where_the_20_more_leave_too_few(tmp_path):
+    msg = _refused(_scenario(tmp_path, "plus80 = true", players="4", variants='"base"'))
+    assert "rules.plus80" in msg and "valkyries" in msg and "['base']" in msg
+    # 6 players, Valkyries: at most 93 may be discarded, so with 20 more at most 73
+    msg = _refused(_scenario(tmp_path, "plus80 = true\nstart_discard = 80", players="6", variants='"valkyries"'))
+    assert "rules.start_discard" in msg and "from 0 to 73" in msg and "+80" in msg and "(got 80)" in msg
+    sim = loader.load(_scenario(tmp_path, "plus80 = true\nstart_discard = 73", players="6",
+                                variants='"valkyries"')).simulation
+    assert sim.groups[0]["rules"][0][L.R_START_DISCARD] == 93
+    msg = _refused(_scenario(tmp_path, 'plus80 = "yes"', players="4", variants='"valkyries"'))
+    assert "rules.plus80" in msg

@@ -27,10 +27,14 @@ def round_needs(players: int, variant: str) -> int:
     return players + 1 + HAND * players + PART_B[variant] * players
 
 
-def read_start_discard(r, deck, players, variants):
+PLUS80_DISCARD, PLUS80_DRAW_A = 20, 3  # the +80 help card: "discard 20 more cards", part A "draw 3 cards and keep 1"
+
+
+def read_start_discard(r, deck, players, variants, extra: int = 0):
     """``start_discard``: one number for every table size, or a table by table size (``{ 5 = 20, 6 = 10 }``; a
-    size not listed discards 40). Refused when it leaves fewer cards than the set-up and one round need at a
-    table size and deck the scenario plays. Returns an int, or a dict {players: cards} when a table is given."""
+    size not listed discards 40). Refused when it, plus ``extra`` (the +80 variant's 20 more), leaves fewer cards
+    than the set-up and one round need at a table size and deck the scenario plays. Returns an int, or a dict
+    {players: cards} when a table is given (without ``extra``)."""
     value = r.data.get("start_discard", START_DISCARD)
     if isinstance(value, dict):
         sub = r.table("start_discard")
@@ -54,9 +58,10 @@ def read_start_discard(r, deck, players, variants):
             size = deck.count("base") + (deck.count("valkyries") if var == "valkyries" else 0)
             limits.append((size - round_needs(p, var), p, var, size))
     for top, p, var, size in sorted(limits):
-        if per[p] > top:
-            raise r.error(name(p), f"must be from 0 to {top} with {p} players and the {var} deck ({size} cards, "
-                          f"{round_needs(p, var)} of them needed for the set-up and one round of turns) "
+        if per[p] + extra > top:
+            more = f" with the +80 variant's {extra} more (plus80 = true)" if extra else ""
+            raise r.error(name(p), f"must be from 0 to {top - extra} with {p} players and the {var} deck ({size} "
+                          f"cards, {round_needs(p, var)} of them needed for the set-up and one round of turns{more}) "
                           f"(got {per[p]})")
     return result
 
@@ -88,7 +93,15 @@ def read_multi(fields) -> dict:
     r = fields.table("rules", default={})
     options = {name: r.get(name, str, default, choices=list(allowed)) for name, (allowed, default) in OPTIONS.items()}
     options["wild_warriors"] = r.get("wild_warriors", bool, True)
-    options["start_discard"] = read_start_discard(r, deck, players, variants)
+    # the +80 help card (valhalla-valkyries.txt, "Combining with the Dwarves of Svartalfheim"): only with the
+    # Valkyries; the stand-in deck has no Dwarves cards, so it plays the two rule changes on deck.toml's cards
+    plus80 = r.get("plus80", bool, False)
+    if plus80 and any(v != "valkyries" for v in variants):
+        raise r.error("plus80", "the +80 variant combines the Valkyries with the Dwarves of Svartalfheim: it needs "
+                                f"variants = [\"valkyries\"] (got {variants!r})")
+    options["start_discard"] = read_start_discard(r, deck, players, variants, PLUS80_DISCARD if plus80 else 0)
+    if plus80:  # the default (false) keeps MultiSim's options, and so every run's manifest, as they were
+        options["plus80"] = True
     options["turn_cap"] = r.get("turn_cap", int, 400, min=10, max=100_000)
     r.finish()
     fields.finish()

@@ -44,7 +44,7 @@ from simkit.games.valhalla.multi import engine as E
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi import policies as pol
 from simkit.games.valhalla.multi.features import FEATURES
-from simkit.games.valhalla.multi.scenario import START_DISCARD
+from simkit.games.valhalla.multi.scenario import PLUS80_DISCARD, PLUS80_DRAW_A, START_DISCARD
 from simkit.games.valhalla.multi.state import hand, pb, team
 from simkit.games.valhalla.solo import layout as C
 
@@ -65,11 +65,14 @@ MAX_STEPS = 200_000
 
 def rules_vector(players=4, variant="valkyries", wild_warriors=True, ties="attacker", boar="opponent",
                  start_discard=START_DISCARD, turn_cap=400, hand=7, shields=4, dice=6, game_end="turn", shield_glory="taken",
-                 attack_empty="allowed") -> np.ndarray:
+                 attack_empty="allowed", plus80=False) -> np.ndarray:
     """The kernel's rule vector of one cell; ``start_discard`` may be a table {players: cards} (``START_DISCARD``
-    where a table size is not listed)."""
+    where a table size is not listed). ``plus80``: the +80 help card's two rule changes ("during setup, at step 5,
+    discard 20 more cards"; "when a player in part A chooses action 4, they draw 3 cards and keep 1")."""
     if isinstance(start_discard, dict):
         start_discard = start_discard.get(players, START_DISCARD)
+    if plus80:
+        start_discard += PLUS80_DISCARD
     r = np.zeros(L.N_RULES, np.int64)
     r[L.R_PLAYERS] = players
     r[L.R_VALK] = variant == "valkyries"
@@ -83,7 +86,7 @@ def rules_vector(players=4, variant="valkyries", wild_warriors=True, ties="attac
     r[L.R_DICE] = dice
     r[L.R_TURN_CAP] = turn_cap
     r[L.R_PART_B] = 3 if variant == "valkyries" else 2  # Valkyries: "draws 3 cards instead of 2"
-    r[L.R_DRAW_A] = 2  # part A: "draw 2 and keep 1"
+    r[L.R_DRAW_A] = PLUS80_DRAW_A if plus80 else 2  # part A: "draw 2 and keep 1" (+80: "draw 3 cards and keep 1")
     r[L.R_END_ROUND] = game_end == "round"  # the deck ran out: the game ends at the end of the round
     r[L.R_SHIELDS_HELD] = shield_glory == "held"  # every shield held at the end scores 2, own ones too
     r[L.R_ATTACK_EMPTY] = attack_empty == "allowed"  # a player with an empty Warband may be attacked
