@@ -146,5 +146,8 @@ GAME = Game(
         "rules.attack_empty (multi)": "a player whose Warband is empty may be attacked: 'allowed' (default) or "
                                       "'forbidden'",
         "rules.turn_cap (multi)": "a game still running after this many turns ends as 'cap' (default 400)",
+        "rules.plus80 (multi)": "the +80 help card with the Dwarves of Svartalfheim: 20 more cards discarded at "
+                                "set-up and part A's draw takes 3 and keeps 1 (default false; Valkyries only; "
+                                "the stand-in deck has no Dwarves cards)",
     },
 )
