@@ -407,26 +407,29 @@ def policy_clause(n_p: int, table: dict[str, dict[str, Estimate]], comps: list) 
         return (f"; the seat ranking at {n_p} players holds under "
                 f"{' and '.join(f'`{c.policy}`' for c in comps)} (no flip beyond the noise)")
     parts = []
+    show = lambda g: f"the {_ord(int(g.split()[1]))}"  # noqa: E731  "seat 3" -> "the third"
     for c in changed:
         row = table[c.policy]
-        hi, lo = (max(row, key=lambda g: row[g].estimate), min(row, key=lambda g: row[g].estimate))
-        show = lambda g: f"the {_ord(int(g.split()[1]))}"  # noqa: E731
+        hi, lo = max(row, key=lambda g: row[g].estimate), min(row, key=lambda g: row[g].estimate)
         parts.append(f"with `{c.policy}` in every seat the most favoured is {show(hi)}, {interval(row[hi])}, and "
                      f"the least {show(lo)}, {interval(row[lo])}")
     return "; the ranking depends on the policy: " + "; ".join(parts)
 
 
-def policy_section(rows_by_policy: dict[str, pl.DataFrame], reference: str, games: int) -> tuple[str, str]:
+def policy_section(rows_by_policy: dict[str, pl.DataFrame], reference: str, games: int,
+                   checked: dict | None = None) -> tuple[str, str]:
     """``(sentence, section)``: does the seat answer change with the policy? Each player count's seat ranking
     (:func:`policy_tables`) under every other policy of ``rows_by_policy`` (each in every seat, on the same deals)
     against ``reference``'s, through :func:`simkit.core.sensitivity.sensitivity`: a pair's p-value paired deal by
     deal (:func:`seat_pair_p`), Holm over every pair of every policy compared within a count at ``FAMILY`` / the
     number of counts (Bonferroni over the counts: family-wise ``FAMILY`` over the section). ("", "") with one
-    policy."""
+    policy. ``checked``: :func:`policy_comparisons` of the same rows, when the caller has it already (the lead
+    reads it too)."""
     from simkit.core.sensitivity import markdown as sens_markdown
     from simkit.core.sensitivity import ranking_sentence
 
-    checked = policy_comparisons(rows_by_policy, reference)
+    if checked is None:
+        checked = policy_comparisons(rows_by_policy, reference)
     if not checked:
         return "", ""
     counts = list(checked)
@@ -727,10 +730,10 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         checks[other] = run_bundled("valeria/players.toml", base / "run" / f"policy-{other}", games, seed=SEED,
                                     jobs=jobs, overrides=[f'play=["{other}"]'])
     by_policy = {best: herald, **{o: game_rows(results.scan(r)) for o, r in checks.items()}}
-    policy_line, policy_text = policy_section(by_policy, best, games)
+    checked = policy_comparisons(by_policy, best)  # the policy section's tests, which the lead reads too
+    policy_line, policy_text = policy_section(by_policy, best, games, checked)
     text = (
-        page_top(best, shares, info, games, cards_line, ladder_line, event_line, policy_line,
-                 policy_comparisons(by_policy, best)) + "\n"
+        page_top(best, shares, info, games, cards_line, ladder_line, event_line, policy_line, checked) + "\n"
         "## What was simulated\n\n"
         f"Stand-in card data (`scenarios/valeria/cards.toml`), rule options at their defaults (docs/rules.md) but "
         f"`rules.herald`; at 5 players that is the published 5-player variant (`rules.five_player = \"variant\"`: "
