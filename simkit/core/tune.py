@@ -10,7 +10,7 @@ search (``FINALISTS``), played again as the cells of one simulation on
 selection seeds the search never used (``SELECT``). The search's scores of
 its best candidates are inflated by luck, and its final mean can sit between
 two good regions where neither plays well (Valeria's `hunter` against a field
-of `hunter`: the mean of 20 generations won 0.08 where a finalist won 0.50),
+of `hunter`: the mean of 20 generations won 0.08 where a finalist won 0.55),
 so neither is taken on its word. The winner is then played against the
 default parameters on *fresh* seeds that neither the search nor the selection
 saw: the reported improvement and its interval are not inflated by either.
