@@ -452,3 +452,27 @@ def test_the_bundled_learned_policy_beats_the_tuned_heuristic_against_it():
     top, other = ladder(path, ["hunter_tuned", "learned"], games=1000, seed=13, overrides=['opponent="hunter_tuned"'])
     assert top.policy == "learned" and other.policy == "hunter_tuned", (top, other)
     assert other.gap_high < 0 and other.below_best, other
+
+
+def test_a_search_preset_can_be_the_field_and_an_unknown_field_is_one_line(tmp_path):
+    """``opponent`` is read by the shared ``core.opponent.read_field``: a `search` preset as the field gets the
+    search defaults and its base's kind (before, Valeria's own reader left them out and the scenario failed to
+    build); an unknown name is one line naming the field, the value and the allowed values."""
+    from simkit.errors import InputError
+
+    text = (scenarios_dir() / "valeria" / "ladder.toml").read_text()
+    text = text.replace('cards = "cards.toml"', f'cards = "{scenarios_dir() / "valeria" / "cards.toml"}"')
+    text = text.replace('weights = "kingdoms.learned.npz"',
+                        f'weights = "{scenarios_dir() / "valeria" / "kingdoms.learned.npz"}"')
+    text = text.split("\n# `search` over the strongest heuristic")[0]  # no [policies.search]: the preset
+    p = tmp_path / "s.toml"
+    p.write_text(text.replace('play = ["economy", "hunter", "hunter_tuned", "random", "search"]', 'play = ["economy"]')
+                 .replace('opponent = "economy"', 'opponent = "search"'))
+    sim = loader.load(p).simulation
+    rows = sim.run_block((1, 0), 2)
+    assert set(rows["policy"]) == {"economy"} and len(rows["policy"]) == 2 * 4  # the hero in each of the 4 seats
+    p.write_text(p.read_text().replace('opponent = "search"', 'opponent = "nobody"'))
+    with pytest.raises(InputError) as err:
+        loader.load(p)
+    msg = str(err.value)
+    assert "\n" not in msg and "'opponent'" in msg and "(got 'nobody')" in msg and "'hunter_tuned'" in msg

@@ -52,14 +52,13 @@ def read_valeria(fields) -> dict:
         if kind == "search" and "base_kind" not in values:
             b = pre[values["base"]]
             values["base_kind"], values["base_params"] = b[0], dict(b[1])
+    from simkit.core.opponent import read_field  # not imported with the kernels: it keys none of them
+
     names = [p[0] for p in policies]
-    opponent = fields.get("opponent", str, "self")
-    if opponent != "self":
-        if opponent not in pre and opponent not in names:
-            raise fields.error("opponent", "must be 'self' or a policy; allowed values: 'self', "
-                               + ", ".join(repr(x) for x in sorted(set(pre) | set(names))))
-        if opponent not in names:
-            policies.append((opponent, *pre[opponent]))
+    field = read_field(fields, pre, policies)
+    opponent = "self" if field is None else field[0]
+    if field is not None and opponent not in names:
+        policies.append(field)
     r = fields.table("rules", default={})
     options = {name: r.get(name, str, default, choices=allowed) for name, (allowed, default) in OPTIONS.items()}
     turn_cap = r.get("turn_cap", int, 60, min=5, max=10_000)

@@ -89,7 +89,9 @@ def read_multi(fields) -> dict:
     presets = literal_from_source("simkit.games.valhalla.multi.policies", "PRESETS")
     params = literal_from_source("simkit.games.valhalla.multi.policies", "PARAMS")
     policies = read_policies(fields, presets, LEARNED_KINDS, params, ["builder", "raider"])
-    field = read_opponent(fields, presets, policies)
+    from simkit.core.opponent import read_field  # not imported with the kernels: it keys none of them
+
+    field = read_field(fields, presets, policies)
     r = fields.table("rules", default={})
     options = {name: r.get(name, str, default, choices=list(allowed)) for name, (allowed, default) in OPTIONS.items()}
     options["wild_warriors"] = r.get("wild_warriors", bool, True)
@@ -110,27 +112,3 @@ def read_multi(fields) -> dict:
     if field is not None:  # tables of equals (the default) keep MultiSim's arguments as they were
         out["field"] = field
     return out
-
-
-def read_opponent(fields, presets: dict, policies: list) -> tuple | None:
-    """``opponent``: ``"self"`` (the default: every seat plays the cell's policy, tables of equals) or the policy of
-    the *field*: each played policy is then the hero in one seat, rotated through every seat, against the field in
-    the others. Returns the field's ``(name, kind, values)``, or None for ``"self"``. The field is a preset or a
-    played policy."""
-    opponent = fields.get("opponent", str, "self")
-    if opponent == "self":
-        return None
-    played = {name: (name, kind, values) for name, kind, values in policies}
-    if opponent in played:
-        return played[opponent]
-    if opponent in presets:
-        kind, values = presets[opponent]
-        if kind == "search":  # the search's defaults, as read_policies fills them for a played `search`
-            from simkit.core.policies import SEARCH_DEFAULTS
-
-            values = {**SEARCH_DEFAULTS, **values}
-            values["base_kind"], values["base_params"] = presets[values["base"]][0], dict(presets[values["base"]][1])
-        return (opponent, kind, dict(values))
-    raise fields.error("opponent", f"must be 'self' or a policy (got {opponent!r}); allowed values: 'self', "
-                       + ", ".join(repr(x) for x in sorted(set(presets) | set(played))))
-
