@@ -21,7 +21,9 @@ from simkit.core.rng import seed_stream
 from simkit.games.valhalla.multi import engine as E
 from simkit.games.valhalla.multi import layout as L
 from simkit.games.valhalla.multi import policies as pol
-from simkit.games.valhalla.multi.simulation import COLUMNS, MAX_STEPS, play_to_end, rules_vector, write_row
+from simkit.games.valhalla.multi.simulation import (
+    COLUMNS, MAX_STEPS, engine_columns, hero_wins, play_to_end, rules_vector, write_row,
+)
 
 
 @njit(cache=True)
@@ -94,11 +96,9 @@ def play_heroes(sim, heroes: list[str], field: str, players: list[int], variant:
                 cols = {"block": np.full(n, b, np.int32), "game": np.arange(n, dtype=np.int32),
                         "players": np.full(n, np_, np.int8), "variant": [variant] * n, "hero": [hero] * n,
                         "field": [field] * n, "hero_seat": seats.astype(np.int8)}
-                for k, name in enumerate(COLUMNS):
-                    cols[name] = np.array(L.CAUSES)[out[:, k]] if name == "cause" else out[:, k].astype(np.int16)
-                wins = np.stack([out[:, COLUMNS.index(f"win_{p}")] for p in range(np_)], axis=1).clip(0)
-                mine = wins[np.arange(n), seats]
+                cols.update(engine_columns(out))
+                mine, k = hero_wins(out, seats, np_)
                 cols["hero_win"] = mine.astype(np.int8)
-                cols["hero_share"] = mine / np.maximum(wins.sum(axis=1), 1)
+                cols["hero_share"] = mine / np.maximum(k, 1)
                 parts.append(pl.DataFrame(cols))
     return pl.concat(parts)

@@ -93,6 +93,19 @@ def rules_vector(players=4, variant="valkyries", wild_warriors=True, ties="attac
     return r
 
 
+def engine_columns(out) -> dict:
+    """The engine's columns (``COLUMNS``; ``cause`` by name) of the kernels' rows ``out``."""
+    return {name: np.array(L.CAUSES)[out[:, k]] if name == "cause" else out[:, k].astype(np.int16)
+            for k, name in enumerate(COLUMNS)}
+
+
+def hero_wins(out, seats, players: int):
+    """Per game of a hero-against-field block (``lineups.play_lineup``): 1 when the hero's seat (``seats``) has the
+    most Glory, shared or not, else 0; and how many seats have it."""
+    wins = np.stack([out[:, COLUMNS.index(f"win_{p}")] for p in range(players)], axis=1).clip(0)
+    return wins[np.arange(len(seats)), seats], wins.sum(axis=1)
+
+
 def tables(deck, wild_warriors=True):
     """The kernel's card tables ``(cards, need, p_act, jarls, clan_ability, faces)`` (the solo card table: one for
     the family) and the deck's card ids per variant."""
@@ -218,7 +231,6 @@ class MultiSim(Simulation):
     def __init__(self, deck, players, variants, policies, options=None, files=None, field=None):
         self.deck = deck
         self.field = tuple(field) if field is not None else None  # the opponent's (name, kind, values), or None
-        self.opponent = self.field[0] if self.field else "self"
         self.options = dict(options or {})
         self.files = dict(files or {})
         self.players, self.variants, self.policy_specs = list(players), list(variants), list(policies)
@@ -273,6 +285,11 @@ class MultiSim(Simulation):
 
         return gate.columns(self, columns)
 
+    @property
+    def opponent(self) -> str:
+        """The scenario's ``opponent``: the field's policy, or ``"self"`` for tables of equals."""
+        return self.field[0] if self.field else "self"
+
     def run_lineups(self, key, n):
         """``run_block`` with a field: every cell's games through ``lineups.play_lineup``, the hero's rows."""
         from simkit.games.valhalla.multi.lineups import play_lineup
@@ -288,11 +305,9 @@ class MultiSim(Simulation):
                 cols = {"game": np.arange(n, dtype=np.int32), "players": np.full(n, np_, np.int8),
                         "variant": np.full(n, g["variant"]), "policy": np.full(n, spec[0]),
                         "field": np.full(n, self.field[0]), "seat": seats.astype(np.int8)}
-                for k, name in enumerate(COLUMNS):
-                    cols[name] = np.array(L.CAUSES)[out[:, k]] if name == "cause" else out[:, k].astype(np.int16)
+                cols.update(engine_columns(out))
                 cols["ended_by_shields"] = (out[:, 0] == L.CAUSE_SHIELDS).astype(np.int8)
-                wins = np.stack([out[:, COLUMNS.index(f"win_{p}")] for p in range(np_)], axis=1).clip(0)
-                mine, k = wins[np.arange(n), seats], wins.sum(axis=1)
+                mine, k = hero_wins(out, seats, np_)
                 cols["won"] = ((mine == 1) & (k == 1)).astype(np.int8)
                 cols["tie"] = ((mine == 1) & (k > 1)).astype(np.int8)
                 cols["share"] = mine / np.maximum(k, 1)
@@ -319,8 +334,7 @@ class MultiSim(Simulation):
                 "variant": np.full(c * n, g["variant"]),
                 "policy": np.array([p[0] for _, p in g["cells"]])[cell],
             }
-            for k, name in enumerate(COLUMNS):
-                cols[name] = np.array(L.CAUSES)[out[:, k]] if name == "cause" else out[:, k].astype(np.int16)
+            cols.update(engine_columns(out))
             cols["ended_by_shields"] = (out[:, 0] == L.CAUSE_SHIELDS).astype(np.int8)
             parts.append(cols)
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
