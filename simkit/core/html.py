@@ -27,7 +27,10 @@ CSS = """
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --zebra: #f6f8fa;
         --accent: #0969da; --note: #fff8c5; --note-line: #d4a72c; }
 * { box-sizing: border-box; }
-html { -webkit-text-size-adjust: 100%; }
+/* The page's vertical scroll bar has its room from the first layout: when it appeared mid-layout, Chromium froze
+   the scroll bars of the boxes inside, and a table a few pixels wider than its box (once the page bar took its
+   room) was sometimes laid out cut, with no scroll bar of its own (about 7% of renders; issue 37). */
+html { -webkit-text-size-adjust: 100%; scrollbar-gutter: stable; }
 body { margin: 0 auto; padding: 2rem 1.5rem 4rem; max-width: 100rem; color: var(--fg); background: #fff;
        font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "DejaVu Sans",
        "Liberation Sans", Arial, sans-serif; }
