@@ -1009,29 +1009,47 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
 @click.option("--policy", "-p", "policies", multiple=True,
               help="Policies to rank (repeatable; default: the scenario's play list).")
 @click.option("--games", "-n", type=click.IntRange(min=2, max=10**8), default=2000, show_default=True,
-              help="Games per cell.")
+              help="Games per cell (the cap with --precision).")
+@click.option("--precision", type=float, default=None,
+              help="Play blocks until every rung's 95%% half-width is at most this (e.g. 0.05), at most --games.")
+@click.option("--block-size", type=click.IntRange(min=1, max=10**8), default=None,
+              help="Games per block (default: the scenario's); with --precision, the step between checks.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--metric", default="won", show_default=True, help="The per-game column to rank by.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value (repeatable).")
 @_serial_jobs_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option()
-def ladder_cmd(scenario, policies, games, seed, metric, sets, jobs, quiet, fmt):
+def ladder_cmd(scenario, policies, games, precision, block_size, seed, metric, sets, jobs, quiet, fmt):
     """The skill ladder: every policy on the same games, strongest first, with paired gaps to the best.
 
     \b
-    Example:
+    Examples:
       simkit ladder scenarios/toy/draw.toml --games 5000
+      simkit ladder scenarios/toy/draw.toml --precision 0.02 --games 20000 --block-size 500
     """
-    from simkit.core.ladder import ladder, table_rows
+    from simkit.core.ladder import ladder, precision_note, table_rows
 
+    if precision is not None and not 0 < precision < 0.5:
+        raise InputError(f"--precision: must lie strictly between 0 and 0.5 (got {precision})")
     rungs = ladder(scenario, list(policies) or None, games=games, seed=seed, metric=metric, jobs=_cores(jobs),
-                   overrides=sets, progress=not quiet and _stderr_is_terminal())
+                   overrides=sets, progress=not quiet and _stderr_is_terminal(), block_size=block_size,
+                   precision=precision)
     click.echo(render(table_rows(rungs, metric), fmt))
+    if fmt == "table" and precision is not None:
+        click.echo(precision_note(precision, rungs, games, block_size or _ladder_block(scenario, sets)))
+        games = rungs[0].games
     if fmt == "table":
         click.echo(f"{games:,} games per cell, the same games for every policy (seed {seed}); gaps are paired "
                    f"game by game; 'below best' (p adj.) allows for the best having been picked from the same games: each "
                    "policy against the best of the others, step-down max statistic, family-wise 5%.")
+
+
+def _ladder_block(scenario, sets) -> int:
+    """The block size a ladder of ``scenario`` plays by default (its simulation's)."""
+    from simkit.core import loader
+
+    return int(loader.load(scenario, list(sets)).simulation.default_block_size)
 
 
 @cli.command("bench")

@@ -231,20 +231,27 @@ def rungs_from_rows(frame, kinds: dict[str, str], metric: str = "won") -> list[R
 
 def ladder(scenario: str | Path, policies: list[str] | None = None, *, games: int = 2000, seed: int = 1,
            metric: str = "won", jobs: int = 1, overrides=(), block_size: int | None = None,
-           progress: bool = False) -> list[Rung]:
+           progress: bool = False, precision: float | None = None) -> list[Rung]:
     """Play ``policies`` (default: the scenario's ``play`` list) on the same games; strongest first.
 
     ``block_size`` (default: the simulation's) spreads a slow ladder (one with `search`) over ``jobs``;
     ``progress`` shows a bar of the games played (on stderr)."""
     return described_ladder(scenario, policies, games=games, seed=seed, metric=metric, jobs=jobs,
-                            overrides=overrides, block_size=block_size, progress=progress)[0]
+                            overrides=overrides, block_size=block_size, progress=progress, precision=precision)[0]
 
 
 def described_ladder(scenario: str | Path, policies: list[str] | None = None, *, games: int = 2000, seed: int = 1,
                      metric: str = "won", jobs: int = 1, overrides=(),
-                     block_size: int | None = None, progress: bool = False) -> tuple[list[Rung], dict]:
+                     block_size: int | None = None, progress: bool = False,
+                     precision: float | None = None) -> tuple[list[Rung], dict]:
     """:func:`ladder`, and what each policy plays: the simulation's ``describe()["policies"]`` (its settings,
-    defaults included), for a report to say what `search` was."""
+    defaults included), for a report to say what `search` was.
+
+    With ``precision``, ``games`` is a cap: blocks are played in order until every rung's 95% interval is
+    within ±``precision`` (then no further block counts; the same games whatever ``jobs``). The rule looks at
+    the intervals' widths only, never at the estimates or their order, so the intervals keep their coverage
+    (fixed-width sequential intervals, Chow & Robbins 1965); the sample is the precision's, not a round
+    number's, and an expensive ladder whose rates are far from 0.5 stops early."""
     from simkit.core.overrides import Override, apply_overrides, parse_set
     from simkit.core.scenario import read_toml
     from simkit.core.tune import _build_play, per_game_means
@@ -267,8 +274,11 @@ def described_ladder(scenario: str | Path, policies: list[str] | None = None, *,
         bar.refresh()
     try:
         # (``progress`` only with a bar: the call stays what it was without one)
+        stop = None if precision is None else \
+            (lambda m: max(_interval(x).half_width for x in m.values()) <= precision)
         means = per_game_means(sim, seed, (0,), games, metric, jobs,
-                               **({} if bar is None else {"progress": bar.update}))
+                               **({} if bar is None else {"progress": bar.update}),
+                               **({} if stop is None else {"stop": stop}))
         if bar is not None:
             bar.refresh()  # the last block's count, however soon it came
     finally:
@@ -330,8 +340,42 @@ def _names(policies: list[str]) -> str:
     return bold[0] if len(bold) == 1 else ", ".join(bold[:-1]) + " and " + bold[-1]
 
 
-def markdown(rungs: list[Rung], *, games: int, cells: int = 1, metric: str = "won", label: str = "win rate") -> str:
-    """The ladder as a report section: a sentence on the spread, then the table."""
+def games_for_precision(precision: float, block: int = 1) -> int:
+    """The fewest games (in whole blocks of ``block``) after which every rung's 95% interval is within
+    ±``precision`` whatever the rates: the rate 0.5, the widest (:func:`stats.games_for_half_width`). A game
+    is the unit, however many cells it is played in (the cells of a game share its streams)."""
+    need = stats.games_for_half_width(precision)
+    return block * math.ceil(need / max(1, block))
+
+
+def widest(rungs: list[Rung]) -> float:
+    """The largest half-width of the rungs' 95% intervals."""
+    return max((r.high - r.low) / 2.0 for r in rungs)
+
+
+def precision_note(precision: float, rungs: list[Rung], cap: int | None = None, block: int | None = None,
+                   unit: str = "games") -> str:
+    """The sentence a ladder sized by its precision says of its sample: played until every rung is within
+    ±``precision`` (``cap``, ``block``: :func:`described_ladder`), or, without ``cap``, a fixed sample from
+    :func:`games_for_precision`."""
+    n = rungs[0].games
+    if cap is None:
+        return (f"The sample is set by the precision this table states: {n:,} {unit}, the fewest that keep every "
+                f"rung's 95% interval within ±{precision:g} whatever its rate (the widest interval is at a rate "
+                "of 0.5).")
+    text = (f"The sample is set by the precision this table states: {unit} were played in blocks of {block:,} "
+            f"until every rung's 95% interval was within ±{precision:g} (a rule on the intervals' widths, never "
+            "on the estimates or their order), ")
+    if n < cap or widest(rungs) <= precision:
+        return text + f"which took {n:,} {unit}."
+    return text + f"up to {cap:,} {unit}; the cap came first (the widest rung is ±{widest(rungs):.3f})."
+
+
+def markdown(rungs: list[Rung], *, games: int, cells: int = 1, metric: str = "won", label: str = "win rate",
+             precision: float | None = None, cap: int | None = None, block: int | None = None) -> str:
+    """The ladder as a report section: a sentence on the spread, then the table; with ``precision`` (and
+    ``cap``, ``block`` of a ladder played to it), the sentence on how the sample was sized
+    (:func:`precision_note`)."""
     best, worst = rungs[0], rungs[-1]
     tied = [r.policy for r in rungs[1:] if not r.below_best]
     text = (f"Every policy played the same {games:,} games"
@@ -344,7 +388,8 @@ def markdown(rungs: list[Rung], *, games: int, cells: int = 1, metric: str = "wo
                f"95% interval [{best.low:.3f}, {best.high:.3f}])")
             + f"; the spread from the random baseline or weakest policy (**{worst.policy}**, {worst.value:.3f}) to "
             f"the {'strongest' if not tied else 'highest'} is {-worst.gap:.3f} [{-worst.gap_high:.3f}, "
-            f"{-worst.gap_low:.3f}] (paired): how much skill matters here. {VERDICT_NOTE}\n\n")
+            f"{-worst.gap_low:.3f}] (paired): how much skill matters here. {VERDICT_NOTE}"
+            + (f" {precision_note(precision, rungs, cap, block)}" if precision else "") + "\n\n")
     from simkit.core.tables import render
 
     return text + render(table_rows(rungs, metric), "md")

@@ -506,3 +506,18 @@ def games_for_mde(sd_diff: float, target: float, alpha: float, power: float = 0.
         return 0
     k = (z_value(1 - alpha) + float(_st.norm.ppf(power))) * sd_diff / target
     return int(math.ceil(k * k))
+
+
+# ---------------------------------------------------------------- precision: the games a stated interval needs
+
+
+def games_for_half_width(half_width: float, confidence: float = CONFIDENCE) -> int:
+    """The fewest games whose Wilson interval (:func:`wilson`) is no wider than ±``half_width`` at any rate.
+
+    The widest interval is at a rate of 0.5, where Wilson's half-width is z / (2·sqrt(n + z²)); so n is the
+    first integer at or above (z / 2h)² − z². A table that states "±h" then keeps that promise whatever its
+    rates turn out to be."""
+    if not 0.0 < half_width < 0.5:
+        raise ValueError(f"half_width must be in (0, 0.5), got {half_width}")
+    z = z_value(confidence)
+    return max(1, int(math.ceil((z / (2.0 * half_width)) ** 2 - z * z - 1e-9)))

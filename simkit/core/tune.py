@@ -93,10 +93,12 @@ def _block(sim, seed, spawn, n):
 
 
 def per_game_means(sim, seed: int, spawn: tuple, games: int, metric: str, jobs: int = 1,
-                   progress=None) -> dict[str, np.ndarray]:
+                   progress=None, stop=None) -> dict[str, np.ndarray]:
     """For each policy, the per-game value of ``metric`` averaged over the policy's cells (the game is the unit:
     all cells replay the same game streams). Games are played in blocks of the simulation's block size;
-    ``progress(games_done)`` is called as each block ends (in block order)."""
+    ``progress(games_done)`` is called as each block ends (in block order). ``stop(means)``, if given, is asked
+    after each block (in block order, so the answer does not depend on ``jobs``) with the means of the blocks
+    so far; when it says yes no further block counts, and those means are the answer."""
     from joblib import Parallel, delayed
 
     bs = int(sim.default_block_size)
@@ -109,6 +111,13 @@ def per_game_means(sim, seed: int, spawn: tuple, games: int, metric: str, jobs: 
         parts.append(cols)
         if progress is not None:
             progress(sizes[len(parts) - 1])
+        if stop is not None and len(parts) < len(sizes) and stop(_means_of(parts, sizes, metric)):
+            break
+    return _means_of(parts, sizes, metric)
+
+
+def _means_of(parts: list[dict], sizes: list[int], metric: str) -> dict[str, np.ndarray]:
+    """:func:`per_game_means` of the blocks ``parts`` (the first ``len(parts)`` of ``sizes``)."""
     out: dict[str, list[np.ndarray]] = {}
     for b, cols in enumerate(parts):
         if metric not in cols:

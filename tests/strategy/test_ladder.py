@@ -139,3 +139,36 @@ def test_markdown_names_the_policies_not_told_apart_from_the_best_and_gives_the_
     text = markdown(rungs, games=30)
     assert "not told apart" not in text and "The strongest is **search** (win rate 1.000" in text
     assert "to the strongest is 1.000 [0.840, 1.000] (paired)" in text
+
+
+def test_games_for_a_stated_half_width_by_hand():
+    """At a rate of 0.5 Wilson's half-width is z / (2·sqrt(n + z²)) (its widest), so ±0.1 needs
+    (1.95996 / 0.2)² − 1.95996² = 96.04 − 3.84 = 92.19, i.e. 93 games; checked against :func:`stats.wilson`, and
+    no rate is wider at that n."""
+    from simkit.core import stats
+
+    assert stats.games_for_half_width(0.1) == 93
+    for h in (0.17, 0.1, 0.055, 0.02):
+        n = stats.games_for_half_width(h)
+        assert stats.wilson(n / 2, n).half_width <= h < stats.wilson((n - 1) / 2, n - 1).half_width
+        assert all(stats.wilson(k, n).half_width <= h + 1e-12 for k in range(n + 1))
+    with pytest.raises(ValueError):
+        stats.games_for_half_width(0.5)
+
+
+def test_a_ladder_played_to_a_precision_stops_at_the_first_block_that_reaches_it():
+    """Blocks of 50 games of Draw to Ten until every rung is within ±0.07: the answer is the fixed ladder of the
+    games it played (the same games, bit for bit), every rung is within ±0.07, and one block fewer was not; the
+    cap stops it otherwise, and the page's sentence says which."""
+    from simkit.core.ladder import precision_note, widest
+
+    kw = dict(seed=11, block_size=50, policies=["stop_at_8", "timid", "random"])
+    got = ladder("scenarios/toy/draw.toml", games=1000, precision=0.07, **kw)
+    n = got[0].games
+    assert 50 < n < 1000 and n % 50 == 0
+    assert got == ladder("scenarios/toy/draw.toml", games=n, **kw)
+    assert widest(got) <= 0.07 < widest(ladder("scenarios/toy/draw.toml", games=n - 50, **kw))
+    assert f"which took {n:,} games" in precision_note(0.07, got, 1000, 50)
+    capped = ladder("scenarios/toy/draw.toml", games=100, precision=0.01, **kw)
+    assert capped[0].games == 100 and widest(capped) > 0.01
+    assert "the cap came first" in precision_note(0.01, capped, 100, 50)

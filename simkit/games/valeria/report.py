@@ -35,7 +35,11 @@ SEED = 2026
 SEARCH_SEED = 2027
 GAMES = 4_000  # deals per player count and rule set
 LADDER_GAMES = 2_000  # games per cell (4 seats) of each heuristic ladder
-SEARCH_GAMES = 100  # games per cell of the ladder with `search` (over `hunter_tuned`: about 0.04 CPU-s a game)
+# the ladder with `search` (about 0.04 CPU-s a game) is played in blocks of SEARCH_BLOCK deals until every rung's
+# 95% interval is within ±SEARCH_PRECISION, at most SEARCH_CAP deals
+SEARCH_PRECISION = 0.05
+SEARCH_BLOCK = 10
+SEARCH_CAP = 200
 FIELDS = ("economy", "hunter", "hunter_tuned", "learned")  # the practical fields of the ladder
 HEURISTICS = ("economy", "hunter", "hunter_tuned", "learned", "random")  # the ladder's policies but `search`
 FAMILY = 0.05  # family-wise level of every Holm verdict
@@ -674,7 +678,7 @@ def _counts(ns: list[int]) -> str:
 def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Play the report's games (seed 2026; `search` 2027) and write ``out_dir/valeria/report.md`` with its plots."""
     from simkit.core import loader
-    from simkit.core.ladder import VERDICT_NOTE, described_ladder, table_rows
+    from simkit.core.ladder import VERDICT_NOTE, described_ladder, precision_note, table_rows
     from simkit.core.registry import scenarios_dir
     from simkit.games.valeria.cards import load_cards
     from simkit.games.valeria.ownership import owned_games
@@ -683,13 +687,15 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     base.mkdir(parents=True, exist_ok=True)
     games = 200 if quick else GAMES
     ladder_games = 100 if quick else LADDER_GAMES
-    search_games = 4 if quick else SEARCH_GAMES
+    search_cap, search_block = (4, 2) if quick else (SEARCH_CAP, SEARCH_BLOCK)
     j = jobs or 1
     ladders = field_ladders(ladder_games, SEED, j)
     best, means = strongest(ladders)
     path = scenarios_dir() / "valeria" / "ladder.toml"
-    s_rungs, s_desc = described_ladder(path, [*HEURISTICS, "search"], games=search_games, seed=SEARCH_SEED, jobs=j,
-                                       overrides=[f'opponent="{best}"'], block_size=10)
+    s_rungs, s_desc = described_ladder(path, [*HEURISTICS, "search"], games=search_cap, seed=SEARCH_SEED, jobs=j,
+                                       overrides=[f'opponent="{best}"'], block_size=search_block,
+                                       precision=SEARCH_PRECISION)
+    search_games = s_rungs[0].games
     play = f'play=["{best}"]'
     run_h = run_bundled("valeria/players.toml", base / "run" / "herald", games, seed=SEED, jobs=jobs,
                         overrides=[play])
@@ -812,7 +818,8 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         f"With `search` ({', '.join(f'{k} = {v}' for k, v in search_cfg.items())}), against three `{best}`, "
         f"{search_games} games per cell (a small sample: a `search` game costs about 0.04 CPU-seconds, a heuristic "
         f"one a few hundred microseconds), seed "
-        f"{SEARCH_SEED}:\n\n" + render(table_rows(s_rungs), "md") + "\n"
+        f"{SEARCH_SEED}. {precision_note(SEARCH_PRECISION, s_rungs, search_cap, search_block, 'deals')}\n\n"
+        + render(table_rows(s_rungs), "md") + "\n"
         "## Runs\n\n"
         + manifest_section(results.manifest(run_h)).replace("## Run\n", "### 2E Herald run\n", 1) + "\n"
         + manifest_section(results.manifest(run_c)).replace("## Run\n", "### 1E consolation run\n", 1) + "\n"

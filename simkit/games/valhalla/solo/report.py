@@ -780,7 +780,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
             f"({search_ladder.get('where', '')}; root seed {search_ladder.get('seed', '?')}). "
             f"{search_verdict(sr)} `search` is too slow for the level comparison's hundreds of thousands of "
             "games, so the level question is answered under the strongest heuristic.\n\n"
-            + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)")
+            + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)",
+                              **({"precision": search_ladder["precision"]} if "precision" in search_ladder else {}))
             + "\n")
     deep = None
     level_text, level_files = "", []
@@ -916,7 +917,9 @@ LEVEL_GAMES = 80_000
 JARLS_GAMES = 2_500
 # the ladder with `search` (seconds a game): one cell, the one the README measures search on
 SEARCH_CELL = {"monsters": ["dragon"], "variants": ["base"], "levels": [1], "jarls": [LEVEL_JARL]}
-SEARCH_GAMES = 30
+# its sample: the fewest games that keep every rung's 95% interval within ±SEARCH_PRECISION at any rate (30), in one
+# block (the committed page's)
+SEARCH_PRECISION = 0.17
 
 
 def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
@@ -928,6 +931,7 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     import os
 
     from simkit.core import loader, registry
+    from simkit.core.ladder import games_for_precision as ladder_games_for
     from simkit.core.ladder import ladder, rungs_from_rows
     from simkit.core.scenario import read_toml
 
@@ -942,7 +946,7 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
                             jobs=jobs, overrides=[f'play=["{best}"]'])
     levels = run_bundled("valhalla/solo.toml", base / "levels-run", 1_000 if quick else LEVEL_GAMES, seed=2027,
                          jobs=jobs, overrides=[f'jarls=["{LEVEL_JARL}"]', f'play=["{best}"]'])
-    n = 2 if quick else SEARCH_GAMES
+    n = 2 if quick else ladder_games_for(SEARCH_PRECISION)
     cores = jobs or os.cpu_count() or 1
     where = [f"{k}={json.dumps(v)}" for k, v in SEARCH_CELL.items()]
     play = list(man.get("policies", {}))
@@ -956,7 +960,8 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
 
     yard = yardstick.bundled(n=5 if quick else yardstick.BATTLES)
     return solo_report(run, base, levels, {"rungs": srungs, "games": n, "cells": 1, "seed": 2028, "search": what,
-                                            "where": cell}, jarls_run=jarls_run, yardstick=yard)
+                                            "where": cell, **({} if quick else {"precision": SEARCH_PRECISION})},
+                       jarls_run=jarls_run, yardstick=yard)
 
 
 # ---------------------------------------------------------------- why levels barely matter (the level run)

@@ -202,7 +202,9 @@ def lonequest_report(run_dir: str | Path, out_dir: str | Path, search_ladder: di
             f"CPU-second a game, so it plays a smaller sample: every policy again, on the same "
             f"{search_ladder['games']:,} games in each of the {search_ladder['warbands']} Warbands (root seed "
             f"{search_ladder.get('seed', '?')}, not the games above). {supported(sr)}\n\n"
-            + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["warbands"], label="P(win)")
+            + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["warbands"], label="P(win)",
+                              **({"precision": search_ladder["precision"], "cap": search_ladder["cap"],
+                                  "block": search_ladder["block"]} if "precision" in search_ladder else {}))
             + "\n")
 
     # --- policy sensitivity: the Warband ranking under every policy against the strongest's ---
@@ -368,7 +370,11 @@ def _cleared_note(lost: int, n: int) -> str:
             "outcome tables), so the share at 6 is slightly above the win odds.")
 
 
-SEARCH_GAMES = 40  # games per Warband of the ladder with `search` (about half a CPU-second each)
+# the ladder with `search` (about half a CPU-second a game) is played in blocks of SEARCH_BLOCK games (in every
+# Warband) until every rung's 95% interval is within ±SEARCH_PRECISION, at most SEARCH_CAP games
+SEARCH_PRECISION = 0.09
+SEARCH_BLOCK = 20
+SEARCH_CAP = 80
 
 
 def bundled_lonequest(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
@@ -385,12 +391,13 @@ def bundled_lonequest(out_dir: str | Path, quick: bool = False, jobs=None) -> li
     path = registry.scenarios_dir() / "valka" / "lonequest.toml"
     sim = loader.load(path).simulation
     play = [p for p, _, _ in sim.policy_specs]
-    n = 4 if quick else SEARCH_GAMES
+    cap, block = (4, 2) if quick else (SEARCH_CAP, SEARCH_BLOCK)
     cores = jobs or os.cpu_count() or 1
-    # blocks of half the games (20 of 40): a setting, never derived from the number of workers (the committed
-    # report was made on 2 cores, where the old `n / cores` gave the same blocks)
-    rungs = ladder(path, [*play, "search"], games=n, seed=2027, jobs=cores, block_size=max(1, n // 2))
+    # blocks are a setting, never derived from the number of workers: the same games on any machine
+    rungs = ladder(path, [*play, "search"], games=cap, seed=2027, jobs=cores, block_size=block,
+                   precision=SEARCH_PRECISION)
     spec = loader.build(path, {**read_toml(path)[0], "play": ["search"]}).policy_specs[0][2]
     what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
-    return lonequest_report(run, base, {"rungs": rungs, "games": n, "warbands": len(sim.warband_names),
-                                        "seed": 2027, "search": what})
+    return lonequest_report(run, base, {"rungs": rungs, "games": rungs[0].games, "warbands": len(sim.warband_names),
+                                        "seed": 2027, "search": what, "precision": SEARCH_PRECISION, "cap": cap,
+                                        "block": block})

@@ -627,21 +627,34 @@ def _search_section(sl: dict) -> str:
 
     return ("With `search` (slow, so on fewer games: " f"{sl['games']:,} games, the same deals for every hero, root "
             f"seed 2026; `search` = {sl['search']}):\n\n"
-            + ladder.markdown(sl["rungs"], games=sl["games"], label="P(hero wins)") + "\n")
+            + ladder.markdown(sl["rungs"], games=sl["games"], label="P(hero wins)",
+                              **{k: sl[k] for k in ("precision", "cap", "block") if k in sl}) + "\n")
 
 
 SEARCH_LADDER = ["search", "balanced_tuned", "balanced", "random"]  # the hero policies of the small search ladder
 
 
-def search_ladder(path: Path, games: int, jobs: int = 1) -> dict:
-    """The small ladder with `search` as the hero (``SEARCH_LADDER`` on the same ``games`` deals, root seed 2026,
-    blocks of 5 games): ``{"rungs": …, "search": what `search` plays}``, the description from the simulation the
-    ladder played (its ``describe()``, so `search`'s defaults count)."""
+# the search ladder is played in blocks of SEARCH_BLOCK deals until every rung's 95% interval is within
+# ±SEARCH_PRECISION, at most SEARCH_CAP deals
+SEARCH_PRECISION = 0.125
+SEARCH_BLOCK = 5
+SEARCH_CAP = 100
+
+
+def search_ladder(path: Path, games: int, jobs: int = 1, precision: float | None = None) -> dict:
+    """The small ladder with `search` as the hero (``SEARCH_LADDER`` on the same deals, root seed 2026, blocks of
+    ``SEARCH_BLOCK`` games; ``games`` of them, or with ``precision`` at most ``games``, until every rung is within
+    ±``precision``): ``{"rungs": …, "games": deals played, "search": what `search` plays}`` (and the precision,
+    cap and block the page states), the description from the simulation the ladder played (its ``describe()``,
+    so `search`'s defaults count)."""
     from simkit.core import ladder
 
-    rungs, pols = ladder.described_ladder(path, SEARCH_LADDER, games=games, seed=2026, jobs=jobs, block_size=5)
+    rungs, pols = ladder.described_ladder(path, SEARCH_LADDER, games=games, seed=2026, jobs=jobs,
+                                          block_size=SEARCH_BLOCK, precision=precision)
     spec = pols.get("search", {})
-    return {"search": f"{spec.get('rollouts')} rollouts per action of `{spec.get('base')}`", "rungs": rungs}
+    return {"search": f"{spec.get('rollouts')} rollouts per action of `{spec.get('base')}`", "rungs": rungs,
+            "games": rungs[0].games,
+            **({} if precision is None else {"precision": precision, "cap": games, "block": SEARCH_BLOCK})}
 
 
 def field_ladder(path: Path, field: str, games: int, jobs: int = 1) -> dict:
@@ -686,8 +699,8 @@ def bundled_multiplayer(out_dir: str | Path, quick: bool = False, jobs=None) -> 
         run = run_bundled(scen, base / "run", games // 5 if quick else games, seed=2026, jobs=jobs)
         sl = fl = None
         if mode == "bounty-hunter":
-            n = 4 if quick else 60
-            sl = {"games": n, **search_ladder(scenarios_dir() / scen, n, jobs or 1)}
+            sl = search_ladder(scenarios_dir() / scen, 4 if quick else SEARCH_CAP, jobs or 1,
+                               None if quick else SEARCH_PRECISION)
         man = results.manifest(run)
         if not man.get("opponents"):  # tables of equals: the ladder against a field of the strongest heuristic
             field = card_policy(man, [], False)
