@@ -21,6 +21,7 @@ import polars as pl
 from scipy import stats as st
 
 from simkit.core import results
+from simkit.core.ladder import games_for_precision
 from simkit.core.report import names as word_list
 from simkit.core.report import (
     DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, shown_path, tie_words,
@@ -39,7 +40,9 @@ LINEUP_SEED = 2030  # the hero-against-a-field games
 SEARCH_SEED = 2031  # the small ladder with `search`
 GAMES = 1_000  # per cell of the bundled run (40 cells)
 LINEUP_GAMES = 1_200  # per table size and hero (600-game blocks: every seat equally often)
-SEARCH_GAMES = 80  # per hero, 4 players
+# the ladder with `search` (per hero, 4 players): the fewest games, in whole rounds of the 4 seats, that keep every
+# hero's 95% interval within ±SEARCH_PRECISION of win share whatever the share (76)
+SEARCH_PRECISION = 0.11
 SEARCH_PLAYERS = 4
 FIELD = "builder"
 # A Jarl kept in fewer deals than this is too few to judge: its share's 95% interval is wider than ±0.15 (Wilson,
@@ -851,7 +854,13 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                 f"`search` ({info.get('search', '')}) is slow, so it meets the field on "
                 f"{srungs[0].games:,} games at {SEARCH_PLAYERS} players only (root seed "
                 f"{info.get('search_seed', SEARCH_SEED)}), the heuristics beside it on the same games"
-                + ". With so few games only large gaps show.\n\n" + render(ladder_display(srungs), "md") + "\n")
+                + ". With so few games only large gaps show. "
+                + (f"The sample is set by the precision this table states: {srungs[0].games:,} games, the fewest "
+                   f"(in whole rounds of the {SEARCH_PLAYERS} seats) that keep every hero's 95% interval within "
+                   f"±{SEARCH_PRECISION:g} of win share (±{SEARCH_PRECISION * SEARCH_PLAYERS:.2f} on the ÷ fair "
+                   "scale) whatever the share (the widest interval is at a share of 0.5)."
+                   if srungs[0].games == games_for_precision(SEARCH_PRECISION, block=SEARCH_PLAYERS) else "")
+                + "\n\n" + render(ladder_display(srungs), "md") + "\n")
     text = (
         "# Valhalla multiplayer: seats, Jarls, the Valkyries deck and skill\n\n"
         + STAND_IN_NOTICE + "\n\n" + headline + "\n\n"
@@ -926,7 +935,7 @@ def bundled_multi(out_dir: str | Path, quick: bool = False, jobs=None) -> list[P
     n = 600 if quick else LINEUP_GAMES
     lineups = play_heroes(sim, heroes, FIELD, list(man.get("players") or [2, 3, 4, 5, 6]), "valkyries", n,
                           LINEUP_SEED)
-    ns = 6 if quick else SEARCH_GAMES
+    ns = 6 if quick else games_for_precision(SEARCH_PRECISION, block=SEARCH_PLAYERS)
     search = play_heroes(sim, [*heroes, "search"], FIELD, [SEARCH_PLAYERS], "valkyries", ns, SEARCH_SEED)
     rows = base / "lineups-run"  # the rows behind the ladder, kept beside the run (not committed)
     rows.mkdir(parents=True, exist_ok=True)
