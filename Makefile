@@ -80,6 +80,9 @@ train: setup
 	$(BIN)/simkit train scenarios/valka/bounty_hunter.toml --name learned --base balanced_tuned --seed 2028 \
 	  --budget 120 --iterations 1 --share 0.25 --teacher 8 --eval-games 1000 --teacher-games 20 \
 	  --out runs/train-bounty-hunter --weights scenarios/valka/bounty_hunter.learned.npz
+	$(BIN)/simkit train scenarios/valhalla/train_multi.toml --name learned --base builder_tuned --seed 2030 \
+	  --budget 120 --iterations 1 --teacher 8 --share 0.25 --eval-games 1000 --teacher-games 10 \
+	  --out runs/train-valhalla-multi --weights scenarios/valhalla/multi.learned.npz
 	$(BIN)/simkit train scenarios/valeria/train.toml --name learned --base hunter_tuned --seed 2029 --budget 400 \
 	  --iterations 1 --teacher 8 --share 0.5 --eval-games 2000 --teacher-games 20 \
 	  --out runs/train-valeria --weights scenarios/valeria/kingdoms.learned.npz

@@ -226,7 +226,7 @@ play = ["builder"]
 
 def test_bundled_multi_scenario():
     sim = loader.load(ROOT / "multi.toml").simulation
-    assert sim.cells == 5 * 2 * 4
+    assert sim.cells == 5 * 2 * 5  # table sizes × decks × policies (builder, raider, builder_tuned, learned, random)
 
 
 @pytest.mark.parametrize("old, new, needles", [

@@ -92,7 +92,7 @@ def test_bundled_quick_report_headline_matches_rows(bundled):
     frame = results.scan(base / "run").collect()
     m = re.search(r"strongest practical policy, `(\w+)`", head)
     best = m.group(1)
-    assert best in ("builder", "raider", "builder_tuned")
+    assert best in ("builder", "raider", "builder_tuned", "learned")
     for n in (2, 3, 4, 5, 6):
         m = re.search(rf"{n} players {RATE} \(fair {1 / n:.3f}\)", head)
         assert m, n

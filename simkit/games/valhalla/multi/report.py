@@ -215,6 +215,9 @@ def reading_text(best: str, readings: dict[str, list[dict]]) -> str:
 # ---------------------------------------------------------------- the ladder (hero against a field)
 
 
+KINDS = {"random": "random", "search": "search", "learned": "learned"}  # a hero's kind by name (else heuristic)
+
+
 def ladder_rungs(lineups: pl.DataFrame, players: int | None = None):
     """The skill ladder from hero-against-field rows: a game's value is the hero's win share over the fair
     share (n × share: 1 = fair), averaged over the table sizes that replay the same (block, game)."""
@@ -224,7 +227,7 @@ def ladder_rungs(lineups: pl.DataFrame, players: int | None = None):
     per = (sub.with_columns(v=pl.col("hero_share") * pl.col("players").cast(pl.Float64))
            .group_by("hero", *DEAL).agg(pl.col("v").mean()).sort("hero", *DEAL))
     means = {h: per.filter(pl.col("hero") == h)["v"].to_numpy() for h in sorted(per["hero"].unique().to_list())}
-    kinds = {h: ("random" if h == "random" else "search" if h == "search" else "heuristic") for h in means}
+    kinds = {h: KINDS.get(h, "heuristic") for h in means}
     rungs = ladder.rungs_from(means, kinds)
     for r in rungs:  # a win share is never negative: the interval cut to [0, ∞) keeps its coverage
         r.low = max(r.low, 0.0)
@@ -382,7 +385,7 @@ def policy_section(rankings: list[dict], reference: str) -> tuple[str, str]:
         "Jarls (edge over the fair share, as in the Jarl table above: the Jarls kept in at least "
         f"{MIN_DEALS} deals under every policy) and of the seats at each table size (win share, as in the seat "
         f"table) is set against the ranking under `{reference}` (the strongest practical policy, the top heuristic "
-        "of the ladder): Spearman's rank correlation and the pairs whose order flips (rank 1 is the highest). "
+        "or learned policy of the ladder): Spearman's rank correlation and the pairs whose order flips (rank 1 is the highest). "
         + ("Every policy compared kept the same Jarl in the same seat of every deal (they share the Jarl choice), "
            "so where the two Jarl rankings differ, they differ by how the Jarl is played, not by which Jarl is kept. " if jarls and jarls[0].get("same_jarls")
            else "A Jarl is *kept* by the policy's own choice, so a policy's Jarl ranking is also a ranking of its "
@@ -598,9 +601,10 @@ def _deck_info(man: dict):
         return [], {}, {}
 
 
-def top_heuristic(rungs, fallback: str) -> str:
-    """What a page may call its strongest practical policy: the ladder's top heuristic, or (no ladder) ``fallback``."""
-    return next((r.policy for r in rungs if r.kind == "heuristic"), fallback) if rungs else fallback
+def top_practical(rungs, fallback: str) -> str:
+    """What a page may call its strongest practical policy: the ladder's top heuristic or learned policy (not
+    `search`, too slow to fill the tables; not random), or (no ladder) ``fallback``."""
+    return next((r.policy for r in rungs if r.kind in ("heuristic", "learned")), fallback) if rungs else fallback
 
 
 def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame | None = None,
@@ -636,9 +640,9 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
     if search_lineups is not None and search_lineups.height:
         srungs = ladder_rungs(search_lineups)
     first = (practical or list(kinds))[0]
-    best = top_heuristic(rungs, first)
+    best = top_practical(rungs, first)
     who = "the strongest practical policy, " if rungs else ""
-    why = "the top heuristic of the ladder below" if rungs else "the run's first policy: no ladder was played"
+    why = "the top practical policy of the ladder below" if rungs else "the run's first policy: no ladder was played"
     decks = "both decks" if len(variants) == 2 else "the " + ", ".join(f"`{v}`" for v in variants) + " deck"
     png_ladder = ladder.plot(out_dir / "skill-ladder.png", rungs or [], label="win share ÷ fair share",
                              title=f"Valhalla multiplayer: hero against a field of {info.get('field', FIELD)}") \
@@ -941,8 +945,8 @@ def bundled_multi(out_dir: str | Path, quick: bool = False, jobs=None) -> list[P
     rows.mkdir(parents=True, exist_ok=True)
     lineups.write_parquet(rows / "lineups.parquet")
     search.write_parquet(rows / "search.parquet")
-    # the seat answers under the other side of each open rule reading, the best heuristic in every seat
-    best = top_heuristic(ladder_rungs(lineups) if lineups.height else None, heroes[0])
+    # the seat answers under the other side of each open rule reading, the best practical policy in every seat
+    best = top_practical(ladder_rungs(lineups) if lineups.height else None, heroes[0])
     reading_runs = {}
     for name, _desc, sets, sizes in READINGS:
         over = [f'play=["{best}"]', *sets] + ([f"players={sizes}"] if sizes else [])
