@@ -60,6 +60,8 @@ bench: setup
 # The bundled learned policies: expert iteration over `search` (simkit train), reproducible from the seed
 # whatever the number of workers; make report plays the committed weights. The Lonequest's: expert iteration
 # (lonequest.learned_expert.npz), then six iterations from game outcomes starting from it (--method outcomes).
+# The runs of several iterations keep the last (--keep last): the committed weights were written that way,
+# before `simkit train` kept the best of its iterations by default.
 train: setup
 	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --seed 2026 --budget 300 --iterations 1 \
 	  --share 0.3 --eval-games 2000 --teacher-games 10 --out runs/train-lonequest \
@@ -67,15 +69,15 @@ train: setup
 	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --method outcomes --base greedy_trader_tuned \
 	  --seed 41 --budget 48000 --iterations 6 --epsilon 0.05 --l2 1e-3 \
 	  --init scenarios/valka/lonequest.learned_expert.npz --reference scenarios/valka/lonequest.learned_expert.npz \
-	  --eval-games 1500 --out runs/train-lonequest-outcomes --weights scenarios/valka/lonequest.learned.npz
+	  --eval-games 1500 --keep last --out runs/train-lonequest-outcomes --weights scenarios/valka/lonequest.learned.npz
 	$(BIN)/simkit train scenarios/valhalla/solo.toml --name learned --base builder_tuned --seed 2027 --budget 400 \
-	  --iterations 2 --teacher 8 --share 0.25 --eval-games 100 --teacher-games 0 --out runs/train-valhalla \
+	  --iterations 2 --teacher 8 --share 0.25 --eval-games 100 --teacher-games 0 --keep last --out runs/train-valhalla \
 	  --weights scenarios/valhalla/solo.learned.npz
 	$(BIN)/simkit train scenarios/valkyrie_incident/train_standard.toml --name learned --base focused --seed 2026 \
 	  --budget 80 --iterations 1 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
 	  --out runs/train-valkyrie-standard --weights scenarios/valkyrie_incident/standard.learned.npz
 	$(BIN)/simkit train scenarios/valkyrie_incident/train_blitz.toml --name learned --base focused --seed 2026 \
-	  --budget 160 --iterations 2 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
+	  --budget 160 --iterations 2 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 --keep last \
 	  --out runs/train-valkyrie-blitz --weights scenarios/valkyrie_incident/blitz.learned.npz
 	$(BIN)/simkit train scenarios/valka/bounty_hunter.toml --name learned --base balanced_tuned --seed 2028 \
 	  --budget 120 --iterations 1 --share 0.25 --teacher 8 --eval-games 1000 --teacher-games 20 \

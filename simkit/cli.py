@@ -957,13 +957,16 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--search-games", type=click.IntRange(min=0, max=10**6), default=0, show_default=True,
               help="--method outcomes: fresh games per cell judging each iteration against `search` over the base "
                    "heuristic with --teacher rollouts (0: skip).")
+@click.option("--keep", type=click.Choice(["best", "last"]), default="best", show_default=True,
+              help="Which iteration's weights to write: the best, all iterations replayed on the same fresh games "
+                   "(--eval-games more per iteration, only with two or more iterations), or the last.")
 @click.option("--metric", default="won", show_default=True, help="The per-game column the judgement compares.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_jobs_option
 def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget, iterations, share, hidden, eval_games,
               teacher_games, tolerance, method, epsilon, window, init, reference, l2, margin, target, search_games,
-              metric, seed, quiet, jobs):
+              keep, metric, seed, quiet, jobs):
     """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
 
     Each iteration plays games with the current policy, asks the teacher (`search` over the current policy) at a
@@ -986,22 +989,22 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
         r = train_outcomes(scenario, name, out, base=base, budget=budget, iterations=iterations, seed=seed,
                            epsilon=epsilon, window=window, eval_games=eval_games, search_games=search_games,
                            rollouts=rollouts, metric=metric, jobs=_cores(jobs), weights=weights, init=init,
-                           reference=reference, target=target, l2=l2, margin=margin,
+                           reference=reference, target=target, l2=l2, margin=margin, keep=keep,
                            progress=not quiet and _stderr_is_terminal(),
                            echo=lambda line: click.echo(line, err=True))
         click.echo(render(r.rows(), "table"), nl=False)
-        click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); wrote {r.weights} and "
-                   f"{r.scenario}")
+        click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); kept {r.chosen}; "
+                   f"wrote {r.weights} and {r.scenario}")
         return
     from simkit.core.train import train
 
     r = train(scenario, name, out, base=base, rollouts=rollouts, budget=budget, iterations=iterations, seed=seed,
               hidden=hidden, share=share, eval_games=eval_games, teacher_games=teacher_games, metric=metric,
-              jobs=_cores(jobs), teacher_base=teacher_base, weights=weights, tolerance=tolerance,
+              jobs=_cores(jobs), teacher_base=teacher_base, weights=weights, tolerance=tolerance, keep=keep,
               progress=not quiet and _stderr_is_terminal())
     click.echo(render(r.rows(), "table"), nl=False)
-    click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); wrote {r.weights} and "
-               f"{r.scenario}")
+    click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); kept {r.chosen}; "
+               f"wrote {r.weights} and {r.scenario}")
 
 
 @cli.command("ladder")

@@ -25,6 +25,8 @@ import numpy as np
 from simkit.errors import InputError
 
 EVAL = 1 << 21  # spawn-key offset of the fresh-seed evaluations (never a training game's)
+SELECT = EVAL + 5000  # spawn key of the games that pick the iteration to keep (neither training nor judgement)
+KEEP = ("best", "last")
 
 
 @dataclass
@@ -60,6 +62,7 @@ class TrainResult:
     scenario: Path
     iterations: list[Iteration] = field(default_factory=list)
     stopped: str = ""
+    chosen: str = ""  # which iteration's weights were written, and why (:func:`keep_iteration`)
 
     def rows(self) -> list[dict]:
         def g(x: Gap | None, digits=4):
@@ -95,6 +98,29 @@ def shown_within(gap: Gap, tolerance: float) -> bool:
     """The stop rule: the 95% interval of learned − teacher starts at or above −``tolerance``, on at least
     ``min_teacher_games(tolerance)`` games (fewer games are no evidence, however narrow their interval)."""
     return gap.n >= min_teacher_games(tolerance) and gap.low >= -tolerance
+
+
+def keep_iteration(scenario: Path, data: dict, base_table: dict, paths: list[Path], keep: str, seed: int,
+                   games: int, metric: str, jobs: int) -> tuple[int, str]:
+    """Which iteration's weights to write: the last (``keep = "last"``, or one iteration), or the best: every
+    iteration replayed with the base heuristic on the same fresh games (spawn key ``SELECT``, games neither the
+    training nor the per-iteration judgements played), the highest mean kept (a tie: the later). Each
+    iteration's own judgement is on its own games, so those are not compared with each other. Returns the index
+    into ``paths`` and the sentence saying what was kept."""
+    from simkit.core.tune import _build, per_game_means
+
+    last = len(paths) - 1
+    if keep == "last" or len(paths) == 1:
+        return last, f"iteration {last + 1} (the last)"
+    pols = {"__base": base_table, **{f"__it{i + 1}": {"kind": "learned", "weights": str(Path(p).resolve())}
+                                     for i, p in enumerate(paths)}}
+    means = per_game_means(_build(scenario, data, pols), seed, (SELECT,), games, metric, jobs)
+    scores = [float(means[f"__it{i + 1}"].mean()) for i in range(len(paths))]
+    best = max(range(len(paths)), key=lambda i: (scores[i], i))
+    gap = _gap(means[f"__it{best + 1}"], means["__base"])
+    return best, (f"iteration {best + 1} of {len(paths)}, the best on {games:,} fresh games per cell that replayed "
+                  f"every iteration ({', '.join(f'{x:.4f}' for x in scores)}; against the base heuristic "
+                  f"{gap.diff:+.4f} [{gap.low:+.4f}, {gap.high:+.4f}])")
 
 
 def _stream(*words: int) -> np.ndarray:
@@ -262,7 +288,7 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
           budget: int = 2000, iterations: int = 3, seed: int = 1, hidden: int = 0, share: float = 0.5,
           eval_games: int = 2000, teacher_games: int = 40, l2: float = 1e-4, metric: str = "won", jobs: int = 1,
           teacher_base: str = "learned", weights: str | Path | None = None, tolerance: float = 0.02,
-          progress: bool = False,
+          progress: bool = False, keep: str = "best",
           echo=None) -> TrainResult:
     """Train the learned policy ``name`` for ``scenario`` (see the module docstring). ``budget``: training games
     in all (split evenly over the iterations); ``eval_games`` / ``teacher_games``: fresh games (per cell) of the
@@ -297,6 +323,8 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         raise InputError(f"--budget: must be at least the number of iterations ({iterations}; got {budget})")
     if teacher_base not in ("learned", "heuristic"):
         raise InputError(f"--teacher-base: must be one of 'learned', 'heuristic' (got {teacher_base!r})")
+    if keep not in KEEP:
+        raise InputError(f"--keep: must be one of {', '.join(map(repr, KEEP))} (got {keep!r})")
     weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
     if not weights.parent.is_dir():
         raise InputError(f"--weights: the folder {weights.parent} does not exist")
@@ -399,7 +427,9 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         result.stopped = f"all {iterations} iterations spent"
     if bar is not None:
         bar.close()
-    final = LM.load_model(prev_path)
+    chosen, result.chosen = keep_iteration(scenario, data, base_table, [Path(it.weights) for it in result.iterations],
+                                           keep, seed, eval_games, metric, jobs)
+    final = LM.load_model(result.iterations[chosen].weights)
     final.save(result.weights)
     _write_scenario(source, read_toml(source)[0], out_dir, name, result.weights)
     return result

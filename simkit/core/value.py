@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.core.train import EVAL, Gap, _gap, _stream, _write_scenario, stage
+from simkit.core.train import EVAL, KEEP, Gap, _gap, _stream, _write_scenario, keep_iteration, stage
 from simkit.errors import InputError
 
 
@@ -288,6 +288,7 @@ class OutcomeResult:
     reference: str = ""
     iterations: list[OutcomeIteration] = field(default_factory=list)
     stopped: str = ""
+    chosen: str = ""  # which iteration's weights were written, and why (``train.keep_iteration``)
 
     def rows(self) -> list[dict]:
         def g(x: Gap | None, digits=4):
@@ -307,7 +308,7 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
                    window: int = 1, l2: float = 1e-4, eval_games: int = 2000, search_games: int = 0,
                    rollouts: int = 32, metric: str = "won", jobs: int = 1, weights: str | Path | None = None,
                    init: str | Path | None = None, reference: str | Path | None = None, target: str = "advantage",
-                   margin: float = 0.0, progress: bool = False, echo=None) -> OutcomeResult:
+                   margin: float = 0.0, progress: bool = False, keep: str = "best", echo=None) -> OutcomeResult:
     """Train the learned policy ``name`` for ``scenario`` from game outcomes (see the module docstring).
     ``budget``: training games in all, split evenly over the iterations; ``window``: iterations of games each fit
     sees (the latest ones); ``init``: weights the first iteration plays (default: the base heuristic);
@@ -354,6 +355,8 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
                          "use --target q to pool iterations")
     if margin and init is not None:
         raise InputError("--margin: only without --init (it is the start from the base heuristic)")
+    if keep not in KEEP:
+        raise InputError(f"--keep: must be one of {', '.join(map(repr, KEEP))} (got {keep!r})")
     weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
     if not weights.parent.is_dir():
         raise InputError(f"--weights: the folder {weights.parent} does not exist")
@@ -448,6 +451,8 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
     result.stopped = f"all {iterations} iterations spent"
     if bar is not None:
         bar.close()
-    LM.load_model(prev_path).save(result.weights)
+    chosen, result.chosen = keep_iteration(scenario, data, base_table, [Path(it.weights) for it in result.iterations],
+                                           keep, seed, eval_games, metric, jobs)
+    LM.load_model(result.iterations[chosen].weights).save(result.weights)
     _write_scenario(source, read_toml(source)[0], out_dir, name, result.weights)
     return result

@@ -338,3 +338,29 @@ def test_tolerance_stop_needs_enough_teacher_games():
     assert shown_within(Gap(0.5, 0.5, 0.0, 0.0, 0.0, 150), 0.02)
     assert shown_within(Gap(0.5, 0.51, -0.01, -0.019, -0.001, 400), 0.02)
     assert not shown_within(Gap(0.5, 0.51, -0.01, -0.021, 0.001, 400), 0.02)
+
+
+def test_train_keeps_the_best_iteration_not_the_last(tmp_path, toy_trained):
+    """Two hand-built iterations on Draw to Ten with the optimal `stop_at_8` as the base: one plays the base's
+    action always (is_base weight +10: P(win) 137/198), the next never does (−10: it stops where it should draw
+    and draws where it should stop). Kept by "best", the first, with the replayed means in the sentence; by
+    "last", the second. (The old rule wrote the last iteration whatever its judgement said.)"""
+    from simkit.core.scenario import read_toml
+    from simkit.core.train import keep_iteration
+
+    f = TE.N_FEATURES
+    paths = []
+    for i, w0 in enumerate((10.0, -10.0)):
+        w = np.zeros(f)
+        w[0] = w0
+        m = LM.Model("toy", "draw", list(TE.FEATURES), w, np.zeros((0, f)), np.zeros(0), np.zeros(0), "stop_at_8",
+                     {}, LM.load_model(toy_trained.weights).data_hash)
+        paths.append(m.save(tmp_path / f"it{i + 1}.npz"))
+    data = read_toml(toy_trained.scenario)[0]
+    base = {"kind": "heuristic", "stop_at": 8.0}
+    best, said = keep_iteration(toy_trained.scenario, data, base, paths, "best", 5, 400, "won", 1)
+    assert best == 0 and said.startswith("iteration 1 of 2, the best on 400 fresh games")
+    scores = [float(x) for x in said.split("(")[1].split(";")[0].split(", ")]
+    assert scores[0] > scores[1] + 0.3  # 0.69 against well under 0.3
+    assert keep_iteration(toy_trained.scenario, data, base, paths, "last", 5, 400, "won", 1) == (1, "iteration 2 (the last)")
+    assert keep_iteration(toy_trained.scenario, data, base, paths[:1], "best", 5, 400, "won", 1)[0] == 0
