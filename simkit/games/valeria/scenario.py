@@ -52,10 +52,12 @@ def read_valeria(fields) -> dict:
         if kind == "search" and "base_kind" not in values:
             b = pre[values["base"]]
             values["base_kind"], values["base_params"] = b[0], dict(b[1])
-    from simkit.core.opponent import read_field  # not imported with the kernels: it keys none of them
+    from simkit.core.opponent import defined_policies, read_field  # not imported with the kernels: keys none
 
     names = [p[0] for p in policies]
-    field = read_field(fields, pre, policies)
+    defined = defined_policies(fields, pre, LEARNED_KINDS, literal_from_source(ENGINE, "PARAMS"),
+                               ["economy", "hunter", "random"])
+    field = read_field(fields, pre, policies, defined)
     opponent = "self" if field is None else field[0]
     if field is not None and opponent not in names:
         policies.append(field)
