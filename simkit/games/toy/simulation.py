@@ -129,11 +129,8 @@ def build_draw(fields) -> DrawSim:
     r.finish()
     presets = dict(E.PRESETS)
     presets["search"] = ("search", {"rollouts": 16, "base": "timid", "budget": "halving"})
+    # a search's base kind and parameters are filled in by read_policies (a preset's too)
     policies = read_policies(fields, presets, LEARNED_KINDS, E.PARAMS, ["stop_at_8", "timid", "random"])
-    for name, kind, values in policies:
-        if kind == "search" and "base_kind" not in values:  # a preset: resolve its base like read_policies does
-            base = presets[values["base"]]
-            values["base_kind"], values["base_params"] = base[0], dict(base[1])
     return DrawSim(cards, low, high, policies)
 
 

@@ -45,19 +45,13 @@ def read_valeria(fields) -> dict:
             or len(set(players)) != len(players):
         raise fields.error("players", f"must be a player count or a list of distinct ones; allowed values: 2, 3, 4, 5 "
                                       f"(got {raw!r})")
-    pre = presets()
-    policies = read_policies(fields, pre, LEARNED_KINDS, literal_from_source(ENGINE, "PARAMS"),
-                             ["economy", "hunter", "random"])
-    for name, kind, values in policies:
-        if kind == "search" and "base_kind" not in values:
-            b = pre[values["base"]]
-            values["base_kind"], values["base_params"] = b[0], dict(b[1])
-    from simkit.core.opponent import defined_policies, read_field  # not imported with the kernels: keys none
+    from simkit.core.opponent import read_field  # not imported with the kernels: it keys none of them
 
+    pre = presets()
+    params, default_play = literal_from_source(ENGINE, "PARAMS"), ["economy", "hunter", "random"]
+    policies = read_policies(fields, pre, LEARNED_KINDS, params, default_play)  # a search's base filled in
     names = [p[0] for p in policies]
-    defined = defined_policies(fields, pre, LEARNED_KINDS, literal_from_source(ENGINE, "PARAMS"),
-                               ["economy", "hunter", "random"])
-    field = read_field(fields, pre, policies, defined)
+    field = read_field(fields, pre, policies, LEARNED_KINDS, params, default_play)
     opponent = "self" if field is None else field[0]
     if field is not None and opponent not in names:
         policies.append(field)

@@ -58,16 +58,15 @@ def read_incident(fields, ruleset: str) -> dict:
             matchups.append((alias[pair[0]], alias[pair[1]]))
     else:
         raise fields.error("emblems", f"must be 'all', 'choose' or a list of [Alpha, Omega] pairs (got {raw!r})")
-    from simkit.core.opponent import defined_policies, with_search_base  # not imported with the kernels
+    from simkit.core.opponent import table_names, unplayed_policy  # not imported with the kernels
 
     pre = presets()
     params = literal_from_source("simkit.games.valkyrie_incident.engine", "PARAMS")
-    policies = read_policies(fields, pre, LEARNED_KINDS, params, ["balanced", "focused", "random"])
-    defined = defined_policies(fields, pre, LEARNED_KINDS, params, ["balanced", "focused", "random"])
-    policies = [with_search_base(p, pre, defined) for p in policies]
+    default_play = ["balanced", "focused", "random"]
+    policies = read_policies(fields, pre, LEARNED_KINDS, params, default_play)  # a search's base filled in
     names = [p[0] for p in policies]
     raw_opp = fields.get("opponent", (str, list), "self")
-    allowed = "'self', 'others', " + ", ".join(repr(x) for x in sorted(set(pre) | set(names) | set(defined)))
+    allowed = "'self', 'others', " + ", ".join(repr(x) for x in sorted({*pre, *names, *table_names(fields)}))
     if raw_opp in ("self", "others"):  # a mirror match, or a round robin: every other policy of `play`
         opponent = raw_opp
         if raw_opp == "others" and len(names) < 2:
@@ -79,15 +78,15 @@ def read_incident(fields, ruleset: str) -> dict:
                                f"values: {allowed}")
         for i, opp in enumerate(field):
             where = "opponent" if isinstance(raw_opp, str) else f"opponent[{i}]"
-            if not isinstance(opp, str) or opp == "self" or (opp not in pre and opp not in names
-                                                              and opp not in defined):
+            spec = None if not isinstance(opp, str) or opp == "self" or opp in names else \
+                unplayed_policy(fields, opp, pre, LEARNED_KINDS, params, default_play)
+            if not isinstance(opp, str) or opp == "self" or (opp not in names and spec is None):
                 raise fields.error(where, f"must be 'self' or a policy of the scenario (got {opp!r}); allowed "
                                    f"values: {allowed}")
             if field.index(opp) != i:
                 raise fields.error(where, f"names {opp!r} twice; each opponent is met once")
-            if opp not in names and opp not in [p[0] for p in policies]:
-                policies.append(with_search_base(defined[opp] if opp in defined else (opp, *pre[opp]), pre,
-                                                 defined))
+            if spec is not None:
+                policies.append(spec)
         opponent = raw_opp if isinstance(raw_opp, str) else list(field)
     seats = fields.get("seats", list, list(SEATS))
     for i, st in enumerate(seats):

@@ -853,6 +853,7 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                                          for i, r in enumerate(rs)}, "games": rs[0].games}
                       for n, rs in by_size.items()], "md") + "\n")
         if srungs:
+            sp = info.get("search_precision")  # set when the sample was sized by it (not the quick report's)
             ladder_text += (
                 f"### With `search` ({SEARCH_PLAYERS} players, a small sample)\n\n"
                 f"`search` ({info.get('search', '')}) is slow, so it meets the field on "
@@ -861,9 +862,8 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                 + ". With so few games only large gaps show. "
                 + (f"The sample is set by the precision this table states: {srungs[0].games:,} games, the fewest "
                    f"(in whole rounds of the {SEARCH_PLAYERS} seats) that keep every hero's 95% interval within "
-                   f"±{SEARCH_PRECISION:g} of win share (±{SEARCH_PRECISION * SEARCH_PLAYERS:.2f} on the ÷ fair "
-                   "scale) whatever the share (the widest interval is at a share of 0.5)."
-                   if srungs[0].games == games_for_precision(SEARCH_PRECISION, block=SEARCH_PLAYERS) else "")
+                   f"±{sp:g} of win share (±{sp * SEARCH_PLAYERS:.2f} on the ÷ fair scale) whatever the share "
+                   "(the widest interval is at a share of 0.5)." if sp else "")
                 + "\n\n" + render(ladder_display(srungs), "md") + "\n")
     text = (
         "# Valhalla multiplayer: seats, Jarls, the Valkyries deck and skill\n\n"
@@ -939,7 +939,8 @@ def bundled_multi(out_dir: str | Path, quick: bool = False, jobs=None) -> list[P
     n = 600 if quick else LINEUP_GAMES
     lineups = play_heroes(sim, heroes, FIELD, list(man.get("players") or [2, 3, 4, 5, 6]), "valkyries", n,
                           LINEUP_SEED)
-    ns = 6 if quick else games_for_precision(SEARCH_PRECISION, block=SEARCH_PLAYERS)
+    sp = None if quick else SEARCH_PRECISION  # the quick report's 6 games state no precision
+    ns = 6 if quick else games_for_precision(sp, block=SEARCH_PLAYERS)
     search = play_heroes(sim, [*heroes, "search"], FIELD, [SEARCH_PLAYERS], "valkyries", ns, SEARCH_SEED)
     rows = base / "lineups-run"  # the rows behind the ladder, kept beside the run (not committed)
     rows.mkdir(parents=True, exist_ok=True)
@@ -953,7 +954,7 @@ def bundled_multi(out_dir: str | Path, quick: bool = False, jobs=None) -> list[P
         reading_runs[name] = run_bundled("valhalla/multi.toml", base / f"run-{name}", 100 if quick else GAMES,
                                          seed=SEED, jobs=jobs, overrides=over)
     spec = next(v for name, kind, v in sim.policy_specs if name == "search")
-    info = {"field": FIELD, "games": n, "seed": LINEUP_SEED, "search_seed": SEARCH_SEED,
+    info = {"field": FIELD, "games": n, "seed": LINEUP_SEED, "search_seed": SEARCH_SEED, "search_precision": sp,
             "search": f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, "
                       f"{spec.get('budget', '')}"}
     return multi_report(run, base, lineups, search, info, reading_runs)

@@ -89,10 +89,9 @@ def read_multi(fields) -> dict:
     presets = literal_from_source("simkit.games.valhalla.multi.policies", "PRESETS")
     params = literal_from_source("simkit.games.valhalla.multi.policies", "PARAMS")
     policies = read_policies(fields, presets, LEARNED_KINDS, params, ["builder", "raider"])
-    from simkit.core.opponent import defined_policies, read_field  # not imported with the kernels: keys none
+    from simkit.core.opponent import read_field  # not imported with the kernels: it keys none of them
 
-    field = read_field(fields, presets, policies,
-                       defined_policies(fields, presets, LEARNED_KINDS, params, ["builder", "raider"]))
+    field = read_field(fields, presets, policies, LEARNED_KINDS, params, ["builder", "raider"])
     r = fields.table("rules", default={})
     options = {name: r.get(name, str, default, choices=list(allowed)) for name, (allowed, default) in OPTIONS.items()}
     options["wild_warriors"] = r.get("wild_warriors", bool, True)

@@ -64,12 +64,8 @@ def read_multiplayer(fields, variant: str) -> dict:
             raise fields.error(f"players[{i}]", f"must be one of {', '.join(map(str, allowed))} for {variant} "
                                                 f"(got {np_!r})")
     pr = presets()
-    policies = read_policies(fields, pr, LEARNED_KINDS,
+    policies = read_policies(fields, pr, LEARNED_KINDS,  # a search's base kind and parameters filled in
                              literal_from_source("simkit.games.valka.multiplayer.policies", "PARAMS"), ["balanced", "aggressive", "cautious"])
-    for name, kind, values in policies:
-        if kind == "search" and "base_kind" not in values:
-            b = pr[values["base"]]
-            values["base_kind"], values["base_params"] = b[0], dict(b[1])
     opponents = fields.get("opponents", list, [])
     known = {p[0] for p in policies}
     extra = []
