@@ -59,7 +59,8 @@ bench: setup
 
 # The bundled learned policies: expert iteration over `search` (simkit train), reproducible from the seed
 # whatever the number of workers; make report plays the committed weights. The Lonequest's: expert iteration
-# (lonequest.learned_expert.npz), then six iterations from game outcomes starting from it (--method outcomes).
+# (lonequest.learned_expert.npz), then six iterations from game outcomes starting from it (--method outcomes), then
+# the value of its positions for `search` to stand on (--method value: lonequest.value.npz).
 # The runs of several iterations keep the last (--keep last): the committed weights were written that way,
 # before `simkit train` kept the best of its iterations by default.
 train: setup
@@ -70,9 +71,15 @@ train: setup
 	  --seed 41 --budget 48000 --iterations 6 --epsilon 0.05 --l2 1e-3 \
 	  --init scenarios/valka/lonequest.learned_expert.npz --reference scenarios/valka/lonequest.learned_expert.npz \
 	  --eval-games 1500 --keep last --out runs/train-lonequest-outcomes --weights scenarios/valka/lonequest.learned.npz
+	$(BIN)/simkit train scenarios/valka/lonequest.toml --name vsearch --method value --base greedy_trader_tuned \
+	  --init scenarios/valka/lonequest.learned.npz --budget 10000 --seed 7 --depth 16 --teacher 48 \
+	  --out runs/value-lonequest --weights scenarios/valka/lonequest.value.npz
 	$(BIN)/simkit train scenarios/valhalla/solo.toml --name learned --base builder_tuned --seed 2027 --budget 400 \
 	  --iterations 2 --teacher 8 --share 0.25 --eval-games 100 --teacher-games 0 --keep last --out runs/train-valhalla \
 	  --weights scenarios/valhalla/solo.learned.npz
+	$(BIN)/simkit train scenarios/valhalla/solo.toml --name vsearch --method value --base builder_tuned \
+	  --set 'monsters=["dragon"]' --set 'variants=["base"]' --set 'levels=[1]' --set 'jarls=["sigurd"]' \
+	  --budget 10000 --seed 7 --depth 16 --teacher 16 --out runs/value-valhalla --weights scenarios/valhalla/solo.value.npz
 	$(BIN)/simkit train scenarios/valkyrie_incident/train_standard.toml --name learned --base focused --seed 2026 \
 	  --budget 80 --iterations 1 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
 	  --out runs/train-valkyrie-standard --weights scenarios/valkyrie_incident/standard.learned.npz

@@ -934,9 +934,16 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
               help="Stop once the learned policy is shown within this of its teacher (95% lower bound of learned − "
                    "teacher above −tolerance), on at least 3 / tolerance teacher games (150 at 0.02): fewer never "
                    "stop the training.")
-@click.option("--method", type=click.Choice(["expert", "outcomes"]), default="expert", show_default=True,
+@click.option("--method", type=click.Choice(["expert", "outcomes", "value"]), default="expert", show_default=True,
               help="expert: expert iteration over `search` (labels: the teacher's choices); outcomes: a logistic "
-                   "value of the action played fitted to how each game ended (labels free from every game).")
+                   "value of the action played fitted to how each game ended (labels free from every game); value: "
+                   "the value of a policy's positions (--init weights, else --base), for a `search` whose rollouts "
+                   "stop after --depth decisions.")
+@click.option("--depth", type=click.IntRange(min=1, max=100_000), default=8, show_default=True,
+              help="--method value: decisions each rollout of the written scenario's search plays before the value "
+                   "scores its position.")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="--method value: override a scenario value while collecting (repeatable), e.g. one cell.")
 @click.option("--epsilon", type=click.FloatRange(min=0.0, max=1.0), default=0.02, show_default=True,
               help="--method outcomes: share of the decisions played at random while collecting (exploration).")
 @click.option("--window", type=click.IntRange(min=1, max=100), default=1, show_default=True,
@@ -965,8 +972,8 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_jobs_option
 def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget, iterations, share, hidden, eval_games,
-              teacher_games, tolerance, method, epsilon, window, init, reference, l2, margin, target, search_games,
-              keep, metric, seed, quiet, jobs):
+              teacher_games, tolerance, method, depth, sets, epsilon, window, init, reference, l2, margin, target,
+              search_games, keep, metric, seed, quiet, jobs):
     """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
 
     Each iteration plays games with the current policy, asks the teacher (`search` over the current policy) at a
@@ -977,12 +984,29 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
     them at random) is labelled with how the game ended for the mover, and a logistic value of each explored
     action's advantage over the policy's own is fitted and added to the policy (docs/strategy.md).
 
+    With --method value: the value of a policy's positions, fitted the same way to games it plays, for a `search`
+    over it whose rollouts stop after --depth decisions and read the value there (more rollouts for the work).
+
     \b
     Examples:
       simkit train scenarios/toy/draw.toml --name learned --base timid --budget 400 --out runs/toy-learned
       simkit train scenarios/toy/draw.toml --name learned --base timid --method outcomes --epsilon 0.2 \
         --budget 4000 --iterations 2 --out runs/toy-outcomes
+      simkit train scenarios/toy/draw.toml --name vsearch --base stop_at_8 --method value --depth 1 \
+        --budget 4000 --out runs/toy-value
     """
+    if sets and method != "value":
+        raise InputError("--set: only with --method value (the other methods train on the whole scenario)")
+    if method == "value":
+        from simkit.core.value import train_value
+
+        r = train_value(scenario, name, out, base=base, init=init, budget=budget, seed=seed, l2=l2, depth=depth,
+                        rollouts=rollouts, jobs=_cores(jobs), weights=weights, metric=metric, overrides=sets)
+        click.echo(render(r.rows(), "table"), nl=False)
+        click.echo(f"the value of {r.policy}'s positions (held out: every fifth game); wrote {r.weights} and "
+                   f"{r.scenario}, which plays {r.name}: search over {r.policy} with rollouts cut after {depth} "
+                   "decisions")
+        return
     if method == "outcomes":
         from simkit.core.value import train_outcomes
 

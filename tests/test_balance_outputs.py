@@ -209,7 +209,7 @@ def test_the_lonequest_copies_load_with_an_edit_to_a_printed_rulebook_value(tmp_
     # of the scenario must still find the learned policy's weights.
     data = tmp_path / "valka"
     data.mkdir()
-    for name in ("lonequest.toml", "cards.toml", "lonequest.learned.npz"):
+    for name in ("lonequest.toml", "cards.toml", "lonequest.learned.npz", "lonequest.value.npz"):
         shutil.copy(ROOT / "scenarios/valka" / name, data / name)
     scenario = data / "lonequest.toml"
     card_bytes = (data / "cards.toml").read_bytes()
@@ -241,7 +241,7 @@ def test_the_valhalla_solo_copies_find_the_unedited_deck(tmp_path):
     # as it is, and the run folder's copy of the scenario must name the original deck.toml from where it lies
     data = tmp_path / "valhalla"
     data.mkdir()
-    for name in ("solo.toml", "cards.toml", "deck.toml", "solo.learned.npz"):
+    for name in ("solo.toml", "cards.toml", "deck.toml", "solo.learned.npz", "solo.value.npz"):
         shutil.copy(ROOT / "scenarios/valhalla" / name, data / name)
     scenario = data / "solo.toml"
     d = read_toml(scenario)[0]

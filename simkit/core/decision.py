@@ -53,8 +53,10 @@ from simkit.core.policies import HEURISTIC, RANDOM, SEARCH  # noqa: F401  (re-ex
 from simkit.core.rng import next_u64, randbelow
 
 # search configuration vector (int64): what a `search` policy's parameters compile to
-CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS, CFG_CAUTION, CFG_EXPLORE = range(6)
-N_CFG = 6
+# (``CFG_DEPTH``: decisions a rollout plays before it reads the value; ``CFG_VALUE``: where the value model starts in
+# the base parameter vector, plus one; 0: no value, every rollout plays to the end)
+CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS, CFG_CAUTION, CFG_EXPLORE, CFG_DEPTH, CFG_VALUE = range(8)
+N_CFG = 8
 BUDGET_UNIFORM, BUDGET_HALVING, BUDGET_TREE = 0, 1, 2
 BUDGETS = {"uniform": BUDGET_UNIFORM, "halving": BUDGET_HALVING, "ismcts": BUDGET_TREE}
 # capacity of the rollouts' action buffer in `search_action`: every engine's MAX_ACTIONS must be at most this
@@ -161,6 +163,50 @@ def rollout(s, rng, env, base_kind, base_params, prng, buf, max_steps):
     return steps
 
 
+def leaf_value(s, env, n, cfg, base_params, prng, buf):
+    """The value of ``s`` for the mover, whose decision among ``buf[:n]`` it is: the value model's estimate of the
+    mover's reward under the rollouts' base policy, ``1 / (1 + exp(-(c + v . x(π(s)))))`` with ``x(π(s))`` the
+    features of the base policy's action here (``simkit.core.value.train_value``). The model sits in
+    ``base_params`` from ``cfg[CFG_VALUE] - 1``: its intercept ``c``, then a `learned` parameter vector scoring
+    with ``v``."""
+    off = cfg[CFG_VALUE] - 1
+    a = _policy(cfg[CFG_BASE_KIND], s, env, buf, n, base_params, prng)
+    scores = stack_empty(ROLLOUT_BUFFER, np.float64)  # n <= MAX_ACTIONS <= ROLLOUT_BUFFER
+    _value_scores(s, env, buf, n, base_params[off + 1:], prng, scores)
+    z = base_params[off]
+    for i in range(n):
+        if buf[i] == a:
+            z += scores[i]
+            break
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def rollout_value(s, rng, env, seat, cfg, base_params, prng, buf):
+    """``seat``'s reward after playing on from ``s`` with the base policy for every seat: to the end, or with a
+    value model (``cfg[CFG_VALUE]``) up to ``seat``'s first decision after ``cfg[CFG_DEPTH]`` decisions, where the
+    value's estimate stands in for the rest of the game (a rollout cut short: more rollouts for the same work)."""
+    base_kind = cfg[CFG_BASE_KIND]
+    max_steps = cfg[CFG_MAX_STEPS]
+    depth = cfg[CFG_DEPTH] if cfg[CFG_VALUE] > 0 else max_steps
+    steps = 0
+    while not _is_over(s) and steps < max_steps:
+        n = _legal_actions(s, env, buf)
+        if n == 0:
+            break
+        if steps >= depth and _to_move(s) == seat:
+            return leaf_value(s, env, n, cfg, base_params, prng, buf)
+        a = _policy(base_kind, s, env, buf, n, base_params, prng)
+        _apply_action(s, rng, env, a)
+        steps += 1
+    return _reward(s, env, seat)
+
+
+def no_value_scores(s, env, legal, n, params, prng, scores):
+    """The value scorer of a game without features (never called: its searches have no value model)."""
+    for i in range(n):
+        scores[i] = 0.0
+
+
 def search_action(s, rng, env, legal, n, cfg, base_params, srng):
     """The `search` policy's choice among ``legal[:n]`` (``search_values`` without the values)."""
     values = np.empty(max(n, 1), np.float64)
@@ -185,7 +231,6 @@ def search_values(s, rng, env, legal, n, cfg, base_params, srng, values):
     seat = _to_move(s)
     total = cfg[CFG_ROLLOUTS] * n
     base_kind = cfg[CFG_BASE_KIND]
-    max_steps = cfg[CFG_MAX_STEPS]
     caution = cfg[CFG_CAUTION] / 100.0
     s2 = np.zeros(s.shape[0], s.dtype)
     rng2 = np.zeros(4, np.uint64)
@@ -242,8 +287,7 @@ def search_values(s, rng, env, legal, n, cfg, base_params, srng, values):
                 _resample(s2, rng2, env, seat, rs)
                 reseed(prng2, rs)
                 _apply_action(s2, rng2, env, legal[i])
-                rollout(s2, rng2, env, base_kind, base_params, prng2, buf, max_steps)
-                v = _reward(s2, env, seat)
+                v = rollout_value(s2, rng2, env, seat, cfg, base_params, prng2, buf)
                 rew[n_samples, i] = v
                 sums[i] += v
                 cnt[i] += 1
@@ -451,6 +495,8 @@ class Search(NamedTuple):
     """A game's compiled `search` machinery (numba dispatchers; see ``specialize``)."""
 
     rollout: Callable
+    leaf_value: Callable
+    rollout_value: Callable
     search_action: Callable
     search_values: Callable
     ismcts_action: Callable
@@ -458,7 +504,7 @@ class Search(NamedTuple):
     play_to_end: Callable
 
 
-_TEMPLATES = (rollout, search_action, search_values, ismcts_action, choose, play_to_end)
+_TEMPLATES = (rollout, leaf_value, rollout_value, search_action, search_values, ismcts_action, choose, play_to_end)
 
 
 def _compile(templates, bindings: dict, module: str, prefix: str, nrt: bool = True) -> dict:
@@ -484,7 +530,7 @@ def _compile(templates, bindings: dict, module: str, prefix: str, nrt: bool = Tr
     return out
 
 
-def specialize(fns: Fns, module: str) -> Search:
+def specialize(fns: Fns, module: str, learned: Learned | None = None) -> Search:
     """Compile the generic search for one game, with the game's functions bound as globals.
 
     ``module`` is the name of the calling module (pass ``__name__``): the compiled copies are filed under its
@@ -492,11 +538,16 @@ def specialize(fns: Fns, module: str) -> Search:
     functions as arguments could not be cached, and would be compiled afresh in every process). Call it once, at
     module level, and bind the result to module-level names so that the game's kernels can call them::
 
-        SEARCH = D.specialize(FNS, __name__)
+        SEARCH = D.specialize(FNS, __name__, LEARNED_FNS)
         play_to_end = SEARCH.play_to_end
-    """
+
+    ``learned``: the game's compiled `learned` machinery (``specialize_learned``), whose scorer reads a `search`'s
+    value model (``leaf_value``); without it a search cannot have one."""
     bindings = dict(_legal_actions=fns.legal_actions, _apply_action=fns.apply_action, _is_over=fns.is_over,
-                    _to_move=fns.to_move, _reward=fns.reward, _resample=fns.resample, _policy=fns.policy)
+                    _to_move=fns.to_move, _reward=fns.reward, _resample=fns.resample, _policy=fns.policy,
+                    _value_scores=learned.learned_scores if learned is not None else None)
+    if learned is None:
+        bindings["_value_scores"] = _compile((no_value_scores,), {}, module, "search")["no_value_scores"]
     return Search(**_compile(_TEMPLATES, bindings, module, "search"))
 
 
@@ -721,10 +772,14 @@ def specialize_learned(features: Callable, base_policy: Callable, n_params: int,
 
 
 def search_config(rollouts: int = 16, base_kind: int = HEURISTIC, budget: str = "halving",
-                  max_steps: int = 100_000, caution: float = 1.0, exploration: float = 0.7) -> np.ndarray:
+                  max_steps: int = 100_000, caution: float = 1.0, exploration: float = 0.7, depth: int = 0,
+                  value_at: int = -1) -> np.ndarray:
     """The int64 configuration vector of a `search` policy (``caution`` in standard errors and ``exploration``,
-    the tree's UCB constant, kept in hundredths)."""
+    the tree's UCB constant, kept in hundredths; ``value_at``: where a value model starts in the base parameter
+    vector, -1 for none, and ``depth`` the decisions a rollout plays before reading it)."""
     cfg = np.zeros(N_CFG, np.int64)
+    cfg[CFG_DEPTH] = depth
+    cfg[CFG_VALUE] = value_at + 1
     cfg[CFG_EXPLORE] = int(round(exploration * 100))
     cfg[CFG_ROLLOUTS] = rollouts
     cfg[CFG_BASE_KIND] = base_kind

@@ -168,6 +168,33 @@ def read_learned_table(t, values: dict, expect: tuple | None = None) -> dict:
             "base_params": dict(model.base_params), "data_hash": model.data_hash}
 
 
+def read_value_file(t, values: dict, expect: tuple | None = None) -> dict:
+    """A `search` table's ``value``: a value model (``simkit train --method value``; relative to the scenario
+    file) the rollouts stop at after ``depth`` decisions (at least 1), for the scenario's ``(game, mode)``; not
+    with ``budget = "ismcts"`` (the tree credits every seat, the value is the mover's)."""
+    path = t.file_path("value", values.get("value", ""))
+    try:
+        model = load_model(path)
+    except InputError as exc:
+        raise t.error("value", f"names a file that is not a value model ({exc})") from None
+    if model.meta.get("method") != "value" or not isinstance(model.meta.get("intercept"), (int, float)):
+        raise t.error("value", f"names a policy's weights, not a value model ({path}); write one with simkit train "
+                               "--method value")
+    if expect is not None and all(isinstance(x, str) for x in expect) and (model.game, model.mode) != tuple(expect):
+        raise t.error("value", f"names a value model trained for {model.game}/{model.mode}, not "
+                               f"{expect[0]}/{expect[1]} ({path}); write one for this mode (simkit train --method "
+                               "value)")
+    if values.get("depth", 0) < 1:
+        raise t.error("depth", "must be at least 1 with a value model (the decisions each rollout plays before the "
+                               f"value scores its position; got {values.get('depth', 0)})")
+    if values.get("budget") == "ismcts":
+        raise t.error("value", "cannot score the rollouts of budget = \"ismcts\" (the tree credits every seat, a "
+                               "value model is the mover's); allowed budgets with a value: halving, uniform")
+    from simkit.core.scenario import cwd_relative
+
+    return {"value": cwd_relative(path), "value_data_hash": model.data_hash}
+
+
 # --- what a model was trained on -------------------------------------------------------------------------------
 
 def named_files(path: Path, data: dict) -> dict[str, Path]:
@@ -202,6 +229,10 @@ def stale_policies(policies: dict, current: str) -> list[str]:
     """One message for each learned policy (``describe()['policies']``) trained on other data than ``current``."""
     out = []
     for name, spec in policies.items():
+        if isinstance(spec, dict) and spec.get("value") and spec.get("value_data_hash") != current:
+            out.append(f"policy {name!r}'s value model ({spec.get('value')}) was trained on other card data or rules "
+                       f"than this scenario's (data hash {spec.get('value_data_hash')} against {current}): retrain "
+                       "it with simkit train --method value")
         if isinstance(spec, dict) and spec.get("kind") == "learned" and spec.get("data_hash") != current:
             out.append(f"policy {name!r} ({spec.get('weights')}) was trained on other card data or rules than this "
                        f"scenario's (data hash {spec.get('data_hash')} against {current}): retrain it with "

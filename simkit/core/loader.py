@@ -144,20 +144,22 @@ def stale_learned(path: Path, data: dict, sim) -> list[str]:
         policies = sim.describe().get("policies") or {}
     except Exception:  # noqa: BLE001 - a simulation without policies has no learned one
         return []
-    if not any(isinstance(p, dict) and p.get("kind") == "learned" for p in policies.values()):
+    if not any(isinstance(p, dict) and (p.get("kind") == "learned" or p.get("value")) for p in policies.values()):
         return []
     from simkit.core.learned import data_hash, load_model, stale_policies
 
     game, mode = registry.get_mode(data["game"], data["mode"])
     names = mode.feature_names()
     for name, spec in policies.items():
-        if isinstance(spec, dict) and spec.get("kind") == "learned":
-            model = load_model(spec["weights"])
+        if not isinstance(spec, dict):
+            continue
+        for fld in ("weights",) * (spec.get("kind") == "learned") + ("value",) * bool(spec.get("value")):
+            model = load_model(spec[fld])
             if (model.game, model.mode) != (data["game"], data["mode"]):
-                raise InputError(f"{path}: field 'policies.{name}.weights' names a policy trained for "
+                raise InputError(f"{path}: field 'policies.{name}.{fld}' names a model trained for "
                                  f"{model.game}/{model.mode}, not {data['game']}/{data['mode']}")
             if names is None or tuple(model.feature_names) != names:
-                raise InputError(f"{path}: field 'policies.{name}.weights' names a policy trained on other features "
+                raise InputError(f"{path}: field 'policies.{name}.{fld}' names a model trained on other features "
                                  f"({model.n_features}) than this engine has ({len(names or ())}): retrain it with "
                                  "simkit train")
     return stale_policies(policies, data_hash(path, data, game.rules_version))

@@ -19,7 +19,9 @@ SEARCH_KINDS = {"heuristic": HEURISTIC, "random": RANDOM, "search": SEARCH}
 # the kinds of a game whose engine has a feature function (`learned` policies, simkit.core.learned)
 LEARNED_KINDS = {**SEARCH_KINDS, "learned": LEARNED}
 # a `search` policy's own parameters: rollouts per legal action (mean), the base policy of the rollouts (a
-# heuristic or random policy of the scenario, by name), how the rollouts are spent
+# heuristic or random policy of the scenario, by name), how the rollouts are spent; with a value model (``value``,
+# a file ``simkit train --method value`` wrote) each rollout stops after ``depth`` decisions and the model's
+# estimate of the rest of the game stands in for it
 SEARCH_DEFAULTS = {"rollouts": 16, "base": "", "budget": "halving", "caution": 1.0}
 EXPLORATION = 0.7  # the tree's UCB constant (budget = "ismcts")
 
@@ -75,6 +77,15 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
             exploration = t.get("exploration", float, values.get("exploration", EXPLORATION), min=0.0, max=10.0)
             if values["budget"] == "ismcts":
                 values["exploration"] = exploration
+            depth = t.get("depth", int, values.get("depth", 0), min=0, max=100_000)
+            if t.has("value") or values.get("value"):
+                from simkit.core.learned import read_value_file
+
+                values["depth"] = depth
+                values.update(read_value_file(t, values, (fields.data.get("game"), fields.data.get("mode"))))
+            elif depth:
+                raise t.error("depth", "needs a value model (value = \"FILE.npz\", written by simkit train --method "
+                                       "value) to score the positions where the rollouts stop")
             t.finish()
             defined[name] = (kind, values)
             continue
@@ -129,13 +140,23 @@ def compile_policy(kind: str, values: dict, params: dict):
     from simkit.core.decision import search_config
 
     if kind == "search":
-        cfg = search_config(values["rollouts"], LEARNED_KINDS[values["base_kind"]], values["budget"],
-                            caution=float(values.get("caution", SEARCH_DEFAULTS["caution"])),
-                            exploration=float(values.get("exploration", EXPLORATION)))
         if values["base_kind"] == "learned":
             base = learned_vector(params, values["base_params"])
         else:
             base = param_vector(params, values["base_params"])
+        value_at = -1
+        if values.get("value"):  # the value model after the base policy's vector: its intercept, then its scorer
+            from simkit.core.learned import load_model
+
+            model = load_model(values["value"])
+            value_at = len(base)
+            base = np.concatenate([base, [float(model.meta["intercept"])],
+                                   learned_vector(params, {"weights": values["value"], "temperature": 0.0,
+                                                           "base_params": model.base_params})])
+        cfg = search_config(values["rollouts"], LEARNED_KINDS[values["base_kind"]], values["budget"],
+                            caution=float(values.get("caution", SEARCH_DEFAULTS["caution"])),
+                            exploration=float(values.get("exploration", EXPLORATION)),
+                            depth=int(values.get("depth", 0)), value_at=value_at)
         return SEARCH, np.zeros(len(params), np.float64), cfg, base
     if kind == "learned":
         vec = learned_vector(params, values)

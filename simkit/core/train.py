@@ -184,13 +184,25 @@ def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, cfg, 
 
 
 def _repointed(scenario: Path, data: dict, out_dir: Path, relative: bool) -> dict:
-    """A copy of the scenario's tables whose card files are named from ``out_dir`` (relative or absolute paths;
-    the data hash is unchanged: it hashes their contents)."""
+    """A copy of the scenario's tables whose card files, and the files its policies name (a learned policy's
+    ``weights``, a search's ``value``), are named from ``out_dir`` (relative or absolute paths; the data hash is
+    unchanged: it hashes their contents)."""
     from simkit.core.learned import named_files
+
+    def moved(p: Path) -> str:
+        return os.path.relpath(p.resolve(), out_dir.resolve()) if relative else str(p.resolve())
 
     d = dict(data)
     for field_name, p in named_files(scenario, data).items():
-        d[field_name] = os.path.relpath(p.resolve(), out_dir.resolve()) if relative else str(p.resolve())
+        d[field_name] = moved(p)
+    pols = d.get("policies")
+    if isinstance(pols, dict):
+        d["policies"] = {k: dict(v) if isinstance(v, dict) else v for k, v in pols.items()}
+        for table in d["policies"].values():
+            for key in ("weights", "value"):
+                v = table.get(key) if isinstance(table, dict) else None
+                if isinstance(v, str) and v and not Path(v).is_absolute():
+                    table[key] = moved(Path(scenario).parent / v)
     return d
 
 

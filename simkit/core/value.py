@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -456,3 +457,127 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
     LM.load_model(result.iterations[chosen].weights).save(result.weights)
     _write_scenario(source, read_toml(source)[0], out_dir, name, result.weights)
     return result
+
+
+# --- a value model for `search` (issue 41: search that stands on a learned value) ------------------------------
+
+@dataclass
+class ValueResult:
+    name: str
+    policy: str  # the policy the value is of (the rollouts' base policy)
+    weights: Path
+    scenario: Path
+    games: int
+    decisions: int
+    fitted: int
+    won: float
+    logloss: float
+    base_logloss: float
+    auc: float
+    intercept: float
+
+    def rows(self) -> list[dict]:
+        return [{"policy": self.policy, "games": f"{self.games:,}", "decisions": f"{self.decisions:,}",
+                 "fitted": f"{self.fitted:,}", "mover won": f"{self.won:.4f}",
+                 "held-out log loss (constant)": f"{self.logloss:.4f} ({self.base_logloss:.4f})",
+                 "AUC": f"{self.auc:.3f}", "intercept": f"{self.intercept:+.4f}"}]
+
+
+def train_value(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | None = None,
+                init: str | Path | None = None, budget: int = 20000, seed: int = 1, l2: float = 1e-4,
+                depth: int = 8, rollouts: int = 32, jobs: int = 1, weights: str | Path | None = None,
+                metric: str = "won", overrides=()) -> ValueResult:
+    """Fit the value of a policy (``init`` weights, else the base heuristic) for `search` to stand on: ``budget``
+    games played by it without exploration, at every decision with two or more legal actions the features of the
+    policy's action ``x(π(s))`` and how the game ended for the mover, and the logistic regression ``logit P(won)
+    = c + v . x(π(s))`` (:func:`fit_value`; one game seed in five held out to judge it). Written as a model
+    scoring with ``v`` (``meta``: ``method = "value"``, ``intercept = c``) at ``weights`` (default
+    ``SCENARIO_STEM.NAME.npz`` next to the scenario), with ``out_dir/scenario.toml``: the scenario playing
+    ``[policies.NAME]``, a `search` over the policy with ``rollouts`` whose rollouts stop after ``depth``
+    decisions and read the value there (``decision.rollout_value``). ``overrides`` (``--set``) play the games
+    in part of the scenario, e.g. one cell: the value is then that part's (the written scenario has none)."""
+    from joblib import Parallel, delayed
+
+    from simkit.core import learned as LM
+    from simkit.core import registry
+    from simkit.core.paths import check_out_path
+    from simkit.core.policies import HEURISTIC, LEARNED, learned_vector
+    from simkit.core.scenario import read_toml
+    from simkit.core.train import _repointed, _training_copy, _write_toml
+    from simkit.core.tune import _scenario_parts
+
+    scenario = Path(scenario)
+    out_dir = Path(out_dir)
+    data, mode = _scenario_parts(scenario, list(overrides))
+    game = registry.get_game(data["game"])
+    if mode.engine is None:
+        raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no decision-point engine to train on")
+    if not name.isidentifier():
+        raise InputError(f"--name: must be a policy name of letters, digits and _ (got {name!r})")
+    if depth < 1:
+        raise InputError(f"--depth: must be at least 1 (got {depth})")
+    check_out_path(out_dir, "--out")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"--out {out_dir}: is a file, not a folder")
+    weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
+    if not weights.parent.is_dir():
+        raise InputError(f"--weights: the folder {weights.parent} does not exist")
+    check_out_path(weights, "--weights")
+    if init is not None:
+        LM.load_model(init)  # an InputError naming the file if it is not one
+    dhash = LM.data_hash(scenario, data, game.rules_version)
+    source = scenario
+    st = stage(source, data, mode, name, base, out_dir, metric)
+    dg, spec, base, base_vec, base_params = st.dg, st.spec, st.base, st.base_vec, st.base_params
+    if overrides:  # the workers' copy plays what the engine above plays: the scenario with the overrides
+        _training_copy(source, data, out_dir, name)
+    if init is not None:
+        start = LM.load_model(init)
+        if list(start.feature_names) != list(dg.feature_names):
+            raise InputError(f"--init {init}: must be a model over this mode's features")
+        kind = LEARNED
+        cur = learned_vector(spec, {"weights": str(init), "temperature": 0.0, "base_params": base_params})
+        policy = Path(init).name
+    else:
+        kind, cur, policy = HEURISTIC, base_vec, base
+    f = len(dg.feature_names)
+    seeds = [(seed * 1000 + 900) * 1_000_000 + g for g in range(budget)]
+    jobs_ = max(jobs, 1)
+    if jobs_ > 1:
+        parts = Parallel(n_jobs=jobs_)(delayed(_collect_chunk)(data["game"], data["mode"], str(st.scenario), kind,
+                                                               cur, base_vec, seeds[i::jobs_], 0.0, seed)
+                                       for i in range(jobs_) if seeds[i::jobs_])
+    else:
+        parts = [collect_outcomes(dg, kind, cur, base_vec, seeds, 0.0, seed)]
+    pool = Decisions.join(parts, f)
+    if len(pool) == 0:
+        raise InputError(f"{source}: the games had no decision with two or more legal actions")
+    held = (pool.game % 5) == 0
+    if held.all() or not held.any():
+        held = np.zeros(len(pool), bool)
+    fit = fit_value(pool.take(~held), l2=l2, max_iter=5000)
+    loss, base_loss, area = heldout_scores(fit, pool.take(held) if held.any() else pool)
+    model = LM.Model(data["game"], data["mode"], list(dg.feature_names), fit.v, np.zeros((0, f)), np.zeros(0),
+                     np.zeros(0), base, base_params, dhash,
+                     {"method": "value", "policy": policy, "intercept": float(fit.intercept), "seed": seed,
+                      "games": budget, "trained_decisions": int((~held).sum()), "l2": l2,
+                      "heldout_logloss": round(loss, 6), "heldout_auc": round(area, 6),
+                      **({"set": [str(o) for o in overrides]} if overrides else {})})
+    model.save(weights)
+    d = _repointed(source, read_toml(source)[0], out_dir, relative=True)
+    pols = dict(d.get("policies", {}))
+    base_name = base
+    if init is not None:  # the scenario's own learned policy that plays these weights, else a new one
+        rel = os.path.relpath(Path(init).resolve(), out_dir.resolve())
+        same = [k for k, v in pols.items() if k != name and isinstance(v, dict) and v.get("kind") == "learned"
+                and v.get("weights") == rel and not v.get("temperature")]
+        base_name = same[0] if same else f"{name}_policy"
+        pols[base_name] = pols.get(base_name) or {"kind": "learned", "weights": rel}
+    pols[name] = {"kind": "search", "base": base_name, "rollouts": rollouts, "depth": depth,
+                  "value": os.path.relpath(weights.resolve(), out_dir.resolve())}
+    d["policies"] = pols
+    d["play"] = [name] + [p for p in d.get("play", []) if p != name]
+    out = _write_toml(out_dir / "scenario.toml", d, f"# written by simkit train --method value from {source}: the "
+                                                     f"scenario with {name!r}, a search standing on the value\n")
+    return ValueResult(name, policy, weights, out, budget, len(pool), int((~held).sum()), float(pool.y.mean()),
+                       loss, base_loss, area, float(fit.intercept))

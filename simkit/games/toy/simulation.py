@@ -17,7 +17,7 @@ from simkit.games.toy.rules_version import RULES_VERSION
 from simkit.games.toy import engine as E
 
 FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy)
-SEARCHER = D.specialize(FNS, __name__)
+SEARCHER = D.specialize(FNS, __name__, E.LEARNED_FNS)
 play_to_end = SEARCHER.play_to_end
 
 

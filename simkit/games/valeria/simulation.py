@@ -31,7 +31,7 @@ from simkit.games.valeria.cards import K_NUM0, CardSet, load_cards
 from simkit.games.valeria.scenario import OPTIONS, read_valeria  # noqa: F401  (re-exported)
 
 FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy)
-SEARCHER = D.specialize(FNS, __name__)  # the generic search, compiled (and cached) for Valeria
+SEARCHER = D.specialize(FNS, __name__, E.LEARNED_FNS)  # the generic search, compiled (and cached) for Valeria
 play_to_end = SEARCHER.play_to_end
 # per game: winner mask, rounds, turns, decisions, capped, end conditions, Monsters slain, Events slain, then per
 # seat: score, herald, harvest

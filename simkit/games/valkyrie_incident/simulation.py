@@ -35,7 +35,7 @@ from simkit.games.valkyrie_incident.scenario import (  # noqa: F401  (re-exporte
 )
 
 FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, E.policy)
-SEARCHER = D.specialize(FNS, __name__)  # the generic search, compiled (and cached) for The Valkyrie Incident
+SEARCHER = D.specialize(FNS, __name__, E.LEARNED_FNS)  # the generic search, compiled (and cached) for The Valkyrie Incident
 play_to_end = SEARCHER.play_to_end
 COLUMNS = ("alpha_score", "omega_score", "alpha_victory", "omega_victory", "alpha_locations", "omega_locations",
            "winner", "turns", "decisions", "alpha_cards_lo", "alpha_cards_hi", "omega_cards_lo", "omega_cards_hi")

@@ -58,7 +58,7 @@ RECORDS = (*BLESSINGS, "bless_glory", *MISSIONS, "missions_held", "valhalla_glor
 PER_SEAT = PER_SEAT + RECORDS
 COLUMNS = SCALARS + tuple(f"{c}_{k}" for c in PER_SEAT for k in range(L.MAX_P))
 FNS = Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, pol.policy)
-SEARCHER = specialize(FNS, __name__)
+SEARCHER = specialize(FNS, __name__, pol.LEARNED_FNS)
 play_to_end = SEARCHER.play_to_end
 MAX_STEPS = 200_000
 

@@ -64,7 +64,7 @@ def policy(kind, s, env, legal, n, params, prng):
 
 
 FNS = Fns(legal_actions, apply_action, E.is_over, E.to_move, E.reward, E.resample, policy)
-SEARCHER = specialize(FNS, __name__)  # the generic search, compiled (and cached) for Valhalla Solo
+SEARCHER = specialize(FNS, __name__, pol.LEARNED_FNS)  # the generic search, compiled (and cached) for Valhalla Solo
 play_to_end = SEARCHER.play_to_end
 MAX_STEPS = 100_000
 

@@ -88,7 +88,7 @@ def fns() -> Fns:
     return Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, pol.policy)
 
 
-SEARCHER = specialize(fns(), __name__)  # the generic search, compiled (and cached) for the Lonequest
+SEARCHER = specialize(fns(), __name__, pol.LEARNED_FNS)  # the generic search, compiled (and cached) for the Lonequest
 play_to_end = SEARCHER.play_to_end
 
 

@@ -43,7 +43,7 @@ from simkit.games.valka.multiplayer.scenario import (  # noqa: F401  (re-exporte
 )
 
 FNS = D.Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, P.policy)
-SEARCHER = D.specialize(FNS, __name__)  # the generic search, compiled (and cached) for VÁLKA multiplayer
+SEARCHER = D.specialize(FNS, __name__, P.LEARNED_FNS)  # the generic search, compiled (and cached) for VÁLKA multiplayer
 play_to_end = SEARCHER.play_to_end
 VARIANTS = {"bounty-hunter": L.MODE_BOUNTY, "annihilation": L.MODE_ANNIHILATION, "duel": L.MODE_DUEL}
 G_COLS = ("hero_seat", "hero_order", "won", "first_seat", "first_won", "winner", "winners", "turns", "stalled",
