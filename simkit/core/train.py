@@ -225,16 +225,49 @@ def _training_copy(scenario: Path, data: dict, out_dir: Path, name: str) -> Path
     return _write_toml(out_dir / ".train-scenario.toml", d)
 
 
-def _write_scenario(scenario: Path, data: dict, out_dir: Path, name: str, weights: Path) -> Path:
-    """``out_dir/scenario.toml``: the scenario with ``[policies.NAME]`` playing the learned policy first, its card
-    files named relative to ``out_dir``."""
+def _write_scenario(scenario: Path, data: dict, out_dir: Path, name: str, weights: Path,
+                    tables: dict | None = None, what: str = "") -> Path:
+    """``out_dir/scenario.toml``: the scenario with ``[policies.NAME]`` played first, its card files and the files
+    its policies name relative to ``out_dir``. ``[policies.NAME]`` plays the learned policy ``weights``, or is
+    ``tables[NAME]`` (``tables``: policy tables to add, their files already named from ``out_dir``; ``what``
+    says what NAME is in the header)."""
     d = _repointed(scenario, data, out_dir, relative=True)
     pols = dict(d.get("policies", {}))
-    pols[name] = {"kind": "learned", "weights": os.path.relpath(weights.resolve(), out_dir.resolve())}
+    pols.update(tables or {name: {"kind": "learned", "weights": os.path.relpath(weights.resolve(), out_dir.resolve())}})
     d["policies"] = pols
     d["play"] = [name] + [p for p in d.get("play", []) if p != name]
-    return _write_toml(out_dir / "scenario.toml", d,
-                       f"# written by simkit train from {scenario}: the scenario with the learned policy {name!r}\n")
+    return _write_toml(out_dir / "scenario.toml", d, f"# written by simkit train from {scenario}: the scenario with "
+                                                     f"{what or 'the learned policy'} {name!r}\n")
+
+
+def prepare(scenario: str | Path, name: str, out_dir: str | Path, weights: str | Path | None, overrides=()):
+    """The checks every training method makes first, before any game and before anything is written: the
+    scenario (with ``overrides``, ``--set``) and its mode's engine, the policy name, the ``--out`` folder and the
+    ``--weights`` file (default ``SCENARIO_STEM.NAME.npz`` next to the scenario). Returns ``(scenario, out_dir,
+    data, mode, weights, data hash)``."""
+    from simkit.core import learned as LM
+    from simkit.core import registry
+    from simkit.core.paths import check_out_path
+    from simkit.core.tune import _scenario_parts
+
+    scenario = Path(scenario)
+    out_dir = Path(out_dir)
+    data, mode = _scenario_parts(scenario, list(overrides))
+    game = registry.get_game(data["game"])
+    if mode.engine is None:
+        raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no decision-point engine to train on")
+    if not name.isidentifier():
+        raise InputError(f"--name: must be a policy name of letters, digits and _ (got {name!r})")
+    check_out_path(out_dir, "--out")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"--out {out_dir}: is a file, not a folder")
+    weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
+    if not weights.parent.is_dir():
+        raise InputError(f"--weights: the folder {weights.parent} does not exist")
+    check_out_path(weights, "--weights")
+    if weights.is_dir():
+        raise InputError(f"--weights {weights}: is a folder; name the .npz file to write")
+    return scenario, out_dir, data, mode, weights, LM.data_hash(scenario, data, game.rules_version)
 
 
 @dataclass
@@ -310,40 +343,20 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
     from joblib import Parallel, delayed
 
     from simkit.core import learned as LM
-    from simkit.core import registry
     from simkit.core.decision import search_config
-    from simkit.core.policies import HEURISTIC, LEARNED, learned_vector, param_vector
+    from simkit.core.policies import HEURISTIC, LEARNED, learned_vector
     from simkit.core.scenario import read_toml
-    from simkit.core.tune import _build, _scenario_parts, per_game_means
-
-    scenario = Path(scenario)
-    out_dir = Path(out_dir)
-    data, mode = _scenario_parts(scenario, [])
-    game = registry.get_game(data["game"])
-    if mode.engine is None:
-        raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no decision-point engine to train on")
-    if not name.isidentifier():
-        raise InputError(f"--name: must be a policy name of letters, digits and _ (got {name!r})")
-    from simkit.core.paths import check_out_path
+    from simkit.core.tune import _build, per_game_means
 
     # every argument is checked before the first game and before anything is written (the --out folder, its
     # scenario copies, a weights file): the engine is built from a training copy in a temporary folder first
-    check_out_path(out_dir, "--out")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"--out {out_dir}: is a file, not a folder")
+    scenario, out_dir, data, mode, weights, dhash = prepare(scenario, name, out_dir, weights)
     if budget < iterations:
         raise InputError(f"--budget: must be at least the number of iterations ({iterations}; got {budget})")
     if teacher_base not in ("learned", "heuristic"):
         raise InputError(f"--teacher-base: must be one of 'learned', 'heuristic' (got {teacher_base!r})")
     if keep not in KEEP:
         raise InputError(f"--keep: must be one of {', '.join(map(repr, KEEP))} (got {keep!r})")
-    weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
-    if not weights.parent.is_dir():
-        raise InputError(f"--weights: the folder {weights.parent} does not exist")
-    check_out_path(weights, "--weights")
-    if weights.is_dir():
-        raise InputError(f"--weights {weights}: is a folder; name the .npz file to write")
-    dhash = LM.data_hash(scenario, data, game.rules_version)
     source = scenario
     st = stage(source, data, mode, name, base, out_dir, metric)
     scenario, data, dg, spec, base = st.scenario, st.data, st.dg, st.spec, st.base

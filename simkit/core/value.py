@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.core.train import EVAL, KEEP, Gap, _gap, _stream, _write_scenario, keep_iteration, stage
+from simkit.core.train import EVAL, KEEP, Gap, _gap, _stream, _write_scenario, keep_iteration, prepare, stage
 from simkit.errors import InputError
 
 
@@ -164,6 +164,29 @@ def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, seeds
 
     _, mode = registry.get_mode(mode_game, mode_name)
     return collect_outcomes(mode.engine(scenario), kind, params, base_vec, seeds, epsilon, seed)
+
+
+def collect(data: dict, scenario: Path, dg, kind: int, params: np.ndarray, base_vec: np.ndarray, seeds: list[int],
+            epsilon: float, seed: int, jobs: int) -> Decisions:
+    """``collect_outcomes`` over ``seeds``, in ``jobs`` worker processes (each rebuilds the engine from
+    ``scenario``, the training copy) or here with ``dg``: the same decisions whatever ``jobs``."""
+    from joblib import Parallel, delayed
+
+    jobs = max(jobs, 1)
+    if jobs == 1:
+        return Decisions.join([collect_outcomes(dg, kind, params, base_vec, seeds, epsilon, seed)],
+                              len(dg.feature_names))
+    parts = Parallel(n_jobs=jobs)(delayed(_collect_chunk)(data["game"], data["mode"], str(scenario), kind, params,
+                                                          base_vec, seeds[i::jobs], epsilon, seed)
+                                  for i in range(jobs) if seeds[i::jobs])
+    return Decisions.join(parts, len(dg.feature_names))
+
+
+def held_out(data: Decisions) -> np.ndarray:
+    """The decisions of every fifth game seed (what a fit is judged on), or none when that leaves nothing on
+    either side."""
+    held = (data.game % 5) == 0
+    return np.zeros(len(data), bool) if held.all() or not held.any() else held
 
 
 @dataclass
@@ -320,26 +343,12 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
     ``is_base`` (feature 0) the fitted advantage is added to, so that the first iteration leaves the heuristic's
     action only for a fitted advantage above ``margin`` (logit units). Output as ``train``'s: each iteration's weights and
     ``scenario.toml`` in ``out_dir``, the final weights at ``weights``."""
-    from joblib import Parallel, delayed
-
     from simkit.core import learned as LM
-    from simkit.core import registry
-    from simkit.core.paths import check_out_path
     from simkit.core.policies import HEURISTIC, LEARNED, learned_vector
     from simkit.core.scenario import read_toml
-    from simkit.core.tune import _build, _scenario_parts, per_game_means
+    from simkit.core.tune import _build, per_game_means
 
-    scenario = Path(scenario)
-    out_dir = Path(out_dir)
-    data, mode = _scenario_parts(scenario, [])
-    game = registry.get_game(data["game"])
-    if mode.engine is None:
-        raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no decision-point engine to train on")
-    if not name.isidentifier():
-        raise InputError(f"--name: must be a policy name of letters, digits and _ (got {name!r})")
-    check_out_path(out_dir, "--out")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"--out {out_dir}: is a file, not a folder")
+    scenario, out_dir, data, mode, weights, dhash = prepare(scenario, name, out_dir, weights)
     if budget < iterations:
         raise InputError(f"--budget: must be at least the number of iterations ({iterations}; got {budget})")
     if not 0.0 <= epsilon <= 1.0:
@@ -358,14 +367,9 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         raise InputError("--margin: only without --init (it is the start from the base heuristic)")
     if keep not in KEEP:
         raise InputError(f"--keep: must be one of {', '.join(map(repr, KEEP))} (got {keep!r})")
-    weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
-    if not weights.parent.is_dir():
-        raise InputError(f"--weights: the folder {weights.parent} does not exist")
-    check_out_path(weights, "--weights")
     for p in (init, reference):
         if p is not None:
             LM.load_model(p)  # an InputError naming the file if it is not one
-    dhash = LM.data_hash(scenario, data, game.rules_version)
     source = scenario
     st = stage(source, data, mode, name, base, out_dir, metric)  # every check before anything is written
     scenario, data, dg, spec, base = st.scenario, st.data, st.dg, st.spec, st.base
@@ -398,22 +402,12 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         bar = tqdm(total=iterations, desc=f"train {name} (outcomes)", unit="iteration", leave=False)
     for it in range(1, iterations + 1):
         seeds = [(seed * 1000 + it) * 1_000_000 + 500_000 + g for g in range(per_iter)]
-        jobs_ = max(jobs, 1)
-        chunks = [seeds[i::jobs_] for i in range(jobs_)] if jobs_ > 1 else [seeds]
-        if jobs_ > 1:
-            parts = Parallel(n_jobs=jobs_)(delayed(_collect_chunk)(data["game"], data["mode"], str(scenario), kind,
-                                                                   cur, base_vec, ch, epsilon, seed)
-                                           for ch in chunks if ch)
-        else:
-            parts = [collect_outcomes(dg, kind, cur, base_vec, seeds, epsilon, seed)]
-        new = Decisions.join(parts, f)
+        new = collect(data, scenario, dg, kind, cur, base_vec, seeds, epsilon, seed, jobs)
         if len(new) == 0:
             raise InputError(f"{source}: the training games had no decision with two or more legal actions")
         recent = (recent + [new])[-window:]
         pool = Decisions.join(recent, f)
-        held = (pool.game % 5) == 0
-        if held.all() or not held.any():
-            held = np.zeros(len(pool), bool)
+        held = held_out(pool)
         fit = fit_value(pool.take(~held), l2=l2, target=target)
         w = scores_w + fit.w if target == "advantage" else fit.w
         ho = pool.take(held) if held.any() else pool
@@ -496,43 +490,21 @@ def train_value(scenario: str | Path, name: str, out_dir: str | Path, *, base: s
     ``[policies.NAME]``, a `search` over the policy with ``rollouts`` whose rollouts stop after ``depth``
     decisions and read the value there (``decision.rollout_value``). ``overrides`` (``--set``) play the games
     in part of the scenario, e.g. one cell: the value is then that part's (the written scenario has none)."""
-    from joblib import Parallel, delayed
-
     from simkit.core import learned as LM
-    from simkit.core import registry
-    from simkit.core.paths import check_out_path
     from simkit.core.policies import HEURISTIC, LEARNED, learned_vector
     from simkit.core.scenario import read_toml
-    from simkit.core.train import _repointed, _training_copy, _write_toml
-    from simkit.core.tune import _scenario_parts
+    from simkit.core.train import _training_copy
 
-    scenario = Path(scenario)
-    out_dir = Path(out_dir)
-    data, mode = _scenario_parts(scenario, list(overrides))
-    game = registry.get_game(data["game"])
-    if mode.engine is None:
-        raise InputError(f"{scenario}: mode {data['game']}/{data['mode']} has no decision-point engine to train on")
-    if not name.isidentifier():
-        raise InputError(f"--name: must be a policy name of letters, digits and _ (got {name!r})")
+    scenario, out_dir, data, mode, weights, dhash = prepare(scenario, name, out_dir, weights, overrides)
     if depth < 1:
         raise InputError(f"--depth: must be at least 1 (got {depth})")
-    check_out_path(out_dir, "--out")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"--out {out_dir}: is a file, not a folder")
-    weights = Path(weights) if weights is not None else scenario.parent / f"{scenario.stem}.{name}.npz"
-    if not weights.parent.is_dir():
-        raise InputError(f"--weights: the folder {weights.parent} does not exist")
-    check_out_path(weights, "--weights")
-    if init is not None:
-        LM.load_model(init)  # an InputError naming the file if it is not one
-    dhash = LM.data_hash(scenario, data, game.rules_version)
+    start = LM.load_model(init) if init is not None else None  # an InputError naming the file if it is not one
     source = scenario
     st = stage(source, data, mode, name, base, out_dir, metric)
     dg, spec, base, base_vec, base_params = st.dg, st.spec, st.base, st.base_vec, st.base_params
     if overrides:  # the workers' copy plays what the engine above plays: the scenario with the overrides
         _training_copy(source, data, out_dir, name)
-    if init is not None:
-        start = LM.load_model(init)
+    if start is not None:
         if list(start.feature_names) != list(dg.feature_names):
             raise InputError(f"--init {init}: must be a model over this mode's features")
         kind = LEARNED
@@ -542,19 +514,10 @@ def train_value(scenario: str | Path, name: str, out_dir: str | Path, *, base: s
         kind, cur, policy = HEURISTIC, base_vec, base
     f = len(dg.feature_names)
     seeds = [(seed * 1000 + 900) * 1_000_000 + g for g in range(budget)]
-    jobs_ = max(jobs, 1)
-    if jobs_ > 1:
-        parts = Parallel(n_jobs=jobs_)(delayed(_collect_chunk)(data["game"], data["mode"], str(st.scenario), kind,
-                                                               cur, base_vec, seeds[i::jobs_], 0.0, seed)
-                                       for i in range(jobs_) if seeds[i::jobs_])
-    else:
-        parts = [collect_outcomes(dg, kind, cur, base_vec, seeds, 0.0, seed)]
-    pool = Decisions.join(parts, f)
+    pool = collect(data, st.scenario, dg, kind, cur, base_vec, seeds, 0.0, seed, jobs)
     if len(pool) == 0:
         raise InputError(f"{source}: the games had no decision with two or more legal actions")
-    held = (pool.game % 5) == 0
-    if held.all() or not held.any():
-        held = np.zeros(len(pool), bool)
+    held = held_out(pool)
     fit = fit_value(pool.take(~held), l2=l2, max_iter=5000)
     loss, base_loss, area = heldout_scores(fit, pool.take(held) if held.any() else pool)
     model = LM.Model(data["game"], data["mode"], list(dg.feature_names), fit.v, np.zeros((0, f)), np.zeros(0),
@@ -564,20 +527,19 @@ def train_value(scenario: str | Path, name: str, out_dir: str | Path, *, base: s
                       "heldout_logloss": round(loss, 6), "heldout_auc": round(area, 6),
                       **({"set": [str(o) for o in overrides]} if overrides else {})})
     model.save(weights)
-    d = _repointed(source, read_toml(source)[0], out_dir, relative=True)
-    pols = dict(d.get("policies", {}))
-    base_name = base
-    if init is not None:  # the scenario's own learned policy that plays these weights, else a new one
-        rel = os.path.relpath(Path(init).resolve(), out_dir.resolve())
+    pols = read_toml(source)[0].get("policies", {})
+    tables, base_name = {}, base
+    if start is not None:  # the scenario's own learned policy that plays these weights, else a new one
         same = [k for k, v in pols.items() if k != name and isinstance(v, dict) and v.get("kind") == "learned"
-                and v.get("weights") == rel and not v.get("temperature")]
+                and not v.get("temperature") and isinstance(v.get("weights"), str)
+                and (source.parent / v["weights"]).resolve() == Path(init).resolve()]
         base_name = same[0] if same else f"{name}_policy"
-        pols[base_name] = pols.get(base_name) or {"kind": "learned", "weights": rel}
-    pols[name] = {"kind": "search", "base": base_name, "rollouts": rollouts, "depth": depth,
-                  "value": os.path.relpath(weights.resolve(), out_dir.resolve())}
-    d["policies"] = pols
-    d["play"] = [name] + [p for p in d.get("play", []) if p != name]
-    out = _write_toml(out_dir / "scenario.toml", d, f"# written by simkit train --method value from {source}: the "
-                                                     f"scenario with {name!r}, a search standing on the value\n")
+        if not same:
+            tables[base_name] = {"kind": "learned", "weights": os.path.relpath(Path(init).resolve(),
+                                                                                out_dir.resolve())}
+    tables[name] = {"kind": "search", "base": base_name, "rollouts": rollouts, "depth": depth,
+                    "value": os.path.relpath(weights.resolve(), out_dir.resolve())}
+    out = _write_scenario(source, read_toml(source)[0], out_dir, name, weights, tables,
+                          "the search standing on the value")
     return ValueResult(name, policy, weights, out, budget, len(pool), int((~held).sum()), float(pool.y.mean()),
                        loss, base_loss, area, float(fit.intercept))
