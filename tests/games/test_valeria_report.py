@@ -476,3 +476,115 @@ def test_a_search_preset_can_be_the_field_and_an_unknown_field_is_one_line(tmp_p
         loader.load(p)
     msg = str(err.value)
     assert "\n" not in msg and "'opponent'" in msg and "(got 'nobody')" in msg and "'hunter_tuned'" in msg
+
+
+def _herald_info(diffs: dict) -> dict:
+    """A :func:`herald_rows` info whose paired differences are ``diffs[(players, col)] = (estimate, p)`` (the
+    Herald and consolation means are not read by the policy check)."""
+    from simkit.core.stats import PairedDifference
+
+    out = {}
+    for (n, col), (e, p) in diffs.items():
+        d = PairedDifference(e, e - 0.1, e + 0.1, 500, p)
+        out.setdefault(n, {})[col] = (None, None, d)
+    return out
+
+
+def test_the_herald_policy_check_holms_every_cell_and_finds_opposite_directions():
+    """Issue 40: the Herald's answer under each policy. Hand-built: at 2 players the game is shorter under `a`
+    (p 1e-9) and longer under `b` (p 1e-8): a resolved change; the luck gap moves under `a` alone (p 1e-6: beyond
+    the noise after Holm over 12 cells, 0.025 / 12 > 1e-6) and not under `b` (p 0.2); a cell at p 0.004 is below
+    the level alone but not after Holm (0.004 · 9 > 0.025), so it carries no word."""
+    infos = {"a": _herald_info({(2, "rounds"): (-0.5, 1e-9), (2, "gap"): (-0.3, 1e-6), (2, "unlucky"): (0.01, 0.5),
+                                (3, "rounds"): (-0.2, 0.004), (3, "gap"): (0.0, 1.0), (3, "unlucky"): (0.0, 1.0)}),
+             "b": _herald_info({(2, "rounds"): (0.4, 1e-8), (2, "gap"): (-0.1, 0.2), (2, "unlucky"): (0.0, 1.0),
+                                (3, "rounds"): (-0.1, 0.3), (3, "gap"): (0.0, 1.0), (3, "unlucky"): (0.0, 1.0)})}
+    rows, changes = V.herald_policy_check(infos, "a", 0.025)
+    assert changes == [(2, "rounds", "b", "a")]
+    cell = {(r["players"], r["Herald − consolation"]): r for r in rows}
+    assert cell[(2, "rounds")]["`a` (strongest)"].endswith(" shorter")
+    assert cell[(2, "rounds")]["`b`"].endswith(" longer")
+    assert cell[(2, "luck gap")]["`a` (strongest)"].endswith(" narrower")
+    assert not cell[(2, "luck gap")]["`b`"].endswith("narrower")
+    assert cell[(3, "rounds")]["`a` (strongest)"] == "-0.20 [-0.30, -0.10]"  # p 0.004 alone, not after Holm
+    assert V.herald_policy_words(rows, "a") == ("the Herald shortens the game at 2 players; narrows the luck gap at 2 "
+                                                 "players; moves the unluckiest harvester's wins at no player count")
+    assert V.herald_policy_words(rows, "b") == ("the Herald lengthens the game at 2 players; moves the luck gap at no "
+                                                 "player count; moves the unluckiest harvester's wins at no player count")
+    said = V.herald_policy_sentence(changes, 12, 0.025)
+    assert said.startswith("**The Herald's effect changes direction with the policy:** at 2 players the rounds moves "
+                           "up under `b` and down under `a`")
+    calm = {p: _herald_info({(2, c): (-0.5, 1e-9) for c in ("rounds", "gap", "unlucky")}) for p in ("a", "b")}
+    assert V.herald_policy_check(calm, "a", 0.025)[1] == []
+    assert V.herald_policy_sentence([], 6, 0.025).startswith("**The Herald's effect does not change direction")
+
+
+def test_the_answers_section_ranks_the_cards_under_each_policy_and_finds_a_resolved_flip():
+    """Issue 40: the Citizens' ranking under each policy. Hand-built effects: `b` reverses Guard and Monk far beyond
+    their intervals (a resolved flip), Thief (tested under `a` only) is left out of the comparison."""
+    from simkit.core.stats import Estimate
+
+    e = lambda x: Estimate(x, x - 0.02, x + 0.02, 4000)  # noqa: E731
+    info = _herald_info({(4, c): (-0.3, 1e-9) for c in ("rounds", "gap", "unlucky")})
+    effects = {"a": {"Guard": e(0.20), "Monk": e(0.05), "Farmer": e(-0.10), "Thief": e(-0.2)},
+               "b": {"Guard": e(0.02), "Monk": e(0.25), "Farmer": e(-0.10)}}
+    sentence, section = V.answers_section({"a": info, "b": info}, effects, "a", 4000)
+    assert "Citizens and Domains (4 players): **The card ranking changes with the policy:** 1 resolved flip" in sentence
+    assert "**The Herald's effect does not change direction with the policy:**" in sentence
+    table = section.split("### Citizens and Domains, under each policy (4 players)\n\n", 1)[1].split("\n\n")[1]
+    lines = [ln for ln in table.splitlines() if ln.startswith("|")][2:]
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+    assert [c[0] for c in cells] == ["Guard", "Monk", "Farmer"]  # `a`'s order; Thief is not tested under `b`
+    assert cells[0][1] == "0.200 [0.180, 0.220] (1)" and cells[0][2] == "0.020 [0.000, 0.040] (2)"
+    assert V.answers_section({"a": info}, {"a": effects["a"]}, "a", 10) == ("", "")
+
+
+def _md_tables(part: str) -> list[list[dict]]:
+    out = []
+    for block in part.split("\n\n"):
+        lines = [ln for ln in block.splitlines() if ln.startswith("|")]
+        if len(lines) > 2:
+            head = [c.strip() for c in lines[0].strip("|").split("|")]
+            out.append([dict(zip(head, (c.strip() for c in ln.strip("|").split("|")))) for ln in lines[2:]])
+    return out
+
+
+def test_the_herald_and_citizens_policy_section_recounts_from_its_runs(tmp_path):
+    """Issue 40: the bundled page's Herald and Citizens under each practical policy. The strongest policy's Herald
+    cells are the Herald section's paired differences and its card cells the Citizens table's effects; another
+    policy's Herald cells are counted here from its own Herald and consolation runs (``run/policy-X`` and
+    ``run/policy-X-consolation``), and its card cells from its own replayed games."""
+    from simkit.games.valeria import report
+    from simkit.games.valeria.ownership import owned_games
+
+    report.bundled_report(tmp_path, quick=True, jobs=1)
+    base = tmp_path / "valeria"
+    text = (base / "report.md").read_text()
+    best = re.search(r"`(\w+)` \(strongest\)", text).group(1)
+    section = text.split("## Do the Herald and the Citizens depend on the policy?\n\n", 1)[1].split("\n## ", 1)[0]
+    herald_part, cards_part = section.split("### Citizens and Domains, under each policy", 1)
+    (h_rows,) = _md_tables(herald_part.split("### The 2E Herald against the 1E consolation, under each policy", 1)[1])
+    c_rows = _md_tables(cards_part)[0]
+    by_count = _md_tables(text.split("By player count:\n\n", 1)[1].split("\n## ", 1)[0])[0]
+    col = {"rounds": "rounds 2E − 1E", "luck gap": "luck gap 2E − 1E", "unluckiest wins": "unluckiest 2E − 1E"}
+    main = {r["players"]: r for r in by_count}
+    other = "economy" if best != "economy" else "hunter"
+    _, _, info = report.herald_rows(report.game_rows(results.scan(base / "run" / f"policy-{other}")),
+                                    report.game_rows(results.scan(base / "run" / f"policy-{other}-consolation")))
+    key = {"rounds": "rounds", "luck gap": "gap", "unluckiest wins": "unlucky"}
+    assert len(h_rows) == 3 * len(main)
+    for r in h_rows:
+        m = r["Herald − consolation"]
+        assert r[f"`{best}` (strongest)"].split(" [")[0] == main[r["players"]][col[m]].split(" [")[0], r
+        d = info[int(r["players"])][key[m]][2]
+        assert r[f"`{other}`"].startswith(report._pd(d, 3 if m == "unluckiest wins" else 2)), (r, d)
+    effects = {}
+    cards = load_cards(PLAYERS.parent / "cards.toml")
+    sim = loader.load(PLAYERS, [f'play=["{other}"]', f"players=[{report.CARD_PLAYERS}]"]).simulation
+    report.value_table(owned_games(sim, 200, report.SEED, block_size=500), cards, other, estimates=effects)
+    main_cards = {r["card"]: r["effect"] for r in _md_tables(text.split("## Citizens and Domains\n\n", 1)[1]
+                                                             .split("\n## ", 1)[0])[0]}
+    assert c_rows
+    for r in c_rows:
+        assert r[f"`{best}` (strongest)"].rsplit(" (", 1)[0] == main_cards[r["card"]]
+        assert r[f"`{other}`"].rsplit(" (", 1)[0] == report._iv(effects[r["card"]])

@@ -259,7 +259,17 @@ def test_the_page_opens_with_one_sentence_from_its_jarl_table(bundled):
     best, worst = max(est, key=lambda j: est[j].estimate), min(est, key=lambda j: est[j].estimate)
     policy = re.search(r"Under (?:the strongest practical policy, )?\*\*`(\w+)`\*\*", section).group(1)
     games = re.search(r"\(([\d,]+) games per cell\)", section).group(1)
-    tail = f"(`{policy}` at every seat, {games} games per cell)."
+    # the policy check's word on the Jarls, as the section below says it (issue 40: the lead says whether its ranking
+    # changes with the policy)
+    pol = text.split("## Does the ranking depend on the policy?\n\n", 1)[1].split("\n\n", 1)[0]
+    others = re.search(r"ranking change with the policy \((.*?) at every seat", pol).group(1).split(", ")
+    jarls = re.search(r"Jarls: \*\*(.*?)\*\* (no|\d+) resolved flip", pol)
+    assert jarls, pol
+    count = {1: "practical policy", 2: "two practical policies", 3: "three practical policies"}[len(others)]
+    clause = (f"; the Jarl ranking holds under the other {count}" if jarls.group(2) == "no" else
+              f"; the Jarl ranking depends on the policy ({jarls.group(2)} pair")
+    tail = lead[lead.index(f"(`{policy}` at every seat, {games} games per cell)"):]
+    assert tail.startswith(f"(`{policy}` at every seat, {games} games per cell){clause}"), tail
     near_b, near_w = overlapping(best, est), overlapping(worst, est)
     if best in near_w:
         assert lead == (f"No Jarl stands out: edges over the fair win share run from {cells[worst]} ({worst}) to "
@@ -420,3 +430,28 @@ def test_two_seats_p_is_paired_deal_by_deal():
     d = np.array([1.0] * 30 + [-1.0] * 10)
     want = 2 * student.sf(d.mean() / (d.std(ddof=1) / np.sqrt(40)), 39)
     assert R.seat_pair_p(seats, 2)("seat 1", "seat 2") == pytest.approx(want, rel=1e-9)
+
+
+def test_the_lead_says_whether_the_jarl_ranking_changes_with_the_policy():
+    """Issue 40: the lead ends with the policy check's word on the Jarls. Hand-built tables: under `b` Ottar and Styr
+    trade places far beyond their intervals (one resolved flip), under `c` nothing moves; with only `c` compared the
+    ranking holds; all three reversed under `b` is three pairs. The lead counts the other policies and does not
+    name them (a policy a lead names is one its headline plays, for the gate)."""
+    from simkit.core.stats import Estimate
+
+    e = lambda x: Estimate(x, x - 0.01, x + 0.01, 1000)  # noqa: E731
+    ref = {"Agnar": e(0.20), "Styr": e(-0.10), "Ottar": e(0.05)}
+    table = {"a": ref, "b": {"Agnar": e(0.20), "Styr": e(0.05), "Ottar": e(-0.10)}, "c": dict(ref)}
+    jarls = {"name": "Jarls", "table": table, "pair_p": None}
+    checked = R.ranking_checks([jarls], "a")
+    assert R.jarl_clause(checked) == ("; the Jarl ranking depends on the policy (1 pair of Jarls flips under the other "
+                                      "two practical policies)")
+    lead = R.lead_sentence(ref, "a", 1000, checked)
+    assert lead.endswith("(`a` at every seat, 1,000 games per cell); the Jarl ranking depends on the policy (1 pair "
+                         "of Jarls flips under the other two practical policies).")
+    rev = {"Agnar": e(-0.20), "Styr": e(0.20), "Ottar": e(0.05)}
+    assert R.jarl_clause(R.ranking_checks([{**jarls, "table": {"a": ref, "b": rev}}], "a")) == \
+        "; the Jarl ranking depends on the policy (3 pairs of Jarls flip under the other practical policy)"
+    calm = R.ranking_checks([{**jarls, "table": {"a": ref, "c": dict(ref)}}], "a")
+    assert R.jarl_clause(calm) == "; the Jarl ranking holds under the other practical policy"
+    assert R.jarl_clause([]) == ""

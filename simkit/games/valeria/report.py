@@ -241,13 +241,15 @@ def event_sentence(policy: str, info: dict, games: int) -> str:
 
 # ------------------------------------------------------------------------------------------- the value table
 
-def value_table(owned: dict, cards, policy: str, players: int = CARD_PLAYERS) -> tuple[list[dict], int]:
+def value_table(owned: dict, cards, policy: str, players: int = CARD_PLAYERS,
+                estimates: dict | None = None) -> tuple[list[dict], int]:
     """Per Citizen (owned at least once at the end) and per Domain (built): the owning seats' win rate (sole wins)
     against the other seats', and the difference, the deal as the unit (:func:`clustered_difference`); the flag is
     its t-test (:func:`clustered_difference_p`), Holm-corrected over every Citizen and Domain with owners
     (family-wise ``FAMILY``). A card no seat owned says "never bought by POLICY" (a Domain: "never built"); one
     with owners (or seats without it) in fewer than ``MIN_DEALS`` deals is shown, not tested (the cluster-robust
-    variance needs many clusters of each kind)."""
+    variance needs many clusters of each kind). ``estimates``, when given, receives each tested card's effect
+    (``{card: Estimate}``, the ``effect`` column's numbers)."""
     keep = owned["players"] == players
     n_rows = int(keep.sum())
     mask = owned["winners"][keep]
@@ -287,6 +289,8 @@ def value_table(owned: dict, cards, policy: str, players: int = CARD_PLAYERS) ->
             rows.append(row)
             continue
         e = clustered_difference(y1, m1, y0, m0)
+        if estimates is not None:
+            estimates[name] = e
         row.update({"effect": _iv(e), "_p": clustered_difference_p(y1, m1, y0, m0), "_e": e.estimate})
         tested.append(row)
         rows.append(row)
@@ -473,6 +477,138 @@ def policy_section(rows_by_policy: dict[str, pl.DataFrame], reference: str, game
         "their shares are not independent), **Holm-corrected over every pair of every policy compared** within "
         f"a player count, is below {level}, so the chance of calling any flip where the orders truly agree is at "
         "most 5% over the whole section.\n\n" + "".join(parts))
+    return sentence, section
+
+
+# the Herald's measures (herald_rows' info keys), the column words, and a significant difference's word each way
+HERALD_MEASURES = (("rounds", "rounds", "longer", "shorter"), ("gap", "luck gap", "wider", "narrower"),
+                   ("unlucky", "unluckiest wins", "more", "fewer"))
+# ... and in words: what the Herald does to it each way, and neither way
+HERALD_WORDS = {"rounds": ("lengthens the game", "shortens the game", "the game's length"),
+                "gap": ("widens the luck gap", "narrows the luck gap", "the luck gap"),
+                "unlucky": ("raises the unluckiest harvester's wins", "lowers the unluckiest harvester's wins",
+                            "the unluckiest harvester's wins")}
+
+
+def herald_policy_check(infos: dict[str, dict], reference: str, alpha: float) -> tuple[list[dict], list[tuple]]:
+    """Does the Herald's answer change with the policy? ``infos``: each policy's :func:`herald_rows` info (its own
+    2E Herald and 1E consolation runs, each policy in every seat, on the same deals). Every policy's paired
+    Herald − consolation difference of each measure at each player count is tested (its two-sided p), Holm over
+    all of them at ``alpha``. Returns ``(rows, changes)``: a row per player count and measure with each policy's
+    difference (the word of a Holm-significant one: "shorter", "narrower", ...), and the *resolved changes*
+    ``(players, measure label, policy up, policy down)``: a measure at a count that two policies move beyond the
+    noise in opposite directions."""
+    policies = [reference, *(p for p in infos if p != reference)]
+    counts = sorted(set.intersection(*(set(infos[p]) for p in policies)))
+    keys = [(n, col, p) for n in counts for col, *_ in HERALD_MEASURES for p in policies]
+    adj = dict(zip(keys, holm([infos[p][n][col][2].p_value for n, col, p in keys])))
+    rows, changes = [], []
+    for n in counts:
+        for col, label, up, down in HERALD_MEASURES:
+            row = {"players": n, "Herald − consolation": label}
+            sign = {}
+            for p in policies:
+                d = infos[p][n][col][2]
+                sig = adj[(n, col, p)] < alpha
+                if sig:
+                    sign[p] = 1 if d.estimate > 0 else -1
+                row[f"_{p}_{col}"] = sign.get(p, 0)
+                row[f"`{p}`" + (" (strongest)" if p == reference else "")] = (
+                    _pd(d, 2 if col != "unlucky" else 3) + (f" {up if d.estimate > 0 else down}" if sig else ""))
+            ups = [p for p, v in sign.items() if v > 0]
+            downs = [p for p, v in sign.items() if v < 0]
+            if ups and downs:
+                changes.append((n, label, ups[0], downs[0]))
+            rows.append(row)
+    return rows, changes
+
+
+def herald_policy_words(rows: list[dict], policy: str) -> str:
+    """What the Herald does under ``policy`` in words, from :func:`herald_policy_check`'s rows (the Holm verdicts of
+    its column)."""
+    bits = []
+    for col, *_ in HERALD_MEASURES:
+        moved = {v: [r["players"] for r in rows if r.get(f"_{policy}_{col}") == v] for v in (1, -1)}
+        said = [f"{HERALD_WORDS[col][i]} at {_counts(moved[v])}" for i, v in enumerate((1, -1)) if moved[v]]
+        bits.append(" and ".join(said) if said else f"moves {HERALD_WORDS[col][2]} at no player count")
+    return "the Herald " + "; ".join(bits)
+
+
+def herald_policy_sentence(changes: list[tuple], tests: int, alpha: float) -> str:
+    """The Herald check in words (:func:`herald_policy_check`'s changes)."""
+    if not changes:
+        return (f"**The Herald's effect does not change direction with the policy:** no measure at any player count "
+                f"moves one way under one policy and the other way under another beyond the noise (Holm over all "
+                f"{tests} paired differences, family-wise {alpha:.3g}).")
+    return ("**The Herald's effect changes direction with the policy:** "
+            + "; ".join(f"at {n} players the {label} moves up under `{a}` and down under `{b}`"
+                        for n, label, a, b in changes)
+            + f" (each beyond the noise: Holm over all {tests} paired differences, family-wise {alpha:.3g}).")
+
+
+def card_policy_check(effects: dict[str, dict[str, Estimate]], reference: str, alpha: float) -> list:
+    """The Citizens' and Domains' ranking by effect (owners' win rate less the other seats', :func:`value_table`)
+    under each policy, against ``reference``'s: :func:`simkit.core.sensitivity.sensitivity` over the cards tested
+    under every policy (a pair's p-value from the two effects' intervals, unpaired), Holm over every pair of every
+    policy at ``alpha``."""
+    from simkit.core.sensitivity import sensitivity
+
+    return sensitivity(effects, reference, alpha)
+
+
+def answers_section(infos: dict[str, dict], effects: dict[str, dict[str, Estimate]], reference: str,
+                    games: int) -> tuple[str, str]:
+    """``(sentence, section)``: do the Herald's and the Citizens' answers change with the policy? The two checks
+    (:func:`herald_policy_check`, :func:`card_policy_check`) share family-wise ``FAMILY``, half each (Bonferroni).
+    ("", "") with one policy."""
+    from simkit.core.sensitivity import markdown as sens_markdown
+    from simkit.core.sensitivity import ranking_sentence
+
+    if len(infos) < 2:
+        return "", ""
+    alpha = FAMILY / 2
+    others = [p for p in infos if p != reference]
+    h_rows, changes = herald_policy_check(infos, reference, alpha)
+    h_text = herald_policy_sentence(changes, len(h_rows) * len(infos), alpha)
+    comps = card_policy_check(effects, reference, alpha)
+    cards = [g for g in effects[reference] if all(g in effects[p] for p in effects)]
+    c_text = ranking_sentence(comps, {p: {g: t[g] for g in cards} for p, t in effects.items()}, reference, "card",
+                              "cards", alpha)
+    who = ", ".join(f"`{p}`" for p in others)
+    sentence = (f"Do the Herald's and the Citizens' answers change with the policy ({who} in every seat on the same "
+                f"deals, against `{reference}`; family-wise {FAMILY} over both, {alpha:.3g} each)? Herald: {h_text} "
+                f"Citizens and Domains ({CARD_PLAYERS} players): {c_text}")
+    ranks = {p: {g: 1 + sum(o.estimate > e.estimate for o in (t[h] for h in cards)) for g, e in t.items() if g in cards}
+             for p, t in effects.items()}
+    order = sorted(cards, key=lambda g: ranks[reference][g])
+    c_rows = [{"card": g, **{f"`{p}`" + (" (strongest)" if p == reference else ""):
+                             f"{_iv(effects[p][g])} ({ranks[p][g]})" for p in effects}} for g in order]
+    verdicts = "".join(f"- under `{p}`: {herald_policy_words(h_rows, p)}.\n" for p in infos)
+    h_shown = [{k: v for k, v in r.items() if not k.startswith("_")} for r in h_rows]
+    section = (
+        "## Do the Herald and the Citizens depend on the policy?\n\n"
+        f"{sentence}\n\n"
+        f"The Herald section and the Citizens and Domains table above are played by `{reference}` in every seat. "
+        f"Here every other practical policy of the ladder ({who}) plays every seat on the same {games:,} deals "
+        f"per count (root seed {SEED}), under the 2E Herald and under the 1E consolation, and its "
+        f"{CARD_PLAYERS}-player Herald games are replayed for what each seat owned at the end.\n\n"
+        "### The 2E Herald against the 1E consolation, under each policy\n\n"
+        "Each cell is the paired difference 2E − 1E over the deals (as in the Herald section's table), with its word "
+        "when the difference is beyond the noise: its two-sided p, **Holm-corrected over every cell of the table**, "
+        f"below {alpha:.3g}. The answer *changes* with the policy where one policy moves a measure up and another "
+        "down, both beyond the noise.\n\n"
+        + render(h_shown, "md") + "\n"
+        + "In words (the table's verdicts):\n\n" + verdicts + "\n"
+        f"### Citizens and Domains, under each policy ({CARD_PLAYERS} players)\n\n"
+        "Each cell is the card's effect (the owners' win rate less the other seats', as in the Citizens and Domains "
+        "table) and its rank under that policy (1: the highest), for the cards tested under every policy. The "
+        f"ranking under each policy is set against `{reference}`'s: Spearman's rank correlation and the pairs of "
+        "cards whose order flips; a flip is *resolved* when the larger of the two policies' p-values for the pair's "
+        "difference (normal, from the two effects' intervals), **Holm-corrected over every pair of every policy "
+        f"compared**, is below {alpha:.3g}. An effect is an association under that policy, not the card's "
+        "causal worth.\n\n"
+        + render(c_rows, "md") + "\n"
+        + sens_markdown(comps, reference, "cards", alpha) + "\n")
     return sentence, section
 
 
@@ -712,7 +848,8 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     sim = loader.load(scenarios_dir() / "valeria" / "players.toml", [play, f"players=[{CARD_PLAYERS}]"]).simulation
     owned = owned_games(sim, games, SEED, block_size=500)
     cards = load_cards(scenarios_dir() / "valeria" / "cards.toml")
-    vrows, flagged = value_table(owned, cards, best)
+    effects = {best: {}}
+    vrows, flagged = value_table(owned, cards, best, estimates=effects[best])
     png_seat = seat_plot(base / "seat-advantage.png", shares)
     png_herald = herald_plot(base / "herald.png", info)
     # the plot shows the ladder the section's first table holds (every heuristic against the strongest's field,
@@ -738,8 +875,21 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     by_policy = {best: herald, **{o: game_rows(results.scan(r)) for o, r in checks.items()}}
     checked = policy_comparisons(by_policy, best)  # the policy section's tests, which the lead reads too
     policy_line, policy_text = policy_section(by_policy, best, games, checked)
+    # the Herald and the Citizens under every other practical policy: its consolation games on the same deals, and
+    # its 4-player Herald games replayed for what each seat owned
+    infos, cons = {best: info}, {}
+    for other in checks:
+        cons[other] = run_bundled("valeria/players.toml", base / "run" / f"policy-{other}-consolation", games,
+                                  seed=SEED, jobs=jobs, overrides=[f'play=["{other}"]', 'rules.herald="consolation"'])
+        infos[other] = herald_rows(by_policy[other], game_rows(results.scan(cons[other])))[2]
+        o_sim = loader.load(scenarios_dir() / "valeria" / "players.toml",
+                            [f'play=["{other}"]', f"players=[{CARD_PLAYERS}]"]).simulation
+        effects[other] = {}
+        value_table(owned_games(o_sim, games, SEED, block_size=500), cards, other, estimates=effects[other])
+    answers_line, answers_text = answers_section(infos, effects, best, games)
     text = (
-        page_top(best, shares, info, games, cards_line, ladder_line, event_line, policy_line, checked) + "\n"
+        page_top(best, shares, info, games, cards_line, ladder_line, event_line,
+                 " ".join(x for x in (policy_line, answers_line) if x), checked) + "\n"
         "## What was simulated\n\n"
         f"Stand-in card data (`scenarios/valeria/cards.toml`), rule options at their defaults (docs/rules.md) but "
         f"`rules.herald`; at 5 players that is the published 5-player variant (`rules.five_player = \"variant\"`: "
@@ -807,7 +957,8 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         "buys and builds more), so an effect is the card's association with winning under this policy, a lead to "
         "look into, not its causal worth. The Starters (Peasant, Knight; every seat has them) have no row.\n\n"
         + render(vrows, "md") + "\n"
-        "## Skill ladder\n\n"
+        + answers_text
+        + "## Skill ladder\n\n"
         f"![Skill ladder]({png_ladder.name})\n\n"
         "Policies meet each other only as a **hero against a field**: the hero takes one seat of a 4-player game, "
         "the field the other three, and the hero is rotated through every seat (4 cells, the same deals in every "
@@ -826,5 +977,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         + manifest_section(results.manifest(run_e)).replace("## Run\n", "### Monster Event variant run\n", 1)
         + "".join("\n" + manifest_section(results.manifest(r)).replace("## Run\n", f"### `{o}` run (the policy "
                                                                         "check)\n", 1) for o, r in checks.items())
+        + "".join("\n" + manifest_section(results.manifest(r)).replace(
+            "## Run\n", f"### `{o}` 1E consolation run (the policy check)\n", 1) for o, r in cons.items())
     )
     return [write_markdown(base / "report.md", text), png_seat, png_herald, png_ladder]

@@ -272,10 +272,11 @@ def jarl_table(seats: pl.DataFrame, names: list[str]) -> list[dict]:
     return out
 
 
-def lead_sentence(edges: dict[str, Estimate], policy: str, games: int) -> str:
+def lead_sentence(edges: dict[str, Estimate], policy: str, games: int, checked: list | None = None) -> str:
     """The page's lead: the strongest and the weakest Jarl by edge over the fair share (the Jarl table's column),
-    each with the Jarls its interval cannot be told from as a tie; ``games``: games per cell."""
-    n = f"(`{policy}` at every seat, {games:,} games per cell)"
+    each with the Jarls its interval cannot be told from as a tie; ``games``: games per cell; ``checked``: the Jarl
+    ranking's comparisons with the other practical policies (:func:`ranking_checks`), for :func:`jarl_clause`."""
+    n = f"(`{policy}` at every seat, {games:,} games per cell)" + (jarl_clause(checked) if checked else "")
     if not edges:
         return f"No Jarl was kept in these games, so none is measured {n}."
     best, b_tied = extreme(edges)
@@ -344,24 +345,53 @@ def policy_rankings(seats: pl.DataFrame, policies: list[str], names: list[str]) 
     return out
 
 
-def policy_section(rankings: list[dict], reference: str) -> tuple[str, str]:
-    """``(sentence, section)``: do the page's rankings (:func:`policy_rankings`) change with the policy? Each is set
-    against ``reference``'s through :func:`simkit.core.sensitivity.sensitivity`, Holm over every pair of every
-    policy compared within a ranking at 5% / the number of rankings (Bonferroni over the rankings: family-wise 5%
-    over the section). ("", "") with one policy."""
-    from simkit.core.sensitivity import markdown as sens_markdown
-    from simkit.core.sensitivity import ranking_sentence, sensitivity
+def ranking_checks(rankings: list[dict], reference: str) -> list[tuple[dict, list]]:
+    """``[(ranking, comparisons)]``: each of the page's rankings (:func:`policy_rankings`) that two or more policies
+    played, set against ``reference``'s through :func:`simkit.core.sensitivity.sensitivity`, Holm over every pair
+    of every policy compared within a ranking at 5% / the number of rankings (Bonferroni over the rankings:
+    family-wise 5% over the section and the lead)."""
+    from simkit.core.sensitivity import sensitivity
 
     shown = [r for r in rankings if len(r["table"]) > 1 and len(r["table"].get(reference, {})) > 1]
+    alpha = ALPHA / max(len(shown), 1)
+    return [(r, sensitivity(r["table"], reference, alpha, pair_p=r["pair_p"])) for r in shown]
+
+
+def jarl_clause(checked: list[tuple[dict, list]]) -> str:
+    """The lead's word on the Jarl ranking under the other practical policies (``checked``: :func:`ranking_checks`):
+    that it holds (no resolved flip: the policy section's test), or how many pairs of Jarls flip. The policies are
+    counted, not named: the details name them, and a policy named in the lead is one the headline plays (the
+    gate's baselines replay the policies a lead names)."""
+    comps = next((c for r, c in checked if r["name"] == "Jarls"), None)
+    if not comps:
+        return ""
+    count = {2: "two", 3: "three", 4: "four", 5: "five"}.get(len(comps), str(len(comps)))
+    others = f"the other {count} practical policies" if len(comps) > 1 else "the other practical policy"
+    flips = sum(len(c.resolved) for c in comps)
+    if not flips:
+        return f"; the Jarl ranking holds under {others}"
+    return (f"; the Jarl ranking depends on the policy ({flips} pair{'s' if flips != 1 else ''} of Jarls "
+            f"flip{'' if flips != 1 else 's'} under {others})")
+
+
+def policy_section(rankings: list[dict], reference: str, checked: list | None = None) -> tuple[str, str]:
+    """``(sentence, section)``: do the page's rankings (:func:`policy_rankings`) change with the policy? Each is set
+    against ``reference``'s (:func:`ranking_checks`, or ``checked`` when the caller has them). ("", "") with one
+    policy."""
+    from simkit.core.sensitivity import markdown as sens_markdown
+    from simkit.core.sensitivity import ranking_sentence
+
+    if checked is None:
+        checked = ranking_checks(rankings, reference)
+    shown = [r for r, _ in checked]
     if not shown:
         return "", ""
     alpha = ALPHA / len(shown)
     others = [p for p in shown[0]["table"] if p != reference]
     jarls = [r for r in shown if r["name"] == "Jarls"]
     sentences, parts = [], []
-    for r in shown:
+    for r, comps in checked:
         table = r["table"]
-        comps = sensitivity(table, reference, alpha, pair_p=r["pair_p"])
         sentences.append(f"{r['name']}: " + ranking_sentence(comps, table, reference, r["what"], r["plural"], alpha))
         ranks = {p: {g: 1 + sum(o.estimate > e.estimate for o in row.values()) for g, e in row.items()}
                  for p, row in table.items()}
@@ -700,9 +730,9 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                      high=[r["edge"].high for r in ranked])
 
     # --- do the rankings (the Jarls, the seats at each table size) depend on the policy? ---
-    pol_sentence, pol_section = policy_section(
-        policy_rankings(seats_all, [best, *(p for p in practical if p != best)], names) if best in practical
-        else [], best)
+    checked = ranking_checks(policy_rankings(seats_all, [best, *(p for p in practical if p != best)], names)
+                             if best in practical else [], best)
+    pol_sentence, pol_section = policy_section([r for r, _ in checked], best, checked)
 
     # --- base deck against Valkyries ---
     raw = frame.collect()
@@ -826,7 +856,7 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
                  f"({dtext('ended: shields', 3)}), winner's margin {k[MEASURES[4][1]].estimate:.2f} against "
                  f"{b[MEASURES[4][1]].estimate:.2f} Glory ({dtext(MEASURES[4][1])}).")
     headline = (
-        lead_paragraph(lead_sentence({r["jarl"]: r["edge"] for r in ranked}, best, games_per_cell)) + "\n\n"
+        lead_paragraph(lead_sentence({r["jarl"]: r["edge"] for r in ranked}, best, games_per_cell, checked)) + "\n\n"
         f"{DETAILS_MARKER} Under {who}`{best}` at every seat, seat 1 (the first to play) "
         "takes a win share of " + seat_text + f" ({decks}; the deal as the unit); "
         f"{n_off} of {len(seat)} seat shares differ from 1/n (Holm 5%)." + lead_text + jtext + vtext
