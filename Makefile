@@ -79,7 +79,7 @@ train: setup
 	  --weights scenarios/valhalla/solo.learned.npz
 	$(BIN)/simkit train scenarios/valhalla/solo.toml --name vsearch --method value --base builder_tuned \
 	  --set 'monsters=["dragon"]' --set 'variants=["base"]' --set 'levels=[1]' --set 'jarls=["sigurd"]' \
-	  --budget 10000 --seed 7 --depth 16 --teacher 16 --out runs/value-valhalla --weights scenarios/valhalla/solo.value.npz
+	  --budget 10000 --seed 7 --depth 8 --teacher 4 --out runs/value-valhalla --weights scenarios/valhalla/solo.value.npz
 	$(BIN)/simkit train scenarios/valkyrie_incident/train_standard.toml --name learned --base focused --seed 2026 \
 	  --budget 80 --iterations 1 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
 	  --out runs/train-valkyrie-standard --weights scenarios/valkyrie_incident/standard.learned.npz
