@@ -349,6 +349,27 @@ def test_search_ladder_introduction_claims_only_what_the_verdict_supports(report
     assert search_verdict(clear).startswith("Strongest here: **`search`**, every other policy below it")
 
 
+
+def test_the_search_ladder_says_what_vsearch_is_when_it_plays(report, tmp_path):
+    """Issue 41: the bundled search ladder plays the value-guided `vsearch` beside `search` in its cell; the
+    introduction says what it is (rollouts, depth, value file) only when the ladder has it."""
+    from simkit.core.ladder import rungs_from
+
+    n = 30
+    rungs = rungs_from({"vsearch": np.ones(n), "search": np.ones(n), "random": np.zeros(n)},
+                       {"search": "search", "vsearch": "search"})
+    run_dir, _, _ = report
+    said = "4 rollouts per action of `builder_tuned`, each cut after 8 decisions and scored by the learned value"
+    text = solo_report(run_dir, tmp_path / "v", search_ladder={"rungs": rungs, "games": n, "cells": 1, "seed": 1,
+                                                               "where": "one cell", "vsearch": said})[0].read_text()
+    intro = text.split("### With `search` (a smaller sample)", 1)[1].split("Every policy played", 1)[0]
+    assert f"`vsearch` is the value-guided search ({said}; docs/strategy.md)" in intro
+    assert "| vsearch " in text.split("### With `search` (a smaller sample)", 1)[1]
+    plain = solo_report(run_dir, tmp_path / "p", search_ladder={"rungs": rungs, "games": n, "cells": 1, "seed": 1,
+                                                                "where": "one cell"})[0].read_text()
+    assert "value-guided" not in plain.split("### With `search` (a smaller sample)", 1)[1].split("Every policy", 1)[0]
+
+
 # ---------------------------------------------------------------- does the ranking depend on the policy?
 
 RANKED_POLICIES = ["builder", "aggressive"]  # the practical ones (declared strongest first); `random` is left out

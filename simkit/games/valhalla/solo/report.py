@@ -778,7 +778,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
             f"game, so it plays a smaller sample: every policy again on the same {search_ladder['games']:,} games "
             f"in {search_ladder['cells']} cell{'s' if search_ladder['cells'] != 1 else ''} "
             f"({search_ladder.get('where', '')}; root seed {search_ladder.get('seed', '?')}). "
-            f"{search_verdict(sr)} `search` is too slow for the level comparison's hundreds of thousands of "
+            + (f"`vsearch` is the value-guided search ({search_ladder['vsearch']}; docs/strategy.md), at about a "
+               "tenth of `search`'s cost. " if search_ladder.get("vsearch") else "")
+            + f"{search_verdict(sr)} `search` is too slow for the level comparison's hundreds of thousands of "
             "games, so the level question is answered under the strongest heuristic.\n\n"
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)",
                               **({"precision": search_ladder["precision"]} if "precision" in search_ladder else {}))
@@ -952,15 +954,24 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     play = list(man.get("policies", {}))
     # one block of all n games, whatever the workers: a block size derived from the cores gave other games on
     # another machine (the committed page is this single block's)
-    srungs = ladder(path, [*play, "search"], games=n, seed=2028, jobs=cores, overrides=where, block_size=n)
+    # with the value-guided search of that cell (`vsearch`, issue 41) when the scenario defines it
+    searches = ["search", *(["vsearch"] if "vsearch" in (read_toml(path)[0].get("policies") or {}) else [])]
+    srungs = ladder(path, [*play, *searches], games=n, seed=2028, jobs=cores, overrides=where, block_size=n)
     spec = loader.build(path, {**read_toml(path)[0], "play": ["search"]}).policy_specs[0][2]
     what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
+    vwhat = {}
+    if "vsearch" in searches:
+        v = loader.build(path, {**read_toml(path)[0], "play": ["vsearch"]}).policy_specs[0][2]
+        vwhat = {"vsearch": f"{v.get('rollouts', '?')} rollouts per action of `{v.get('base', '?')}`, each cut after "
+                            f"{v.get('depth', '?')} decisions and scored by the learned value of this cell's positions "
+                            f"(`{Path(str(v.get('value', '?'))).name}`)"}
     cell = ", ".join(f"{k[:-1] if k.endswith('s') else k} {', '.join(map(str, v))}" for k, v in SEARCH_CELL.items())
     from simkit.games.valhalla.solo import yardstick
 
     yard = yardstick.bundled(n=5 if quick else yardstick.BATTLES)
     return solo_report(run, base, levels, {"rungs": srungs, "games": n, "cells": 1, "seed": 2028, "search": what,
-                                            "where": cell, **({} if quick else {"precision": SEARCH_PRECISION})},
+                                            "where": cell, **vwhat,
+                                            **({} if quick else {"precision": SEARCH_PRECISION})},
                        jarls_run=jarls_run, yardstick=yard)
 
 
