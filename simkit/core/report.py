@@ -213,6 +213,17 @@ def shown_path(p: str) -> str:
         return p
 
 
+def search_words(spec: dict, whose: str = "its base policy's positions") -> str:
+    """A `search` policy's table in words, for a page: its rollouts and base policy, and either how it spends them
+    (``budget``) or, standing on a learned value, where its rollouts stop and which value scores them (``whose``
+    positions the value was fitted to)."""
+    head = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`"
+    if not spec.get("value"):
+        return f"{head}, {spec.get('budget', '')}"
+    return (f"{head}, each cut after {spec.get('depth', '?')} decisions and scored by the learned value of {whose} "
+            f"(`{Path(str(spec['value'])).name}`)")
+
+
 def toml_value(v) -> str:
     """A value as it is written in a scenario file (for quoting rule options in reports)."""
     if isinstance(v, bool):

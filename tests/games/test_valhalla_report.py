@@ -365,6 +365,12 @@ def test_the_search_ladder_says_what_vsearch_is_when_it_plays(report, tmp_path):
     intro = text.split("### With `search` (a smaller sample)", 1)[1].split("Every policy played", 1)[0]
     assert f"`vsearch` is the value-guided search ({said}; docs/strategy.md)" in intro
     assert "| vsearch " in text.split("### With `search` (a smaller sample)", 1)[1]
+    from simkit.core.report import search_words
+
+    table = {"kind": "search", "rollouts": 4, "base": "builder_tuned", "budget": "halving", "depth": 8,
+             "value": "/anywhere/solo.value.npz"}
+    assert search_words(table, "this cell's positions") == said + " of this cell's positions (`solo.value.npz`)"
+    assert search_words({**table, "value": ""}) == "4 rollouts per action of `builder_tuned`, halving"
     plain = solo_report(run_dir, tmp_path / "p", search_ladder={"rungs": rungs, "games": n, "cells": 1, "seed": 1,
                                                                 "where": "one cell"})[0].read_text()
     assert "value-guided" not in plain.split("### With `search` (a smaller sample)", 1)[1].split("Every policy", 1)[0]

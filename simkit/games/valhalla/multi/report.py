@@ -24,8 +24,8 @@ from simkit.core import results
 from simkit.core.ladder import games_for_precision
 from simkit.core.report import names as word_list
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, shown_path, tie_words,
-    toml_value, write_markdown,
+    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, search_words, shown_path,
+    tie_words, toml_value, write_markdown,
 )
 from simkit.core.stats import (Estimate, clustered_difference, clustered_difference_p, clustered_mean,
                                clustered_rate, holm)
@@ -985,6 +985,5 @@ def bundled_multi(out_dir: str | Path, quick: bool = False, jobs=None) -> list[P
                                          seed=SEED, jobs=jobs, overrides=over)
     spec = next(v for name, kind, v in sim.policy_specs if name == "search")
     info = {"field": FIELD, "games": n, "seed": LINEUP_SEED, "search_seed": SEARCH_SEED, "search_precision": sp,
-            "search": f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, "
-                      f"{spec.get('budget', '')}"}
+            "search": search_words(spec)}
     return multi_report(run, base, lineups, search, info, reading_runs)

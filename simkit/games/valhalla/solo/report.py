@@ -27,8 +27,8 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import bars, lines
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, interval, lead_paragraph, manifest_section, run_bundled, shown_path, toml_value,
-    write_markdown,
+    DETAILS_MARKER, STAND_IN_NOTICE, interval, lead_paragraph, manifest_section, run_bundled, search_words,
+    shown_path, toml_value, write_markdown,
 )
 from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.sensitivity import ALPHA, ranking_sentence, sensitivity
@@ -957,14 +957,9 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     # with the value-guided search of that cell (`vsearch`, issue 41) when the scenario defines it
     searches = ["search", *(["vsearch"] if "vsearch" in (read_toml(path)[0].get("policies") or {}) else [])]
     srungs = ladder(path, [*play, *searches], games=n, seed=2028, jobs=cores, overrides=where, block_size=n)
-    spec = loader.build(path, {**read_toml(path)[0], "play": ["search"]}).policy_specs[0][2]
-    what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
-    vwhat = {}
-    if "vsearch" in searches:
-        v = loader.build(path, {**read_toml(path)[0], "play": ["vsearch"]}).policy_specs[0][2]
-        vwhat = {"vsearch": f"{v.get('rollouts', '?')} rollouts per action of `{v.get('base', '?')}`, each cut after "
-                            f"{v.get('depth', '?')} decisions and scored by the learned value of this cell's positions "
-                            f"(`{Path(str(v.get('value', '?'))).name}`)"}
+    spec = lambda name: loader.build(path, {**read_toml(path)[0], "play": [name]}).policy_specs[0][2]  # noqa: E731
+    what = search_words(spec("search"))
+    vwhat = {"vsearch": search_words(spec("vsearch"), "this cell's positions")} if "vsearch" in searches else {}
     cell = ", ".join(f"{k[:-1] if k.endswith('s') else k} {', '.join(map(str, v))}" for k, v in SEARCH_CELL.items())
     from simkit.games.valhalla.solo import yardstick
 

@@ -13,8 +13,8 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import grouped_bars, lines
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
-    tie_words, toml_value, write_markdown,
+    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled,
+    search_words, shown_path, tie_words, toml_value, write_markdown,
 )
 from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.sensitivity import markdown as sens_markdown
@@ -397,7 +397,6 @@ def bundled_lonequest(out_dir: str | Path, quick: bool = False, jobs=None) -> li
     rungs = ladder(path, [*play, "search"], games=cap, seed=2027, jobs=cores, block_size=block,
                    precision=SEARCH_PRECISION)
     spec = loader.build(path, {**read_toml(path)[0], "play": ["search"]}).policy_specs[0][2]
-    what = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`, {spec.get('budget', '')}"
     return lonequest_report(run, base, {"rungs": rungs, "games": rungs[0].games, "warbands": len(sim.warband_names),
-                                        "seed": 2027, "search": what, "precision": SEARCH_PRECISION, "cap": cap,
-                                        "block": block})
+                                        "seed": 2027, "search": search_words(spec), "precision": SEARCH_PRECISION,
+                                        "cap": cap, "block": block})
