@@ -543,11 +543,11 @@ def specialize(fns: Fns, module: str, learned: Learned | None = None) -> Search:
 
     ``learned``: the game's compiled `learned` machinery (``specialize_learned``), whose scorer reads a `search`'s
     value model (``leaf_value``); without it a search cannot have one."""
+    value_scores = learned.learned_scores if learned is not None else \
+        _compile((no_value_scores,), {}, module, "search")["no_value_scores"]
     bindings = dict(_legal_actions=fns.legal_actions, _apply_action=fns.apply_action, _is_over=fns.is_over,
                     _to_move=fns.to_move, _reward=fns.reward, _resample=fns.resample, _policy=fns.policy,
-                    _value_scores=learned.learned_scores if learned is not None else None)
-    if learned is None:
-        bindings["_value_scores"] = _compile((no_value_scores,), {}, module, "search")["no_value_scores"]
+                    _value_scores=value_scores)
     return Search(**_compile(_TEMPLATES, bindings, module, "search"))
 
 

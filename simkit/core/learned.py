@@ -146,6 +146,22 @@ def load_model(path: str | Path) -> Model:
 load_model.cache_clear = _load.cache_clear  # type: ignore[attr-defined]
 
 
+def _table_model(t, field: str, path, noun: str) -> Model:
+    """The model a ``[policies.NAME]`` table's ``field`` names; one line naming the field if it is not ``noun``."""
+    try:
+        return load_model(path)
+    except InputError as exc:
+        raise t.error(field, f"names a file that is not {noun} ({exc})") from None
+
+
+def _check_trained_for(t, field: str, path, model: Model, expect: tuple | None, trained: str, hint: str) -> None:
+    """One line naming ``field`` unless ``model`` was trained for the scenario's ``expect = (game, mode)``
+    (``trained``: what the message calls the model; ``hint``: the fix)."""
+    if expect is not None and all(isinstance(x, str) for x in expect) and (model.game, model.mode) != tuple(expect):
+        raise t.error(field, f"names {trained} trained for {model.game}/{model.mode}, not {expect[0]}/{expect[1]} "
+                             f"({path}); {hint}")
+
+
 def read_learned_table(t, values: dict, expect: tuple | None = None) -> dict:
     """A ``[policies.NAME]`` table of kind ``learned``: ``weights`` (a ``.npz`` written by ``simkit train``,
     relative to the scenario file) and ``temperature`` (0: always the best-scored action). ``expect``: the
@@ -155,13 +171,9 @@ def read_learned_table(t, values: dict, expect: tuple | None = None) -> dict:
     path = t.file_path("weights", values.get("weights", ""))
     temperature = t.get("temperature", float, float(values.get("temperature", 0.0)), min=0.0, max=100.0)
     t.finish()
-    try:
-        model = load_model(path)
-    except InputError as exc:
-        raise t.error("weights", f"names a file that is not a learned policy ({exc})") from None
-    if expect is not None and all(isinstance(x, str) for x in expect) and (model.game, model.mode) != tuple(expect):
-        raise t.error("weights", f"names a policy trained for {model.game}/{model.mode}, not {expect[0]}/{expect[1]} "
-                                 f"({path}); name weights trained on this mode (simkit train)")
+    model = _table_model(t, "weights", path, "a learned policy")
+    _check_trained_for(t, "weights", path, model, expect, "a policy",
+                       "name weights trained on this mode (simkit train)")
     from simkit.core.scenario import cwd_relative
 
     return {"weights": cwd_relative(path), "temperature": temperature, "base": model.base,
@@ -173,17 +185,12 @@ def read_value_file(t, values: dict, expect: tuple | None = None) -> dict:
     file) the rollouts stop at after ``depth`` decisions (at least 1), for the scenario's ``(game, mode)``; not
     with ``budget = "ismcts"`` (the tree credits every seat, the value is the mover's)."""
     path = t.file_path("value", values.get("value", ""))
-    try:
-        model = load_model(path)
-    except InputError as exc:
-        raise t.error("value", f"names a file that is not a value model ({exc})") from None
+    model = _table_model(t, "value", path, "a value model")
     if model.meta.get("method") != "value" or not isinstance(model.meta.get("intercept"), (int, float)):
         raise t.error("value", f"names a policy's weights, not a value model ({path}); write one with simkit train "
                                "--method value")
-    if expect is not None and all(isinstance(x, str) for x in expect) and (model.game, model.mode) != tuple(expect):
-        raise t.error("value", f"names a value model trained for {model.game}/{model.mode}, not "
-                               f"{expect[0]}/{expect[1]} ({path}); write one for this mode (simkit train --method "
-                               "value)")
+    _check_trained_for(t, "value", path, model, expect, "a value model",
+                       "write one for this mode (simkit train --method value)")
     if values.get("depth", 0) < 1:
         raise t.error("depth", "must be at least 1 with a value model (the decisions each rollout plays before the "
                                f"value scores its position; got {values.get('depth', 0)})")

@@ -527,7 +527,8 @@ def train_value(scenario: str | Path, name: str, out_dir: str | Path, *, base: s
                       "heldout_logloss": round(loss, 6), "heldout_auc": round(area, 6),
                       **({"set": [str(o) for o in overrides]} if overrides else {})})
     model.save(weights)
-    pols = read_toml(source)[0].get("policies", {})
+    source_data = read_toml(source)[0]
+    pols = source_data.get("policies", {})
     tables, base_name = {}, base
     if start is not None:  # the scenario's own learned policy that plays these weights, else a new one
         same = [k for k, v in pols.items() if k != name and isinstance(v, dict) and v.get("kind") == "learned"
@@ -539,7 +540,7 @@ def train_value(scenario: str | Path, name: str, out_dir: str | Path, *, base: s
                                                                                 out_dir.resolve())}
     tables[name] = {"kind": "search", "base": base_name, "rollouts": rollouts, "depth": depth,
                     "value": os.path.relpath(weights.resolve(), out_dir.resolve())}
-    out = _write_scenario(source, read_toml(source)[0], out_dir, name, weights, tables,
+    out = _write_scenario(source, source_data, out_dir, name, weights, tables,
                           "the search standing on the value")
     return ValueResult(name, policy, weights, out, budget, len(pool), int((~held).sum()), float(pool.y.mean()),
                        loss, base_loss, area, float(fit.intercept))

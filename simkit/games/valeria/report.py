@@ -546,23 +546,16 @@ def herald_policy_sentence(changes: list[tuple], tests: int, alpha: float) -> st
             + f" (each beyond the noise: Holm over all {tests} paired differences, family-wise {alpha:.3g}).")
 
 
-def card_policy_check(effects: dict[str, dict[str, Estimate]], reference: str, alpha: float) -> list:
-    """The Citizens' and Domains' ranking by effect (owners' win rate less the other seats', :func:`value_table`)
-    under each policy, against ``reference``'s: :func:`simkit.core.sensitivity.sensitivity` over the cards tested
-    under every policy (a pair's p-value from the two effects' intervals, unpaired), Holm over every pair of every
-    policy at ``alpha``."""
-    from simkit.core.sensitivity import sensitivity
-
-    return sensitivity(effects, reference, alpha)
-
-
 def answers_section(infos: dict[str, dict], effects: dict[str, dict[str, Estimate]], reference: str,
                     games: int) -> tuple[str, str]:
-    """``(sentence, section)``: do the Herald's and the Citizens' answers change with the policy? The two checks
-    (:func:`herald_policy_check`, :func:`card_policy_check`) share family-wise ``FAMILY``, half each (Bonferroni).
-    ("", "") with one policy."""
+    """``(sentence, section)``: do the Herald's and the Citizens' answers change with the policy? The Herald's
+    effects under each policy (:func:`herald_policy_check`), and the Citizens' and Domains' ranking by effect
+    (owners' win rate less the other seats', :func:`value_table`) under each policy against ``reference``'s
+    (:func:`simkit.core.sensitivity.sensitivity` over the cards tested under every policy; a pair's p-value from the
+    two effects' intervals, unpaired). The two checks share family-wise ``FAMILY``, half each (Bonferroni). ("", "")
+    with one policy."""
     from simkit.core.sensitivity import markdown as sens_markdown
-    from simkit.core.sensitivity import ranking_sentence
+    from simkit.core.sensitivity import ranking_sentence, sensitivity
 
     if len(infos) < 2:
         return "", ""
@@ -570,7 +563,7 @@ def answers_section(infos: dict[str, dict], effects: dict[str, dict[str, Estimat
     others = [p for p in infos if p != reference]
     h_rows, changes = herald_policy_check(infos, reference, alpha)
     h_text = herald_policy_sentence(changes, len(h_rows) * len(infos), alpha)
-    comps = card_policy_check(effects, reference, alpha)
+    comps = sensitivity(effects, reference, alpha)
     cards = [g for g in effects[reference] if all(g in effects[p] for p in effects)]
     c_text = ranking_sentence(comps, {p: {g: t[g] for g in cards} for p, t in effects.items()}, reference, "card",
                               "cards", alpha)

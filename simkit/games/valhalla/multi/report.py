@@ -374,15 +374,13 @@ def jarl_clause(checked: list[tuple[dict, list]]) -> str:
             f"flip{'' if flips != 1 else 's'} under {others})")
 
 
-def policy_section(rankings: list[dict], reference: str, checked: list | None = None) -> tuple[str, str]:
-    """``(sentence, section)``: do the page's rankings (:func:`policy_rankings`) change with the policy? Each is set
-    against ``reference``'s (:func:`ranking_checks`, or ``checked`` when the caller has them). ("", "") with one
+def policy_section(checked: list[tuple[dict, list]], reference: str) -> tuple[str, str]:
+    """``(sentence, section)``: do the page's rankings (:func:`policy_rankings`) change with the policy? ``checked``:
+    each set against ``reference``'s (:func:`ranking_checks`, which the lead reads too). ("", "") with one
     policy."""
     from simkit.core.sensitivity import markdown as sens_markdown
     from simkit.core.sensitivity import ranking_sentence
 
-    if checked is None:
-        checked = ranking_checks(rankings, reference)
     shown = [r for r, _ in checked]
     if not shown:
         return "", ""
@@ -732,7 +730,7 @@ def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame
     # --- do the rankings (the Jarls, the seats at each table size) depend on the policy? ---
     checked = ranking_checks(policy_rankings(seats_all, [best, *(p for p in practical if p != best)], names)
                              if best in practical else [], best)
-    pol_sentence, pol_section = policy_section([r for r, _ in checked], best, checked)
+    pol_sentence, pol_section = policy_section(checked, best)
 
     # --- base deck against Valkyries ---
     raw = frame.collect()
