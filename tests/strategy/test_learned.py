@@ -229,7 +229,7 @@ def test_weights_with_other_features_are_refused(tmp_path, toy_trained):
 
 # the modes with bundled weights, whose features are split into ``Parts`` (``decision.score_actions_by_kind``)
 SPLIT_ENGINES = ["valka/lonequest", "valka/bounty-hunter", "valhalla/solo", "valkyrie-incident/standard",
-                 "valkyrie-incident/blitz"]
+                 "valkyrie-incident/blitz", "valhalla/multi", "valeria/kingdoms"]
 
 
 @pytest.mark.parametrize("name", SPLIT_ENGINES)

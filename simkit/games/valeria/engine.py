@@ -386,7 +386,14 @@ def action_value(s, env, a, params, rc, left):
 
 @njit(cache=True, _nrt=False)
 def duke_value(s, env, p, u, params):
-    """What Duke ``u`` looks worth to seat ``p`` now."""
+    """What Duke ``u`` looks worth to seat ``p`` now, steered by ``params``."""
+    return duke_worth(s, env, p, u, params[3], params[4])
+
+
+@njit(cache=True, _nrt=False)
+def duke_worth(s, env, p, u, slay_bonus, build_bonus):
+    """What Duke ``u`` looks worth to seat ``p`` now, with ``slay_bonus`` and ``build_bonus`` the heuristic's
+    ``monster_bias`` and ``domain_bias`` (0 for the features: no allocation, no parameters)."""
     dukes = env[3]
     rc = R.role_counts(s, env[0], p)
     v = 0.0
@@ -397,9 +404,9 @@ def duke_value(s, env, p, u, params):
         if cat < N_ROLES:
             v += pts / every * (rc[cat] + 2.0)
         elif cat == N_ROLES:
-            v += pts * (3.0 + params[3])
+            v += pts * (3.0 + slay_bonus)
         elif cat == N_ROLES + 1:
-            v += pts * (2.0 + params[4])
+            v += pts * (2.0 + build_bonus)
         else:
             v += pts / every * 3.0
     return v
@@ -482,17 +489,36 @@ N_FEATURES = len(FEATURES)
 MAX_NNZ = 6
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def features(s, env, a, is_base, idx, val):
     """Sparse features of ``a``: whether the base heuristic plays it, its kind, its Victory Points, the income of
     a recruit over the game left, the Gold it costs, and its kind times the share of the game left; Monster Event
     variant: a slay of an Event, the Gold tokens a slay takes, and for a token's placement the mover's shortfall
     on that Monster (only what the mover sees: no face-down Domain, no other seat's Duke, nothing of the Exhausted
-    stack but how many cards it holds)."""
+    stack but how many cards it holds). Allocates nothing."""
     m = 0
     if is_base:
         idx[m], val[m] = 0, 1.0
         m += 1
+    return numbers(s, env, a, 0, val, idx, val, m)
+
+
+@njit(cache=True, _nrt=False)
+def one_kind(s, env, a):
+    """Valeria's features share no block between actions (``Parts``): one kind."""
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def no_block(s, env, kind, st, idx, val, m):
+    """No numbers shared by the actions of a kind (``Parts``)."""
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def numbers(s, env, a, kind, st, idx, val, m):
+    """The features of ``a`` after ``is_base`` (see ``features``), written from ``m``; ``kind`` and ``st``
+    unused."""
     ph = s[PHASE]
     p = s[TO_MOVE]
     if ph == P_ACTION:
@@ -542,7 +568,7 @@ def features(s, env, a, is_base, idx, val):
         idx[m], val[m] = 10, res(s, a - A_TARGET, GOLD_) / 5.0
         m += 1
     elif ph == P_DUKE:
-        idx[m], val[m] = 11, duke_value(s, env, p, s[DEALT + 2 * p + a - A_KEEP], np.zeros(N_PARAMS)) / 5.0
+        idx[m], val[m] = 11, duke_worth(s, env, p, s[DEALT + 2 * p + a - A_KEEP], 0.0, 0.0) / 5.0
         m += 1
     elif ph == P_EVENT:
         e, op, r, on, n = EV.current(s, env)
@@ -556,6 +582,8 @@ def features(s, env, a, is_base, idx, val):
     return m
 
 
+# scored without numba's reference counting (``Parts``: one kind, every number the action's own)
+features.learned_parts = D.Parts(one_kind, no_block, numbers, 1)
 LEARNED_FNS = D.specialize_learned(features, heuristic, N_PARAMS, N_FEATURES, MAX_NNZ, __name__)
 learned_action = LEARNED_FNS.learned_action
 

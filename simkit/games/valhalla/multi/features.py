@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from simkit.core.decision import Parts
 from simkit.games.valhalla import glory as G
 from simkit.games.valhalla.multi import fight as F
 from simkit.games.valhalla.multi import layout as L
@@ -53,8 +54,9 @@ def expected(s, env, p):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def category(s, a):
+    """The kind of action ``a`` here (the index of CATEGORIES)."""
     ph = s[L.PHASE]
     if ph == L.PH_JARL:
         return 0
@@ -106,17 +108,31 @@ def _card(cards, p_act, c, idx, val, m, sign):
     return m + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def kind(s, env, a):
+    """``category`` with the decision interface's arguments."""
+    return category(s, a)
+
+
+@njit(cache=True, _nrt=False)
 def features(s, env, a, is_base, idx, val):
-    """The non-zero features of action ``a`` for the seat to move (at most ``MAX_NNZ``); returns their number."""
-    cards, p_act = env[L.E_CARDS], env[L.E_PACT]
-    p = s[L.MOVER]
+    """The non-zero features of action ``a`` for the seat to move (at most ``MAX_NNZ``): is_base and is_base x
+    the action's kind, then ``block``, then ``numbers``; returns their number."""
     cat = category(s, a)
     m = 0
     if is_base:
         idx[0], val[0] = 0, 1.0
         idx[1], val[1] = BASE0 + cat, 1.0
         m = 2
+    m = block(s, env, cat, val, idx, val, m)  # (``st`` unused: ``val`` stands in)
+    return numbers(s, env, a, cat, val, idx, val, m)
+
+
+@njit(cache=True, _nrt=False)
+def block(s, env, cat, st, idx, val, m):
+    """The state (SCALARS, public and the mover's own) crossed with the action's kind ``cat``, after ``m``
+    features written (``st`` unused)."""
+    p = s[L.MOVER]
     best_other = -1
     for q in range(s[L.NP]):
         if q != p:
@@ -129,6 +145,15 @@ def features(s, env, a, is_base, idx, val):
         if sc[k] != 0.0:
             idx[m], val[m] = CAT0 + cat * N_SCALARS + k, sc[k]
             m += 1
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def numbers(s, env, a, cat, st, idx, val, m):
+    """The action's own numbers (NUMBERS), after ``m`` features written (``st`` unused)."""
+    cards, p_act = env[L.E_CARDS], env[L.E_PACT]
+    p = s[L.MOVER]
+    ph = s[L.PHASE]
     h = hand(p)
     if ph == L.PH_JARL:
         jr = env[L.E_JARLS]
@@ -191,3 +216,7 @@ def features(s, env, a, is_base, idx, val):
         idx[m], val[m] = CARD_MISSION, 1.0
         m += 1
     return m
+
+
+# the features split for scoring (``simkit.core.decision.Parts``; ``specialize_learned`` finds them on ``features``)
+features.learned_parts = Parts(kind, block, numbers, N_CAT)
