@@ -130,9 +130,11 @@ def test_a_war_play_in_a_scripted_position():
     st = E.card_strength(s, env, c, p)
     idx = np.empty(F.MAX_NNZ, np.int64)
     val = np.empty(F.MAX_NNZ, np.float64)
+    shared = np.empty(F.N_STATE, np.float64)
+    F.state(s, env, shared)
 
     def feats(a):
-        m = F.features(s, env, a, False, idx, val)
+        m = F.features(s, env, a, False, shared, idx, val)
         return {F.FEATURES[i]: v for i, v in zip(idx[:m], val[:m])}
 
     x = feats(E.A_PLAY + c * 5 + 0)
@@ -148,7 +150,7 @@ def test_a_war_play_in_a_scripted_position():
     z = feats(E.A_PLAY + c * 5 + 2)
     assert z["was_leading"] == 1.0 and z["lead_before"] == pytest.approx(0.2)
     # is_base adds the flag and the kind's flag, nothing else
-    m = F.features(s, env, E.A_PLAY + c * 5 + 0, True, idx, val)
+    m = F.features(s, env, E.A_PLAY + c * 5 + 0, True, shared, idx, val)
     assert {F.FEATURES[i] for i in idx[:m]} - set(x) == {"is_base", "is_base_x_play"}
 
 

@@ -1613,7 +1613,8 @@ def heuristic(s, env, legal, n, params, prng):
 # the base heuristic's parameters, the front of the policy's vector) as the base of its ``is_base`` feature
 from simkit.games.valkyrie_incident import features as F  # noqa: E402  (features reads this module's layout)
 
-LEARNED_FNS = specialize_learned(F.features, heuristic, N_PARAMS, F.N_FEATURES, F.MAX_NNZ, __name__)
+LEARNED_FNS = specialize_learned(F.features, heuristic, N_PARAMS, F.N_FEATURES, F.MAX_NNZ, __name__, F.state,
+                                 F.N_STATE)
 learned_action = LEARNED_FNS.learned_action
 
 

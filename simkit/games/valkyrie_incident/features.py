@@ -1,6 +1,6 @@
 """The Valkyrie Incident's features for `learned` policies (``simkit.core.decision``: sparse feature vectors).
 
-``features(s, env, a, is_base, idx, val)`` describes action ``a`` from what the mover sees (rules:
+``features(s, env, a, is_base, st, idx, val)`` describes action ``a`` from what the mover sees (rules:
 ../shared/rules/valkyrie-incident.txt): its own hand, set-up picks and draft hand, the face-up zones (Barracks,
 Wreckage, Piles, the cards played on Conflicts and the Strength abilities added there), the Emblems and Locations,
 and the sizes of the hidden zones. It never reads the other seat's hand, Deck, picks or draft hand, the order of
@@ -176,41 +176,49 @@ def _put(idx, val, m, slot, value):
     return m + 1
 
 
-@njit(cache=True)
-def _war_view(s, p, tk):
-    """Seat ``p``'s view of the War from the face-up played cards and the Strength abilities added: its lead on
-    Conflict ``tk`` (its side's Strength less the other's; 0 when ``tk`` < 0), whether the other seat has played
-    there, and how many Conflicts it leads less how many it trails. One pass and no allocation: this runs for
-    every legal action."""
-    o = 1 - p
-    l0 = l1 = l2 = l3 = l4 = 0
-    ck = 0
+# the decision's shared numbers (``state``): in a War decision the mover's lead on each Conflict, whether the
+# other seat has played on it, and how many Conflicts the mover leads less how many it trails
+LEAD0 = 0
+PLAYED0 = LEAD0 + 5
+LED = PLAYED0 + 5
+N_STATE = LED + 1
+
+
+@njit(cache=True, _nrt=False)
+def state(s, env, st):
+    """The War as the mover sees it from the face-up played cards and the Strength abilities added, once per
+    decision (every action of a War decision reads it): its side's Strength less the other's on each Conflict,
+    whether the other seat has played there, and how many Conflicts it leads less how many it trails; zeros
+    outside the War. No allocation."""
+    for k in range(N_STATE):
+        st[k] = 0.0
+    ph = s[E.PHASE]
+    if ph != E.P_WAR and ph != E.P_DISCARD:
+        return
+    p = s[E.TO_MOVE]
     for q in range(2):
         sign = 1 if q == p else -1
         for i in range(s[E.N_PLAYED + q]):
             k = s[E.PLAYK + q * E.NC + i]
-            v = sign * s[E.PLAYSTR + q * E.NC + i]
-            if k == 0:
-                l0 += v
-            elif k == 1:
-                l1 += v
-            elif k == 2:
-                l2 += v
-            elif k == 3:
-                l3 += v
-            else:
-                l4 += v
-            if q == o and k == tk:
-                ck = 1
-    lk = 0
+            st[LEAD0 + k] += sign * s[E.PLAYSTR + q * E.NC + i]
+            if q != p:
+                st[PLAYED0 + k] = 1.0
+    o = 1 - p
     led = 0
     for k in range(s[E.NCONF]):
-        v = s[E.TOK + p * E.MAX_CONF + k] - s[E.TOK + o * E.MAX_CONF + k]
-        v += l0 if k == 0 else l1 if k == 1 else l2 if k == 2 else l3 if k == 3 else l4
+        v = int(st[LEAD0 + k]) + s[E.TOK + p * E.MAX_CONF + k] - s[E.TOK + o * E.MAX_CONF + k]
+        st[LEAD0 + k] = v
         led += (v > 0) - (v < 0)
-        if k == tk:
-            lk = v
-    return lk, ck, led
+    st[LED] = led
+
+
+@njit(cache=True, _nrt=False)
+def _lead(s, st, tk):
+    """The mover's lead on Conflict ``tk`` (0 when ``tk`` < 0) and whether the other seat played there, from
+    ``state``."""
+    if tk < 0:
+        return 0, 0
+    return (int(st[LEAD0 + tk]) if tk < s[E.NCONF] else 0), int(st[PLAYED0 + tk])
 
 
 @njit(cache=True)
@@ -265,28 +273,26 @@ def _war_ability(s, env, p, code, k, lk, ck, m, idx, val):
 
 
 @njit(cache=True, _nrt=False)
-def features(s, env, a, is_base, idx, val):
-    """The non-zero features of action ``a`` (see the module docstring): is_base, then ``block``, then
-    ``numbers``; returns how many."""
+def features(s, env, a, is_base, st, idx, val):
+    """The non-zero features of action ``a`` (see the module docstring) from the decision's ``state`` ``st``:
+    is_base, then ``block``, then ``numbers``; returns how many."""
     m = 0
     cat = category(s, env, a)
     if is_base:
         m = _put(idx, val, m, 0, 1.0)
         m = _put(idx, val, m, BASE0 + cat, 1.0)
-    m = block(s, env, cat, val, idx, val, m)  # (``st`` unused: ``val`` stands in)
-    return numbers(s, env, a, cat, val, idx, val, m)
+    m = block(s, env, cat, st, idx, val, m)
+    return numbers(s, env, a, cat, st, idx, val, m)
 
 
 @njit(cache=True, _nrt=False)
 def block(s, env, cat, st, idx, val, m):
     """The state crossed with the action's kind ``cat``, counts of hidden zones only (the same for every action of
-    that kind here; ``st`` unused)."""
+    that kind here; ``st``: the decision's ``state``)."""
     p = s[E.TO_MOVE]
     o = 1 - p
     ph = s[E.PHASE]
-    led = 0
-    if ph == E.P_WAR or ph == E.P_DISCARD:
-        _, _, led = _war_view(s, p, -1)
+    led = int(st[LED]) if ph == E.P_WAR or ph == E.P_DISCARD else 0
     base = CAT0 + cat * N_SCALARS
     m = _put(idx, val, m, base, 1.0)
     m = _put(idx, val, m, base + 1, s[E.N_HAND + p] / 7.0)
@@ -304,7 +310,7 @@ def block(s, env, cat, st, idx, val, m):
 
 @njit(cache=True, _nrt=False)
 def numbers(s, env, a, cat, st, idx, val, m):
-    """The action's own numbers (NUMBERS), after ``m`` features written (``st`` unused)."""
+    """The action's own numbers (NUMBERS), after ``m`` features written (``st``: the decision's ``state``)."""
     cards, emblems, locs = env[0], env[1], env[2]
     p = s[E.TO_MOVE]
     o = 1 - p
@@ -321,7 +327,7 @@ def numbers(s, env, a, cat, st, idx, val, m):
             tk = a - E.A_EMBL
     lk, ck = 0, 0
     if ph == E.P_WAR or ph == E.P_DISCARD:
-        lk, ck, _ = _war_view(s, p, tk)
+        lk, ck = _lead(s, st, tk)
     # the action's own numbers
     if cat == K_PICK or cat == K_PAY or cat == K_DISCARD_MORE:
         m = _card(env, a - E.A_CARD, E._my_clan(s, env, p), m, idx, val)
