@@ -22,7 +22,7 @@ ALLOCATE = {
     "simkit.core.rng": {},
     "simkit.games.valeria.engine": {
         "resample": "the face-down Domain and Duke pools", "invariants": "a seen-count array",
-        "features": "a zero parameter vector", "policy": "calls learned_action (its score array)",
+        "policy": "calls learned_action (its score array)",
         "_resample_events": "the unseen Monster Event pool"},
     "simkit.games.valeria.actions": {},
     "simkit.games.valeria.events": {"setup_events": "the Monster Event orders to shuffle"},
@@ -38,11 +38,13 @@ ALLOCATE = {
     "simkit.games.valhalla.multi.turn": {},
     "simkit.games.valhalla.multi.setup": {"setup": "the deck order and the Jarl order to shuffle"},
     "simkit.games.valhalla.multi.policies": {},
+    "simkit.games.valhalla.multi.features": {},
     "simkit.games.valhalla.solo.engine": {"setup": "the deck order", "do_exchange": "the cards set aside",
                                           "invariants": "count arrays"},
+    "simkit.games.valkyrie_incident.features": {},
     "simkit.games.valkyrie_incident.engine": {
         "_resolve_war": "war counts", "_game_over": "scores", "apply_action": "a legal-action buffer",
-        "resample": "the unseen-card pool", "_my_clan": "clan counts", "heuristic": "Conflict leads and weights",
+        "resample": "the unseen-card pool", "heuristic": "Conflict leads and weights",
         "invariants": "count arrays"},
     "simkit.games.valka.multiplayer.engine": {
         "matching_captures": "counts", "finish": "the best scores", "roll_off": "the candidates and rolls",

@@ -1365,21 +1365,34 @@ def _war_value(lead, margin):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _my_clan(s, env, p):
     """The Clan the seat scores double: its Emblem's, or before the Emblem choice the most common among its
-    picks/cards (-1 if none)."""
+    picks/cards (the first of equals; -1 if none). No allocation: it runs in the features of every action."""
     if s[EMB + p] >= 0:
         return env[1][s[EMB + p], E_CLAN]
-    counts = np.zeros(5, np.int64)
+    n0 = n1 = n2 = n3 = n4 = 0  # the five Clans' counts, in one pass
     for i in range(s[N_PICKS_ + p]):
-        counts[env[0][s[PICKS + p * N_PICKS + i], C_CLAN]] += 1
-    if counts.max() == 0:
-        return -1
-    return np.argmax(counts)
+        clan = env[0][s[PICKS + p * N_PICKS + i], C_CLAN]
+        if clan == 0:
+            n0 += 1
+        elif clan == 1:
+            n1 += 1
+        elif clan == 2:
+            n2 += 1
+        elif clan == 3:
+            n3 += 1
+        else:
+            n4 += 1
+    counts = (n0, n1, n2, n3, n4)
+    best, best_n = -1, 0
+    for clan in range(5):
+        if counts[clan] > best_n:
+            best, best_n = clan, counts[clan]
+    return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_value(s, env, c, p, params):
     """A heuristic's value of owning card ``c`` (drafting, paying, picking)."""
     return _card_value(env, c, _my_clan(s, env, p), params)

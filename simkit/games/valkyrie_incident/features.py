@@ -133,7 +133,7 @@ MAX_NNZ = 2 + N_SCALARS + 8
  K_EMBLEM_ABILITY, K_DISCARD_MORE, K_DISCARD_STOP) = range(N_CAT)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def category(s, env, a):
     """The kind of action ``a`` at the pending decision (an index into CATEGORIES)."""
     ph = s[E.PHASE]
@@ -169,7 +169,7 @@ def category(s, env, a):
     return K_PLAY
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _put(idx, val, m, slot, value):
     idx[m] = slot
     val[m] = value
@@ -221,7 +221,7 @@ def _lead(s, st, tk):
     return (int(st[LEAD0 + tk]) if tk < s[E.NCONF] else 0), int(st[PLAYED0 + tk])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _card(env, c, clan, m, idx, val):
     """A card's own numbers: Strength, whether it is of the mover's Clan, whether it has a War ability, its cost."""
     cards = env[0]
@@ -236,7 +236,7 @@ def _card(env, c, clan, m, idx, val):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _war_ability(s, env, p, code, k, lk, ck, m, idx, val):
     """A War ability aimed at Conflict ``k`` (``k`` < 0: none): the lead it changes, the cards it draws (at most
     the Deck's size), the cards it makes the other seat discard."""
