@@ -31,13 +31,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.core.decision import reseed, reshuffle_unseen, specialize_learned
+from simkit.core.decision import reseed, reshuffle_unseen, specialize_learned, stack_empty
 from simkit.core.policies import LEARNED, RANDOM
 from simkit.core.rng import randbelow, shuffle
 from simkit.games.valkyrie_incident.cards import (
     ACTION, ASSAULT, C_CLAN, C_CODE, C_COST, C_INCIDENT, C_STR, C_TARGET, C_TYPE, COGDRIVE, E_BONUS, E_CLAN,
     E_CODE, E_M_CLAN, E_M_INCIDENT, E_M_MIN_STR, E_M_TYPE, E_TARGET, LOC_NO_EMBLEM, LOC_STRENGTH, MAX_EFFECTS,
-    MORALE_COUNT, OP_BOUNCE, OP_DESTROY, OP_DISCARD, OP_DRAFT_FREE, OP_DRAW, OP_FILL, OP_MOVE, OP_RECRUIT,
+    MORALE_COUNT, N_CLANS, OP_BOUNCE, OP_DESTROY, OP_DISCARD, OP_DRAFT_FREE, OP_DRAW, OP_FILL, OP_MOVE, OP_RECRUIT,
     OP_STRENGTH, OP_VICTORY, OP_WEAKEN, OP_WRECK, OP_WRECK_CARD, TARGET_CONFLICT, TARGET_SLOT, VALKYRIE,
 )
 
@@ -1368,25 +1368,16 @@ def _war_value(lead, margin):
 @njit(cache=True, _nrt=False)
 def _my_clan(s, env, p):
     """The Clan the seat scores double: its Emblem's, or before the Emblem choice the most common among its
-    picks/cards (the first of equals; -1 if none). No allocation: it runs in the features of every action."""
+    picks/cards (the first of equals; -1 if none). Its counts live on the stack: it runs in the features of every
+    action."""
     if s[EMB + p] >= 0:
         return env[1][s[EMB + p], E_CLAN]
-    n0 = n1 = n2 = n3 = n4 = 0  # the five Clans' counts, in one pass
+    counts = stack_empty(N_CLANS, np.int64)
+    counts[:] = 0
     for i in range(s[N_PICKS_ + p]):
-        clan = env[0][s[PICKS + p * N_PICKS + i], C_CLAN]
-        if clan == 0:
-            n0 += 1
-        elif clan == 1:
-            n1 += 1
-        elif clan == 2:
-            n2 += 1
-        elif clan == 3:
-            n3 += 1
-        else:
-            n4 += 1
-    counts = (n0, n1, n2, n3, n4)
+        counts[env[0][s[PICKS + p * N_PICKS + i], C_CLAN]] += 1
     best, best_n = -1, 0
-    for clan in range(5):
+    for clan in range(N_CLANS):
         if counts[clan] > best_n:
             best, best_n = clan, counts[clan]
     return best
