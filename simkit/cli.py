@@ -958,6 +958,10 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--margin", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
               help="--method outcomes, without --init: the first iteration leaves the base heuristic's action only "
                    "for a fitted advantage above this (logit units).")
+@click.option("--opponent", "opponents", multiple=True, metavar="NAME",
+              help="--method outcomes, games of two or more seats: a policy of the scenario the other seats play "
+                   "in turn while collecting (repeatable), the learned policy only in the hero's seat (default: "
+                   "every seat plays it).")
 @click.option("--target", type=click.Choice(["advantage", "q"]), default="advantage", show_default=True,
               help="--method outcomes: what the fit learns: each explored action's advantage over the policy's "
                    "own (added to the policy's weights), or the outcome of the action played (q).")
@@ -972,8 +976,8 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_jobs_option
 def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget, iterations, share, hidden, eval_games,
-              teacher_games, tolerance, method, depth, sets, epsilon, window, init, reference, l2, margin, target,
-              search_games, keep, metric, seed, quiet, jobs):
+              teacher_games, tolerance, method, depth, sets, epsilon, window, init, reference, l2, margin, opponents,
+              target, search_games, keep, metric, seed, quiet, jobs):
     """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
 
     Each iteration plays games with the current policy, asks the teacher (`search` over the current policy) at a
@@ -997,6 +1001,8 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
     """
     if sets and method != "value":
         raise InputError("--set: only with --method value (the other methods train on the whole scenario)")
+    if opponents and method != "outcomes":
+        raise InputError("--opponent: only with --method outcomes (the other methods play the policy at every seat)")
     if method == "value":
         from simkit.core.value import train_value
 
@@ -1013,7 +1019,8 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
         r = train_outcomes(scenario, name, out, base=base, budget=budget, iterations=iterations, seed=seed,
                            epsilon=epsilon, window=window, eval_games=eval_games, search_games=search_games,
                            rollouts=rollouts, metric=metric, jobs=_cores(jobs), weights=weights, init=init,
-                           reference=reference, target=target, l2=l2, margin=margin, keep=keep,
+                           reference=reference, target=target, l2=l2, margin=margin, opponents=opponents,
+                           keep=keep,
                            progress=not quiet and _stderr_is_terminal(),
                            echo=lambda line: click.echo(line, err=True))
         click.echo(render(r.rows(), "table"), nl=False)

@@ -284,11 +284,13 @@ class Staged:
     base_table: dict  # the base heuristic as a ``[policies]`` table
 
 
-def stage(source: Path, data: dict, mode, name: str, base: str | None, out_dir: Path, metric: str) -> Staged:
+def stage(source: Path, data: dict, mode, name: str, base: str | None, out_dir: Path, metric: str,
+          check=None) -> Staged:
     """Check what a training run needs before anything is written: the engine is built from a training copy of
     ``source`` in a temporary folder; the mode must have a feature function; ``base`` must be one of its heuristics
     (default: the first heuristic ``play`` names, else the first one); ``metric`` a per-game number column. Only
-    then is ``out_dir`` made and the training copy written into it (``train`` and ``value.train_outcomes``)."""
+    then is ``out_dir`` made and the training copy written into it (``train`` and ``value.train_outcomes``);
+    ``check(dg)``, if given, runs before that too (a method's own checks against the engine)."""
     import shutil
     import tempfile
 
@@ -322,6 +324,8 @@ def stage(source: Path, data: dict, mode, name: str, base: str | None, out_dir: 
             if metric not in numeric:
                 raise InputError(f"--metric: {metric!r} is not a per-game column of this mode; allowed values: "
                                  f"{', '.join(numeric)}")
+        if check is not None:
+            check(dg)
         out_dir.mkdir(exist_ok=True)
         copy = _training_copy(source, read_toml(source)[0], out_dir, name)
     finally:

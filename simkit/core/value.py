@@ -103,12 +103,14 @@ def _gather(starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, seeds: list[int], epsilon: float,
-                     seed: int) -> Decisions:
+                     seed: int, opponents: tuple = ()) -> Decisions:
     """Play one game per seed with policy ``(kind, params)``, a uniformly random legal action instead at a share
     ``epsilon`` of the decisions with two or more legal actions; record at each such decision the features of the
     action the policy plays and of the action played (``Decisions``; ``is_base`` from the base heuristic
-    ``base_vec``) and, once the game has ended, the mover's reward. Reproducible from ``seed`` and the game seeds
-    alone."""
+    ``base_vec``) and, once the game has ended, the mover's reward. With ``opponents`` (``(kind, params)`` pairs)
+    the policy plays only the hero's seat, ``seed % dg.seats`` as in the scenarios' cells, and the other seats play
+    the opponents in turn, unrecorded; without, every seat plays the policy. Reproducible from ``seed`` and the game
+    seeds alone."""
     fns = dg.fns
     f = len(dg.feature_names)
     m = max(dg.max_actions, 1)
@@ -121,13 +123,19 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
         prng = _stream(seed, sd, 11)
         frng = _stream(seed, sd, 12)
         pick = np.random.default_rng([seed, sd, 13])
+        orng = _stream(seed, sd, 14)
+        hero = sd % dg.seats if opponents else -1
         movers = []
         steps = 0
         while not fns.is_over(s) and steps < 1_000_000:
             n = fns.legal_actions(s, env, buf)
             if n == 0:
                 break
-            if n >= 2:
+            mover = int(fns.to_move(s))
+            if hero >= 0 and mover != hero:
+                ok, op = opponents[(mover - (mover > hero)) % len(opponents)]  # the others in turn (seat_lineup)
+                a = int(fns.policy(ok, s, env, buf, n, op, orng)) if n >= 2 else int(buf[0])
+            elif n >= 2:
                 a_pol = int(fns.policy(kind, s, env, buf, n, params, prng))
                 a = int(buf[int(pick.integers(0, n))]) if int(pick.integers(0, 2 ** 53)) < threshold else a_pol
                 dg.learned.action_features(s, env, buf, n, base_vec, frng, xbuf)
@@ -143,7 +151,7 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
                 lens.append(len(ii))
                 idx.append(ii.astype(np.int32))
                 val.append(vv.astype(np.float32))
-                movers.append(int(fns.to_move(s)))
+                movers.append(mover)
             else:
                 a = int(buf[0])
             fns.apply_action(s, rng, env, a)
@@ -158,26 +166,26 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
                      np.array(games, np.int64), f)
 
 
-def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, seeds, epsilon, seed):
+def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, seeds, epsilon, seed, opponents):
     """``collect_outcomes`` in a worker process (the decision game is rebuilt there from the scenario)."""
     from simkit.core import registry
 
     _, mode = registry.get_mode(mode_game, mode_name)
-    return collect_outcomes(mode.engine(scenario), kind, params, base_vec, seeds, epsilon, seed)
+    return collect_outcomes(mode.engine(scenario), kind, params, base_vec, seeds, epsilon, seed, opponents)
 
 
 def collect(data: dict, scenario: Path, dg, kind: int, params: np.ndarray, base_vec: np.ndarray, seeds: list[int],
-            epsilon: float, seed: int, jobs: int) -> Decisions:
+            epsilon: float, seed: int, jobs: int, opponents: tuple = ()) -> Decisions:
     """``collect_outcomes`` over ``seeds``, in ``jobs`` worker processes (each rebuilds the engine from
     ``scenario``, the training copy) or here with ``dg``: the same decisions whatever ``jobs``."""
     from joblib import Parallel, delayed
 
     jobs = max(jobs, 1)
     if jobs == 1:
-        return Decisions.join([collect_outcomes(dg, kind, params, base_vec, seeds, epsilon, seed)],
+        return Decisions.join([collect_outcomes(dg, kind, params, base_vec, seeds, epsilon, seed, opponents)],
                               len(dg.feature_names))
     parts = Parallel(n_jobs=jobs)(delayed(_collect_chunk)(data["game"], data["mode"], str(scenario), kind, params,
-                                                          base_vec, seeds[i::jobs], epsilon, seed)
+                                                          base_vec, seeds[i::jobs], epsilon, seed, opponents)
                                   for i in range(jobs) if seeds[i::jobs])
     return Decisions.join(parts, len(dg.feature_names))
 
@@ -327,12 +335,31 @@ class OutcomeResult:
                 for it in self.iterations]
 
 
+def opponent_policies(dg, names, source) -> tuple:
+    """``(kind, params)`` of each of ``names``, the policies of the scenario's engine ``dg`` that play the seats
+    other than the hero's (``collect_outcomes``); an ``InputError`` naming the option if the mode has one seat or
+    a name is not one of its policies."""
+    if not names:
+        return ()
+    if dg.seats < 2:
+        raise InputError(f"--opponent: {source} is a one-seat game; the option is for games of two or more seats")
+    out = []
+    for n in names:
+        if n not in dg.policies:
+            raise InputError(f"--opponent: {n!r} is not a policy of {source}; allowed values: "
+                             f"{', '.join(sorted(dg.policies))}")
+        k, v = dg.policies[n]
+        out.append((k, np.asarray(v, np.float64)))
+    return tuple(out)
+
+
 def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | None = None,
                    budget: int = 20000, iterations: int = 3, seed: int = 1, epsilon: float = 0.02,
                    window: int = 1, l2: float = 1e-4, eval_games: int = 2000, search_games: int = 0,
                    rollouts: int = 32, metric: str = "won", jobs: int = 1, weights: str | Path | None = None,
                    init: str | Path | None = None, reference: str | Path | None = None, target: str = "advantage",
-                   margin: float = 0.0, progress: bool = False, keep: str = "best", echo=None) -> OutcomeResult:
+                   margin: float = 0.0, opponents: tuple[str, ...] = (), progress: bool = False, keep: str = "best",
+                   echo=None) -> OutcomeResult:
     """Train the learned policy ``name`` for ``scenario`` from game outcomes (see the module docstring).
     ``budget``: training games in all, split evenly over the iterations; ``window``: iterations of games each fit
     sees (the latest ones); ``init``: weights the first iteration plays (default: the base heuristic);
@@ -341,7 +368,9 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
     advantage over it, so that where the fit finds no advantage the policy keeps its choice); ``eval_games`` /
     ``search_games``: fresh games per cell of the judgements; ``margin``: without ``init``, the weight of
     ``is_base`` (feature 0) the fitted advantage is added to, so that the first iteration leaves the heuristic's
-    action only for a fitted advantage above ``margin`` (logit units). Output as ``train``'s: each iteration's weights and
+    action only for a fitted advantage above ``margin`` (logit units); ``opponents``: policies of the scenario
+    the other seats play in turn while collecting, the learned policy only in the hero's seat (as the scenarios'
+    cells seat them; default: every seat plays it). Output as ``train``'s: each iteration's weights and
     ``scenario.toml`` in ``out_dir``, the final weights at ``weights``."""
     from simkit.core import learned as LM
     from simkit.core.policies import HEURISTIC, LEARNED, learned_vector
@@ -371,9 +400,12 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         if p is not None:
             LM.load_model(p)  # an InputError naming the file if it is not one
     source = scenario
-    st = stage(source, data, mode, name, base, out_dir, metric)  # every check before anything is written
+    # every check before anything is written
+    st = stage(source, data, mode, name, base, out_dir, metric,
+               check=lambda dg: opponent_policies(dg, opponents, source))
     scenario, data, dg, spec, base = st.scenario, st.data, st.dg, st.spec, st.base
     base_vec, base_params, base_table = st.base_vec, st.base_params, st.base_table
+    opp = opponent_policies(dg, opponents, source)
 
     def vector(path):
         return learned_vector(spec, {"weights": str(path), "temperature": 0.0, "base_params": base_params})
@@ -402,7 +434,7 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
         bar = tqdm(total=iterations, desc=f"train {name} (outcomes)", unit="iteration", leave=False)
     for it in range(1, iterations + 1):
         seeds = [(seed * 1000 + it) * 1_000_000 + 500_000 + g for g in range(per_iter)]
-        new = collect(data, scenario, dg, kind, cur, base_vec, seeds, epsilon, seed, jobs)
+        new = collect(data, scenario, dg, kind, cur, base_vec, seeds, epsilon, seed, jobs, opp)
         if len(new) == 0:
             raise InputError(f"{source}: the training games had no decision with two or more legal actions")
         recent = (recent + [new])[-window:]

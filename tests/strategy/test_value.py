@@ -21,6 +21,7 @@ from simkit.games.toy import engine as TE
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "scenarios" / "toy" / "draw.toml"
 LONEQUEST = ROOT / "scenarios" / "valka" / "lonequest.toml"
+VI_TRAIN = ROOT / "scenarios" / "valkyrie_incident" / "train_standard.toml"
 TOY_ARGS = dict(base="timid", budget=4000, iterations=2, seed=5, epsilon=0.2, eval_games=2000)
 
 
@@ -106,6 +107,25 @@ def test_collection_is_in_one_order_whatever_the_chunks():
     assert stop_wins.any() and (whole.y[stop_wins] == 1.0).all()
 
 
+def test_opponents_play_the_other_seat_and_only_the_hero_is_recorded():
+    """``opponents`` (--opponent): the policy plays the hero's seat and the opponent the other, unrecorded. With
+    `focused` against `random` every row of a game carries one outcome, the hero's, and it is a win almost always;
+    with the seats' policies swapped, almost never; in self-play the rows of both seats are recorded, half of them
+    won."""
+    dg = registry.get_mode("valkyrie-incident", "standard")[1].engine(VI_TRAIN)
+    (fk, fv), (rk, rv) = dg.policies["focused"], dg.policies["random"]
+    seeds = list(range(60))
+    hero = V.collect_outcomes(dg, fk, fv, fv, seeds, 0.0, 7, ((rk, rv),))
+    swapped = V.collect_outcomes(dg, rk, rv, fv, seeds, 0.0, 7, ((fk, fv),))
+    both = V.collect_outcomes(dg, fk, fv, fv, seeds, 0.0, 7)
+    for data in (hero, swapped):
+        assert set(data.game.tolist()) == set(seeds)
+        assert all(np.unique(data.y[data.game == g]).size == 1 for g in seeds)
+    assert hero.y.mean() > 0.9 and swapped.y.mean() < 0.1, (hero.y.mean(), swapped.y.mean())
+    mixed = sum(np.unique(both.y[both.game == g]).size > 1 for g in seeds)
+    assert mixed > 50 and 0.4 < both.y.mean() < 0.6 and len(hero) < len(both), (mixed, both.y.mean())
+
+
 def test_fit_value_recovers_a_known_logistic_model():
     """Decisions drawn from a known logistic model: the fit recovers its weights (on the raw features)."""
     rng = np.random.default_rng(3)
@@ -155,7 +175,10 @@ def test_cli_method_outcomes(tmp_path):
 
 @pytest.mark.parametrize("args,needle", [(["--base", "nope"], "--base: 'nope' is not a heuristic policy"),
                                          (["--metric", "nope"], "--metric: 'nope' is not a per-game column"),
-                                         (["--window", "2"], "--window: must be 1 with --target advantage")])
+                                         (["--window", "2"], "--window: must be 1 with --target advantage"),
+                                         (["--opponent", "timid"], "is a one-seat game"),
+                                         (["--opponent", "timid", "--method", "expert"],
+                                          "--opponent: only with --method outcomes")])
 def test_cli_method_outcomes_refuses_before_writing(tmp_path, args, needle):
     """As ``train``'s own method (issue 38): a bad --base or --metric ends in one line, exit code 2, and --out is
     not created (both methods check through ``train.stage`` before anything is written)."""
@@ -167,6 +190,17 @@ def test_cli_method_outcomes_refuses_before_writing(tmp_path, args, needle):
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and needle in lines[0], p.stderr
     assert not out.exists() and not (tmp_path / "w.npz").exists()
+
+
+def test_cli_opponent_must_be_a_policy_of_the_scenario(tmp_path):
+    out = tmp_path / "run"
+    p = subprocess.run([sys.executable, "-m", "simkit", "train", str(VI_TRAIN), "--name", "learned", "--method",
+                        "outcomes", "--opponent", "nope", "-q", "--out", str(out)], capture_output=True, text=True,
+                       cwd=ROOT)
+    assert p.returncode == 2, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--opponent: 'nope' is not a policy of" in lines[0], p.stderr
+    assert "allowed values: balanced, concentrated, focused, random" in lines[0] and not out.exists()
 
 
 def _decisions(rows_pol, rows_diff, y, f):
