@@ -62,8 +62,11 @@ bench: setup
 # (lonequest.learned_expert.npz), then six iterations from game outcomes starting from it (--method outcomes), then
 # the value of its positions for `search` to stand on (--method value: lonequest.value.npz).
 # The runs of several iterations keep the last (--keep last): the committed weights were written that way,
-# before `simkit train` kept the best of its iterations by default.
+# before `simkit train` kept the best of its iterations by default. Bounty Hunter's: six iterations from game
+# outcomes against the scenario's opponents (--method outcomes --opponent), the best of them kept. The Valkyrie
+# Incident's standard one: outcomes in self-play from focused_tuned (twice), then against focused_tuned.
 train: setup
+	@mkdir -p runs
 	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --seed 2026 --budget 300 --iterations 1 \
 	  --share 0.3 --eval-games 2000 --teacher-games 10 --out runs/train-lonequest \
 	  --weights scenarios/valka/lonequest.learned_expert.npz
@@ -80,14 +83,23 @@ train: setup
 	$(BIN)/simkit train scenarios/valhalla/solo.toml --name vsearch --method value --base builder_tuned \
 	  --set 'monsters=["dragon"]' --set 'variants=["base"]' --set 'levels=[1]' --set 'jarls=["sigurd"]' \
 	  --budget 10000 --seed 7 --depth 8 --teacher 4 --out runs/value-valhalla --weights scenarios/valhalla/solo.value.npz
-	$(BIN)/simkit train scenarios/valkyrie_incident/train_standard.toml --name learned --base focused --seed 2026 \
-	  --budget 80 --iterations 1 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 \
+	$(BIN)/simkit train scenarios/valkyrie_incident/train_standard.toml --name learned --method outcomes \
+	  --base focused_tuned --margin 1 --epsilon 0.05 --l2 1e-3 --budget 9000 --iterations 3 --seed 41 \
+	  --eval-games 100 --keep last --out runs/train-valkyrie-standard-1 --weights runs/valkyrie-standard-selfplay1.npz
+	$(BIN)/simkit train scenarios/valkyrie_incident/train_standard.toml --name learned --method outcomes \
+	  --base focused_tuned --init runs/valkyrie-standard-selfplay1.npz --epsilon 0.05 --l2 1e-3 --budget 60000 \
+	  --iterations 3 --seed 42 --eval-games 100 --keep last --out runs/train-valkyrie-standard-2 \
+	  --weights runs/valkyrie-standard-selfplay2.npz
+	$(BIN)/simkit train scenarios/valkyrie_incident/train_standard.toml --name learned --method outcomes \
+	  --base focused_tuned --init runs/valkyrie-standard-selfplay2.npz --opponent focused_tuned --epsilon 0.1 \
+	  --l2 1e-3 --budget 60000 --iterations 3 --seed 45 --eval-games 500 --keep last \
 	  --out runs/train-valkyrie-standard --weights scenarios/valkyrie_incident/standard.learned.npz
 	$(BIN)/simkit train scenarios/valkyrie_incident/train_blitz.toml --name learned --base focused --seed 2026 \
 	  --budget 160 --iterations 2 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 --keep last \
 	  --out runs/train-valkyrie-blitz --weights scenarios/valkyrie_incident/blitz.learned.npz
-	$(BIN)/simkit train scenarios/valka/bounty_hunter.toml --name learned --base balanced_tuned --seed 2028 \
-	  --budget 120 --iterations 1 --share 0.25 --teacher 8 --eval-games 1000 --teacher-games 20 \
+	$(BIN)/simkit train scenarios/valka/bounty_hunter.toml --name learned --method outcomes --base balanced_tuned \
+	  --opponent balanced --opponent aggressive --opponent cautious --margin 1 --epsilon 0.1 --l2 1e-3 \
+	  --budget 120000 --iterations 6 --eval-games 1000 --seed 2031 \
 	  --out runs/train-bounty-hunter --weights scenarios/valka/bounty_hunter.learned.npz
 	$(BIN)/simkit train scenarios/valhalla/train_multi.toml --name learned --base builder_tuned --seed 2030 \
 	  --budget 120 --iterations 1 --teacher 8 --share 0.25 --eval-games 1000 --teacher-games 10 \

@@ -53,7 +53,8 @@ def test_search_ladder_describes_search_from_the_simulation_it_plays(monkeypatch
     from simkit.games.valka.multiplayer import report
 
     seen = []
-    values = {"search": [1, 1, 0, 1], "balanced_tuned": [1, 0, 0, 1], "balanced": [0, 0, 1, 0], "random": [0] * 4}
+    values = {"search": [1, 1, 1, 1], "learned": [1, 1, 0, 1], "balanced_tuned": [1, 0, 0, 1], "balanced": [0, 0, 1, 0],
+              "random": [0] * 4}
 
     def fake(sim, seed, spawn, games, metric, jobs=1, **kw):
         seen.append((sim.describe(), sim.policy_specs, sim.default_block_size, seed, spawn, games, metric, kw))
@@ -64,8 +65,9 @@ def test_search_ladder_describes_search_from_the_simulation_it_plays(monkeypatch
     got = report.search_ladder(path, 4, jobs=1)
     want = ladder.ladder(path, report.SEARCH_LADDER, games=4, seed=2026, jobs=1, block_size=5)
     assert seen[0] == seen[1] and seen[0][2:] == (5, 2026, (0,), 4, "won", {})
-    assert got["rungs"] == want and [r.policy for r in want] == ["search", "balanced_tuned", "balanced", "random"]
-    assert [r.kind for r in want] == ["search", "heuristic", "heuristic", "random"]
+    assert got["rungs"] == want
+    assert [r.policy for r in want] == ["search", "learned", "balanced_tuned", "balanced", "random"]
+    assert [r.kind for r in want] == ["search", "learned", "heuristic", "heuristic", "random"]
     assert got["search"] == "8 rollouts per action of `balanced_tuned`"  # scenarios/valka/bounty_hunter.toml
 
 

@@ -206,10 +206,23 @@ def test_the_training_decision_game_follows_the_scenario():
     assert env[3][E.R_BLITZ] == 1 and s[E.EMB] == want[0][0] and s[E.EMB + 1] == want[0][1]
 
 
+def test_the_standard_training_scenario_judges_against_the_bundled_tuned_heuristic():
+    """``train_standard.toml`` plays every policy against the standard game's tuned heuristic, `focused_tuned`, in
+    both seats, and that heuristic's table is ``standard.toml``'s: retune it there, and this fails until the copy
+    follows. (``train_blitz.toml`` still judges against `focused`: the Blitz weights are expert iteration's.)"""
+    from simkit.core.scenario import read_toml
+
+    train, _ = read_toml(SCEN / "train_standard.toml")
+    bundled, _ = read_toml(SCEN / "standard.toml")
+    tuned = "focused_tuned"
+    assert train["play"] == [tuned] and train["opponent"] == tuned
+    assert train["policies"] == {tuned: bundled["policies"][tuned]}
+
+
 @pytest.mark.parametrize("ruleset", ["standard", "blitz"])
 def test_training_scenarios_share_the_bundled_data_hash(ruleset):
-    """``train_RULESET.toml`` (every policy against `focused` in both seats) has the bundled scenario's rules and
-    cards, so weights trained on it are current for ``RULESET.toml``."""
+    """``train_RULESET.toml`` (every policy against one heuristic in both seats) has the bundled scenario's rules
+    and cards, so weights trained on it are current for ``RULESET.toml``."""
     from simkit.core.scenario import read_toml
     from simkit.games.valkyrie_incident import RULES_VERSION
 
@@ -223,13 +236,19 @@ def test_training_scenarios_share_the_bundled_data_hash(ruleset):
 
 @pytest.mark.parametrize("ruleset", ["standard", "blitz"])
 def test_the_committed_weights_are_current(ruleset, tmp_path):
-    """``RULESET.learned.npz`` (make train) was trained on this mode's features from `focused`, and a copy of the
-    bundled scenario playing it loads without a stale-policy warning."""
+    """``RULESET.learned.npz`` (make train) was trained on this mode's features from its base heuristic (standard:
+    `focused_tuned`, from game outcomes; Blitz: `focused`, by expert iteration) with that heuristic's parameters,
+    and a copy of the bundled scenario playing it loads without a stale-policy warning."""
+    from simkit.core.scenario import read_toml
+
     weights = SCEN / f"{ruleset}.learned.npz"
     m = LM.load_model(weights)
-    assert (m.game, m.mode, m.base) == ("valkyrie-incident", ruleset, "focused")
+    base = {"standard": "focused_tuned", "blitz": "focused"}[ruleset]
+    assert (m.game, m.mode, m.base) == ("valkyrie-incident", ruleset, base)
     assert tuple(m.feature_names) == F.FEATURES
-    assert m.base_params == {k: float(FOCUSED[v[0]]) for k, v in E.PARAMS.items()}
+    table = read_toml(SCEN / f"{ruleset}.toml")[0]["policies"].get(base, {})
+    vec = param_vector(E.PARAMS, {**E.PRESETS["focused"][1], **{k: v for k, v in table.items() if k != "kind"}})
+    assert m.base_params == {k: float(vec[v[0]]) for k, v in E.PARAMS.items()}
     text = (SCEN / f"{ruleset}.toml").read_text().replace('cards = "cards.toml"',
                                                           f'cards = "{(SCEN / "cards.toml").as_posix()}"')
     text = text.replace('play = ["balanced", "focused"]', 'play = ["learned"]')

@@ -200,7 +200,7 @@ def test_cli_opponent_must_be_a_policy_of_the_scenario(tmp_path):
     assert p.returncode == 2, p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "--opponent: 'nope' is not a policy of" in lines[0], p.stderr
-    assert "allowed values: balanced, concentrated, focused, random" in lines[0] and not out.exists()
+    assert "allowed values: balanced, concentrated, focused, focused_tuned, random" in lines[0] and not out.exists()
 
 
 def _decisions(rows_pol, rows_diff, y, f):

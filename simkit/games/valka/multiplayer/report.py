@@ -267,13 +267,16 @@ def sensitivity_section(rankings: dict, reference: str | None) -> tuple[str, str
     return text, sentence
 
 
+PLAYED = ("heuristic", "learned")  # the kinds that play every cell's games at a heuristic's speed
+
+
 def card_policy(man: dict, rungs, mixed: bool) -> str | None:
-    """The policy whose seats the card tables measure: the strongest heuristic of the skill ladder (at mixed
-    tables the run's own, at tables of equals the ladder against a field, ``rungs``, when there is one) that
-    plays in the run; else the first heuristic of the scenario's ``play`` list."""
+    """The policy whose seats the card tables measure: the strongest heuristic or learned policy of the skill
+    ladder (at mixed tables the run's own, at tables of equals the ladder against a field, ``rungs``, when there is
+    one) that plays in the run; else the first heuristic of the scenario's ``play`` list."""
     kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
     for r in rungs or []:
-        if r.kind == "heuristic" and r.policy in kinds:
+        if r.kind in PLAYED and r.policy in kinds:
             return r.policy
     for p, k in kinds.items():
         if k == "heuristic":
@@ -517,12 +520,12 @@ def card_policy_reason(cpol: str | None, rungs, mixed: bool, field_ladder: dict 
     if top is None:
         text = "the first heuristic of the scenario: no ladder ranks the policies here"
     elif top.policy == cpol:
-        tied = [r.policy for r in rungs[1:] if not r.below_best and r.kind == "heuristic"]
+        tied = [r.policy for r in rungs[1:] if not r.below_best and r.kind in PLAYED]
         text = (f"the strongest policy of {where}" if not tied else
                 f"the highest estimate of {where}, not told apart from {', '.join(f'`{p}`' for p in tied)}")
     else:
-        text = (f"the strongest heuristic of {where}; `{top.policy}` ranks above it but is a {top.kind} policy "
-                "without card rows here")
+        text = (f"the strongest heuristic or learned policy of {where}; `{top.policy}` ranks above it but is a "
+                f"{top.kind} policy without card rows here")
     if search_ladder:
         text += ("; `search`, stronger on its small ladder, plays too few games "
                  f"({search_ladder.get('games', '?')}) for a card table")
@@ -631,7 +634,8 @@ def _search_section(sl: dict) -> str:
                               **{k: sl[k] for k in ("precision", "cap", "block") if k in sl}) + "\n")
 
 
-SEARCH_LADDER = ["search", "balanced_tuned", "balanced", "random"]  # the hero policies of the small search ladder
+# the hero policies of the small search ladder
+SEARCH_LADDER = ["search", "learned", "balanced_tuned", "balanced", "random"]
 
 
 # the search ladder is played in blocks of SEARCH_BLOCK deals until every rung's 95% interval is within
