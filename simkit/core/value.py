@@ -109,8 +109,9 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
     action the policy plays and of the action played (``Decisions``; ``is_base`` from the base heuristic
     ``base_vec``) and, once the game has ended, the mover's reward. With ``opponents`` (``(kind, params)`` pairs)
     the policy plays only the hero's seat, ``seed % dg.seats`` as in the scenarios' cells, and the other seats play
-    the opponents in turn, unrecorded; without, every seat plays the policy. Reproducible from ``seed`` and the game
-    seeds alone."""
+    the opponents in turn, unrecorded; without, every seat plays the policy. ``dg.seats`` is the mode's largest
+    table: in a scenario of several table sizes, a game at a smaller table whose hero seat is beyond it records
+    nothing. Reproducible from ``seed`` and the game seeds alone."""
     fns = dg.fns
     f = len(dg.feature_names)
     m = max(dg.max_actions, 1)

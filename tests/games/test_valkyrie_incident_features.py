@@ -239,15 +239,12 @@ def test_the_committed_weights_are_current(ruleset, tmp_path):
     """``RULESET.learned.npz`` (make train) was trained on this mode's features from its base heuristic (standard:
     `focused_tuned`, from game outcomes; Blitz: `focused`, by expert iteration) with that heuristic's parameters,
     and a copy of the bundled scenario playing it loads without a stale-policy warning."""
-    from simkit.core.scenario import read_toml
-
     weights = SCEN / f"{ruleset}.learned.npz"
     m = LM.load_model(weights)
     base = {"standard": "focused_tuned", "blitz": "focused"}[ruleset]
     assert (m.game, m.mode, m.base) == ("valkyrie-incident", ruleset, base)
     assert tuple(m.feature_names) == F.FEATURES
-    table = read_toml(SCEN / f"{ruleset}.toml")[0]["policies"].get(base, {})
-    vec = param_vector(E.PARAMS, {**E.PRESETS["focused"][1], **{k: v for k, v in table.items() if k != "kind"}})
+    vec = decision_game(ruleset, SCEN / f"{ruleset}.toml").policies[base][1]  # what `simkit train` reads
     assert m.base_params == {k: float(vec[v[0]]) for k, v in E.PARAMS.items()}
     text = (SCEN / f"{ruleset}.toml").read_text().replace('cards = "cards.toml"',
                                                           f'cards = "{(SCEN / "cards.toml").as_posix()}"')
