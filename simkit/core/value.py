@@ -109,9 +109,10 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
     action the policy plays and of the action played (``Decisions``; ``is_base`` from the base heuristic
     ``base_vec``) and, once the game has ended, the mover's reward. With ``opponents`` (``(kind, params)`` pairs)
     the policy plays only the hero's seat, ``seed % dg.seats`` as in the scenarios' cells, and the other seats play
-    the opponents in turn, unrecorded; without, every seat plays the policy. ``dg.seats`` is the mode's largest
-    table: in a scenario of several table sizes, a game at a smaller table whose hero seat is beyond it records
-    nothing. Reproducible from ``seed`` and the game seeds alone."""
+    the opponents in turn, unrecorded (with more opponents than other seats, the lineup turns by ``dg.seats - 1``
+    every ``dg.seats`` game seeds, so each opponent meets the hero in each seat); without, every seat plays the
+    policy. ``dg.seats`` is the mode's largest table: in a scenario of several table sizes, a game at a smaller
+    table whose hero seat is beyond it records nothing. Reproducible from ``seed`` and the game seeds alone."""
     fns = dg.fns
     f = len(dg.feature_names)
     m = max(dg.max_actions, 1)
@@ -126,6 +127,8 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
         pick = np.random.default_rng([seed, sd, 13])
         orng = _stream(seed, sd, 14)
         hero = sd % dg.seats if opponents else -1
+        # more opponents than other seats (e.g. a field against a two-seat game): the lineup turns game by game
+        turn = (sd // dg.seats) * (dg.seats - 1) if len(opponents) > dg.seats - 1 else 0
         movers = []
         steps = 0
         while not fns.is_over(s) and steps < 1_000_000:
@@ -134,7 +137,7 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
                 break
             mover = int(fns.to_move(s))
             if hero >= 0 and mover != hero:
-                ok, op = opponents[(mover - (mover > hero)) % len(opponents)]  # the others in turn (seat_lineup)
+                ok, op = opponents[(mover - (mover > hero) + turn) % len(opponents)]  # in turn (seat_lineup)
                 a = int(fns.policy(ok, s, env, buf, n, op, orng)) if n >= 2 else int(buf[0])
             elif n >= 2:
                 a_pol = int(fns.policy(kind, s, env, buf, n, params, prng))
@@ -191,10 +194,21 @@ def collect(data: dict, scenario: Path, dg, kind: int, params: np.ndarray, base_
     return Decisions.join(parts, len(dg.feature_names))
 
 
-def held_out(data: Decisions) -> np.ndarray:
-    """The decisions of every fifth game seed (what a fit is judged on), or none when that leaves nothing on
-    either side."""
-    held = (data.game % 5) == 0
+def cells_of(dg) -> int:
+    """How many cells a decision game deals its seeds over (game ``g`` in cell ``g % cells``): its ``cells``
+    attribute, 1 where it has none."""
+    return max(int(getattr(dg, "cells", 1)), 1)
+
+
+def held_out(data: Decisions, cells: int = 1) -> np.ndarray:
+    """The decisions of a fifth of each cell's games (what a fit is judged on, and not fitted on), or none when
+    that leaves nothing on either side. A decision game that deals game ``g`` in its cell ``g % cells`` says so by
+    a ``cells`` attribute (``held_out(pool, cells_of(dg))``). Game ``g`` is held out when ``g % 5 == 0``; where the
+    cells come in a multiple of five, every fifth seed would be one cell's games (the Valkyrie Incident's five
+    match-ups: the fit never saw match-up 0 and was judged on it alone), so there it is the game's number within
+    its cell, ``(g // cells) % 5 == 0``. Both hold out a fifth of every cell."""
+    g = data.game if cells % 5 else data.game // cells
+    held = (g % 5) == 0
     return np.zeros(len(data), bool) if held.all() or not held.any() else held
 
 
@@ -440,7 +454,7 @@ def train_outcomes(scenario: str | Path, name: str, out_dir: str | Path, *, base
             raise InputError(f"{source}: the training games had no decision with two or more legal actions")
         recent = (recent + [new])[-window:]
         pool = Decisions.join(recent, f)
-        held = held_out(pool)
+        held = held_out(pool, cells_of(dg))
         fit = fit_value(pool.take(~held), l2=l2, target=target)
         w = scores_w + fit.w if target == "advantage" else fit.w
         ho = pool.take(held) if held.any() else pool
@@ -550,7 +564,7 @@ def train_value(scenario: str | Path, name: str, out_dir: str | Path, *, base: s
     pool = collect(data, st.scenario, dg, kind, cur, base_vec, seeds, 0.0, seed, jobs)
     if len(pool) == 0:
         raise InputError(f"{source}: the games had no decision with two or more legal actions")
-    held = held_out(pool)
+    held = held_out(pool, cells_of(dg))
     fit = fit_value(pool.take(~held), l2=l2, max_iter=5000)
     loss, base_loss, area = heldout_scores(fit, pool.take(held) if held.any() else pool)
     model = LM.Model(data["game"], data["mode"], list(dg.feature_names), fit.v, np.zeros((0, f)), np.zeros(0),

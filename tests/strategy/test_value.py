@@ -126,6 +126,55 @@ def test_opponents_play_the_other_seat_and_only_the_hero_is_recorded():
     assert mixed > 50 and 0.4 < both.y.mean() < 0.6 and len(hero) < len(both), (mixed, both.y.mean())
 
 
+def test_more_opponents_than_seats_take_turns_game_by_game():
+    """Two seats, two named opponents (`random`, then `focused`): the other seat plays `random` in games whose
+    ``seed // 2`` is even and `focused` in the others, so `focused` as the hero wins nearly every game of the first
+    kind and about half of the second, in either seat."""
+    dg = registry.get_mode("valkyrie-incident", "standard")[1].engine(VI_TRAIN)
+    (fk, fv), (rk, rv) = dg.policies["focused"], dg.policies["random"]
+    seeds = list(range(160))
+    data = V.collect_outcomes(dg, fk, fv, fv, seeds, 0.0, 7, ((rk, rv), (fk, fv)))
+    won = {g: float(data.y[data.game == g][0]) for g in seeds}
+    against_random = [won[g] for g in seeds if (g // 2) % 2 == 0]
+    against_focused = [won[g] for g in seeds if (g // 2) % 2 == 1]
+    assert np.mean(against_random) > 0.9, np.mean(against_random)
+    assert 0.25 < np.mean(against_focused) < 0.75, np.mean(against_focused)
+    for seat in (0, 1):  # the hero meets each opponent in each seat
+        assert {(g // 2) % 2 for g in seeds if g % 2 == seat} == {0, 1}
+
+
+def test_held_out_games_are_a_fifth_of_every_cell():
+    """The games a fit is judged on (and not fitted on) are a fifth of each cell's. The Valkyrie Incident's training
+    scenario deals its 5 match-ups as ``seed % 5``, and `simkit train`'s seeds count up from a multiple of five, so
+    every fifth seed alone would be match-up 0's games only; the decision game says how many cells it deals over."""
+    dg = registry.get_mode("valkyrie-incident", "standard")[1].engine(VI_TRAIN)
+    matchups = len(loader.load(VI_TRAIN).simulation.matchups)
+    assert V.cells_of(dg) == matchups == 5
+    # which match-up a seed is dealt in: the decision game's own deal, read from the env it returns
+    envs = [dg.new_game(g)[2] for g in range(matchups)]
+    cell = [next(i for i, e in enumerate(envs) if all(np.array_equal(x, y) for x, y in zip(e, dg.new_game(g)[2])))
+            for g in range(matchups * 4)]
+    assert cell == [g % matchups for g in range(matchups * 4)]
+    seeds = np.arange(45_000_500_000, 45_000_500_000 + 1000)  # as simkit train counts them
+    data = V.Decisions(np.zeros(len(seeds) + 1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32),
+                       np.zeros(len(seeds)), seeds, 1)
+    held = V.held_out(data, V.cells_of(dg))
+    for c in range(matchups):
+        assert held[seeds % matchups == c].sum() == 40, c  # 200 games a match-up, a fifth held out
+    assert not (seeds[held] % 5 == 0).all()  # not merely every fifth seed (the old rule: match-up 0 alone)
+    # cells coprime to five keep every fifth seed (the bundled Lonequest's 8 Warbands: weights unchanged)
+    lonequest = registry.get_mode("valka", "lonequest")[1].engine(None)
+    assert V.cells_of(lonequest) == 8
+    assert np.array_equal(V.held_out(data, 8), seeds % 5 == 0)
+    assert np.array_equal(V.held_out(data), seeds % 5 == 0)
+    for c in range(8):
+        assert held_share(V.held_out(data, 8)[seeds % 8 == c]) == 0.2
+
+
+def held_share(mask):
+    return round(float(mask.mean()), 6)
+
+
 def test_fit_value_recovers_a_known_logistic_model():
     """Decisions drawn from a known logistic model: the fit recovers its weights (on the raw features)."""
     rng = np.random.default_rng(3)

@@ -347,5 +347,7 @@ def decision_game(scenario=None) -> D.DecisionGame:
         E.new_game(s, rng, env)
         return s, rng, env
 
-    return D.DecisionGame("valeria/kingdoms", FNS, S.MAX_ACTIONS, new, pols, E.invariants, S.MAX_P, SEARCHER,
-                          learned=E.LEARNED_FNS, feature_names=E.FEATURES)
+    dg = D.DecisionGame("valeria/kingdoms", FNS, S.MAX_ACTIONS, new, pols, E.invariants, S.MAX_P, SEARCHER,
+                        learned=E.LEARNED_FNS, feature_names=E.FEATURES)
+    dg.cells = len(envs)  # game seed at player count seed % cells (simkit.core.value.held_out)
+    return dg

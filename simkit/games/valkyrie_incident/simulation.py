@@ -302,5 +302,7 @@ def decision_game(ruleset: str = "standard", scenario=None) -> D.DecisionGame:
         E.new_game(s, rng, env)
         return s, rng, env
 
-    return D.DecisionGame(f"valkyrie-incident/{ruleset}", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 2, SEARCHER,
-                          learned=E.LEARNED_FNS, feature_names=FEATURES)
+    dg = D.DecisionGame(f"valkyrie-incident/{ruleset}", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 2, SEARCHER,
+                        learned=E.LEARNED_FNS, feature_names=FEATURES)
+    dg.cells = len(envs)  # game seed in match-up seed % cells (simkit.core.value.held_out)
+    return dg

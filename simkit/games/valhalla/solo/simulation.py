@@ -394,5 +394,7 @@ def decision_game(scenario: str | Path | None = None) -> DecisionGame:
         if kind != "search":
             k, vec, _, _ = compile_policy(kind, values, pol.PARAMS)
             policies[name] = (k, vec)
-    return DecisionGame("valhalla/solo", FNS, L.MAX_ACTIONS, new_game, policies, E.invariants, 1, SEARCHER,
-                        learned=pol.LEARNED_FNS, feature_names=FEATURES)
+    dg = DecisionGame("valhalla/solo", FNS, L.MAX_ACTIONS, new_game, policies, E.invariants, 1, SEARCHER,
+                      learned=pol.LEARNED_FNS, feature_names=FEATURES)
+    dg.cells = len(deals)  # game seed in cell seed % cells (simkit.core.value.held_out)
+    return dg

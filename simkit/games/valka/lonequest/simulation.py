@@ -303,9 +303,11 @@ def decision_game(scenario: str | Path | None = None) -> DecisionGame:
         if kind != "search":
             k, vec, _, _ = compile_policy(kind, values, pol.PARAMS)
             policies[name] = (k, vec)
-    return DecisionGame(name="valka/lonequest", fns=fns(), max_actions=L.MAX_ACTIONS, new_game=new_game,
-                        policies=policies, invariants=E.invariants, search=SEARCHER, learned=pol.LEARNED_FNS,
-                        feature_names=FEATURES)
+    dg = DecisionGame(name="valka/lonequest", fns=fns(), max_actions=L.MAX_ACTIONS, new_game=new_game,
+                      policies=policies, invariants=E.invariants, search=SEARCHER, learned=pol.LEARNED_FNS,
+                      feature_names=FEATURES)
+    dg.cells = len(warbands)  # game seed in Warband seed % cells (simkit.core.value.held_out)
+    return dg
 
 
 def build_lonequest(fields) -> LonequestSim:

@@ -402,8 +402,10 @@ def decision_game(variant: str = "bounty-hunter", players: int = 4, scenario=Non
         E.start(s, rng, env)
         return s, rng, env
 
-    return D.DecisionGame(f"valka/{variant}", FNS, L.MAX_ACTIONS, new, pols, E.invariants, players, SEARCHER,
-                          learned=P.LEARNED_FNS, feature_names=FEATURES)
+    dg = D.DecisionGame(f"valka/{variant}", FNS, L.MAX_ACTIONS, new, pols, E.invariants, players, SEARCHER,
+                        learned=P.LEARNED_FNS, feature_names=FEATURES)
+    dg.cells = len(envs)  # game seed at table size seed % cells (simkit.core.value.held_out)
+    return dg
 
 
 @njit(cache=True)
