@@ -101,7 +101,7 @@ def test_the_pages_headlines_are_read():
     lq = got["reports/lonequest/report.md"]
     assert lq == [("scenarios/valka/lonequest.toml", frozenset({"learned"}), False)]
     vi = dict((s, p) for s, p, _ in got["reports/valkyrie-incident/report.md"])
-    assert vi == {"scenarios/valkyrie_incident/standard.toml": {"focused_tuned"},
+    assert vi == {"scenarios/valkyrie_incident/standard.toml": {"learned"},
                   "scenarios/valkyrie_incident/blitz.toml": {"balanced_tuned"}}
     bh = got["reports/multiplayer/bounty-hunter/report.md"]
     assert bh[0][2] and "balanced_tuned" in bh[0][1] and "random" not in bh[0][1]

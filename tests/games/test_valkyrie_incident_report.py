@@ -424,7 +424,7 @@ def test_strength_tie_is_said_and_how_it_was_broken():
     assert "The report plays the higher estimate, `balanced`" in text and "`focused`," not in text
     clear = strength_text("standard", [{"policy": "focused_tuned", "per_game": base + 0.1},
                                        {"policy": "balanced", "per_game": base}])
-    assert clear.startswith("Standard: `focused_tuned` wins more against the field than every other heuristic")
+    assert clear.startswith("Standard: `focused_tuned` wins more against the field than every other policy")
 
 
 def test_strength_verdicts_are_one_family_over_both_rulesets():
@@ -796,7 +796,7 @@ def test_the_page_opens_with_one_sentence_from_its_pooled_emblem_table(report):
 
 def test_the_bundled_page_opens_with_one_sentence_on_standard_games(quick_page):
     _, page = quick_page
-    policy = re.search(r"the strongest, \*\*`(\w+)`\*\* \(standard\)", page).group(1)  # "What was simulated"
+    policy = re.search(r"the strongest, \*\*`(\w+)`\*\* \(standard[;)]", page).group(1)  # "What was simulated"
     lead = _check_lead(page, "standard", policy)
     games = re.search(rf"\| standard +\| {policy} v {policy} +\| [^|]+\| [^|]+\| +([\d,]+) \|", page)  # Alpha or Omega
     assert lead.endswith(f"in both seats, {int(games.group(1).replace(',', '')):,} games)."), lead

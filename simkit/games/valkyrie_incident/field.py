@@ -42,10 +42,23 @@ def policy_values(scenario: str | Path, name: str) -> dict[str, float]:
     return {k: float(described.get(k, spec[1])) for k, spec in PARAMS.items()}
 
 
-def field_games(scenario: str | Path, tested: dict[str, dict[str, float]], games: int, seed: int,
+def policy_entry(scenario: str | Path, name: str) -> dict:
+    """What ``field_games`` plays for policy ``name`` of the scenario: a heuristic's every parameter, or a learned
+    policy's own ``[policies.NAME]`` table (its weights file, beside the scenario)."""
+    from simkit.core.scenario import read_toml
+
+    data, _ = read_toml(Path(scenario))
+    own = data.get("policies", {}).get(name, {})
+    if own.get("kind") == "learned":
+        return dict(own)
+    return policy_values(scenario, name)
+
+
+def field_games(scenario: str | Path, tested: dict[str, dict], games: int, seed: int,
                 field=FIELD, jobs: int = 1) -> dict[str, np.ndarray]:
     """Per game g, each tested policy's share of wins over its cells (every opponent of ``field`` × both seats ×
-    all match-ups); ``tested``: name -> heuristic parameters. Cards and rule options are the scenario's."""
+    all match-ups); ``tested``: name -> heuristic parameters, or a policy table with its ``kind`` (a learned
+    policy's, ``policy_entry``). Cards and rule options are the scenario's."""
     from simkit.core.loader import build
     from simkit.core.scenario import read_toml
     from simkit.core.tune import per_game_means
@@ -56,19 +69,20 @@ def field_games(scenario: str | Path, tested: dict[str, dict[str, float]], games
     table = dict(d.get("policies", {}))
     names = {name: f"__{i}" for i, name in enumerate(tested)}  # never the name of a field opponent
     for name, values in tested.items():
-        table[names[name]] = {"kind": "heuristic", **values}
+        table[names[name]] = dict(values) if "kind" in values else {"kind": "heuristic", **values}
     d.update(policies=table, play=list(names.values()), opponent=list(field), seats=SEATS, emblems="all")
     means = per_game_means(build(scenario, d), seed, (0,), games, "won", jobs)
     return {name: means[key] for name, key in names.items()}
 
 
 def strength(scenario: str | Path, policies: list[str], games: int, seed: int, jobs: int = 1) -> list[dict]:
-    """The scenario's heuristics ranked by their win rate against the field (strongest first): name, estimate,
+    """The scenario's heuristics and learned policies ranked by their win rate against the field (strongest first):
+    name, estimate,
     low, high (95%, normal over the per-game shares; the game is the unit, its cells share its deal), games, and
     ``per_game`` (the shares, game by game: the same deals for every policy, for paired comparisons)."""
     from simkit.core.stats import mean_interval
 
-    rates = field_games(scenario, {p: policy_values(scenario, p) for p in policies}, games, seed, jobs=jobs)
+    rates = field_games(scenario, {p: policy_entry(scenario, p) for p in policies}, games, seed, jobs=jobs)
     rows = []
     for name, v in rates.items():
         e = mean_interval(len(v), float(v.sum()), float((v * v).sum()))

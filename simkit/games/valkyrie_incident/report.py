@@ -4,8 +4,9 @@ the skill ladder, a per-card table, the score-margin distribution and game lengt
 ``run_report(run_dir, out_dir)`` reports one run (either ruleset); ``bundled_report(out_dir)`` runs the bundled
 scenarios (``scenarios/valkyrie_incident/{ladder,standard,blitz}.toml``) and writes
 ``out_dir/valkyrie-incident/report.md`` with its plots. The match-up matrices, Alpha/Omega, margins and the card
-table of each ruleset use the heuristic of its scenario that wins most against the field (``field.py``: the
-bundled heuristics, both seats, all 20 match-ups), in a mirror match (both seats); the report says how far the
+table of each ruleset use the policy of its scenario (a heuristic or a learned one) that wins most against the
+field (``field.py``: the bundled heuristics, both seats, all 20 match-ups), in a mirror match (both seats); the
+report says how far the
 matrix moved from the strongest untuned preset's (issue 25), and whether the Emblem ranking changes with the
 policy: every policy of each match-up run against the strongest (``sensitivity_part``, issue 18).
 """
@@ -567,7 +568,7 @@ def strength_text(label: str, ranked: list[dict], rulesets: int = RULESETS) -> s
     tied = [r for r in rungs[1:] if not r.below_best]
     if not tied:
         second = rungs[1] if len(rungs) > 1 else None
-        return (f"{label.capitalize()}: `{top.policy}` wins more against the field than every other heuristic"
+        return (f"{label.capitalize()}: `{top.policy}` wins more against the field than every other policy"
                 + (f" (paired on the same deals, the next `{second.policy}` {second.gap:+.4f} [{second.gap_low:+.4f}, "
                    f"{second.gap_high:+.4f}]; 'below best' for all, {_family_words(rulesets)})"
                    if second else "") + ", so it plays the tables.")
@@ -577,7 +578,7 @@ def strength_text(label: str, ranked: list[dict], rulesets: int = RULESETS) -> s
             f"told apart against the field (paired on the same {top.games:,} deals: {gaps}; not 'below best', "
             f"{_family_words(rulesets)}). The report plays the higher estimate, `{top.policy}` "
             f"({top.value:.4f} against {tied[0].value:.4f}), a choice the games do not support over the other; the "
-            f"match-up run plays every heuristic of the scenario, and the Policy line of the Blitz section compares "
+            f"match-up run plays every policy of the scenario, and the Policy line of the Blitz section compares "
             f"their cells.")
 
 
@@ -635,7 +636,7 @@ def sensitivity_part(tables: dict[str, dict[str, dict[str, Estimate]]], best: di
         "A balance conclusion holds for a game *and* a way of playing it. The match-up runs play every policy of "
         "the ruleset's scenario (its `play` list) on the same deals; each one's ranking of the Emblems (its share "
         "of games won per Emblem, as in the pooled tables above) is set against the ranking under the ruleset's "
-        "strongest heuristic, the one that plays the tables (the higher estimate of a tie, as above): Spearman's "
+        "strongest policy, the one that plays the tables (the higher estimate of a tie, as above): Spearman's "
         "rank correlation and the pairs of Emblems whose "
         "order flips. A flip is *resolved* when the games show both orders: the larger of the two policies' "
         "two-sided p-values for the pair's difference (normal, from the deal-clustered intervals; conservative, "
@@ -643,7 +644,7 @@ def sensitivity_part(tables: dict[str, dict[str, dict[str, Estimate]]], best: di
         f"the level; {family}, so the chance of calling any flip where the orders truly agree is at most "
         f"{SENS_FAMILY:.0%}. `random`, if played, is left out.\n\n" + "".join(parts))
     lead = (f"Does the Emblem ranking change with the policy (every policy of the match-up run on the same deals "
-            f"against the strongest heuristic; {short})? ")
+            f"against the strongest; {short})? ")
     return text, lead + " ".join(said)
 
 
@@ -708,7 +709,7 @@ def _what(man: dict) -> str:
 
 
 LADDER_GAMES = 100  # deals of the round-robin ladder (each policy: 5 opponents × 2 seats × 5 match-ups a deal)
-FIELD_GAMES = 200  # games (× 120 cells) per heuristic in the report's ranking against the field
+FIELD_GAMES = 200  # games (× 120 cells) per policy in the report's ranking against the field
 UNTUNED = ("balanced", "focused")  # the presets the report played before issue 25
 
 
@@ -730,12 +731,14 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     for label in ("standard", "blitz"):
         run = run_bundled(f"valkyrie_incident/{label}.toml", base / "run" / label, games, seed=2026, jobs=jobs)
         runs[label] = run
-        # the strongest heuristic of the scenario against the field (fresh seed 2027: not the matrices' deals)
-        heur = [p for p, v in results.manifest(run).get("policies", {}).items() if v.get("kind") == "heuristic"]
+        # the strongest heuristic or learned policy of the scenario against the field (fresh seed 2027: not the
+        # matrices' deals)
+        heur = [p for p, v in results.manifest(run).get("policies", {}).items()
+                if v.get("kind") in ("heuristic", "learned")]
         ranked[label] = strength(scenario_path(label), heur, field_n, seed=2027, jobs=jobs or 1)
         best[label] = ranked[label][0]["policy"]
         old[label] = next(r["policy"] for r in ranked[label] if r["policy"] in UNTUNED)
-    # the match-up runs play every policy of their scenario; the report uses each ruleset's strongest heuristic
+    # the match-up runs play every policy of their scenario; the report uses each ruleset's strongest
     sections, files = [], []
     spreads, infos, changes = {}, {}, {}
     for label, run in runs.items():
@@ -747,7 +750,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         spreads[label] = info["spread"]
         infos[label] = info
     answer = headline(best["standard"], [(label, runs[label], infos[label]) for label in runs])
-    # does the Emblem ranking change with the policy? every heuristic of each run against its strongest
+    # does the Emblem ranking change with the policy? every policy of each run against its strongest
     sens_text, sens_said = sensitivity_part({label: policy_table(run) for label, run in runs.items()}, best)
     answer += " " + sens_said
     blitz = blitz_section(runs["blitz"], infos["standard"], infos["blitz"], results.manifest(runs["blitz"]).get("cards"))
@@ -767,8 +770,9 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         f"{STAND_IN_NOTICE}\n\n"
         f"{answer}\n\n"
         "## What was simulated\n\n"
-        f"Each ruleset's heuristics (the `play` list of `scenarios/valkyrie_incident/standard.toml` and "
-        f"`blitz.toml`: the bundled `balanced` and `focused` and their `simkit tune` versions) are ranked by their "
+        f"Each ruleset's policies (the `play` list of `scenarios/valkyrie_incident/standard.toml` and "
+        f"`blitz.toml`: the bundled `balanced` and `focused`, their `simkit tune` versions and, in the standard "
+        f"game, `learned`, trained from game outcomes against `focused_tuned`) are ranked by their "
         f"win rate against the field of bundled heuristics (`balanced`, `focused`, `concentrated`), in both seats "
         f"and all 20 ordered Emblem match-ups on common deals, root seed 2027; the strongest, {chosen}, then plays "
         f"itself in all 20 ordered match-ups of different Emblems, {games:,} games each, under the standard rules "
