@@ -427,6 +427,57 @@ def test_strength_tie_is_said_and_how_it_was_broken():
     assert clear.startswith("Standard: `focused_tuned` wins more against the field than every other policy")
 
 
+def test_a_tie_says_how_the_two_fare_head_to_head():
+    """A tie at the top of the field ranking adds the two head to head (each against the other one alone, on the
+    same deals): the shares, the paired gap, and whether its interval leaves 0; a head-to-head that tells them
+    apart breaks the tie (the stronger plays the tables), else the higher estimate against the field does."""
+    from simkit.core.stats import Estimate, PairedDifference
+    from simkit.games.valkyrie_incident.report import head_to_head_text, head_to_head_winner, strength_text
+
+    h = {"top": "learned", "other": "focused_tuned", "games": 200,
+         "share": {"learned": Estimate(0.533, 0.527, 0.538, 200), "focused_tuned": Estimate(0.495, 0.490, 0.500, 200)},
+         "gap": PairedDifference(0.0376, 0.0324, 0.0428, 200, 1e-9)}
+    said = head_to_head_text(h)
+    assert said == (" Head to head (each against `focused_tuned` alone, both seats, all 20 match-ups, 200 fresh deals, "
+                    "paired): `learned` wins 0.533 [0.527, 0.538] of its games and `focused_tuned` against itself "
+                    "0.495 [0.490, 0.500], +0.0376 [+0.0324, +0.0428] (told apart).")
+    import numpy as np
+
+    across = {**h, "gap": PairedDifference(0.004, -0.002, 0.010, 200, 0.2)}
+    assert head_to_head_text(across).endswith("+0.0040 [-0.0020, +0.0100] (not told apart).")
+    rng = np.random.default_rng(1)
+    base = rng.random(200)
+    noise = rng.normal(0, 0.05, (2, 200))  # the two differ game by game by noise alone (equal means)
+    noise -= noise.mean(axis=1, keepdims=True)
+    tie = [{"policy": "learned", "per_game": base + noise[0] + 0.002},
+           {"policy": "focused_tuned", "per_game": base + noise[1]}]
+    told = strength_text("standard", tie, h2h=h)
+    assert said in told and "So the report plays `learned`, the stronger head to head;" in told
+    assert "higher estimate" not in told
+    lost = {**h, "gap": PairedDifference(-0.0185, -0.0245, -0.0125, 200, 1e-9)}
+    assert "So the report plays `focused_tuned`, the stronger head to head;" in strength_text("standard", tie,
+                                                                                             h2h=lost)
+    level = strength_text("standard", tie, h2h=across)
+    assert "The report plays the higher estimate, `learned`" in level and level.endswith(head_to_head_text(across))
+    assert "Head to head" not in strength_text("standard", tie)
+    assert [head_to_head_winner(x) for x in (h, lost, across, None)] == ["learned", "focused_tuned", None, None]
+
+
+def test_head_to_head_pairs_the_two_on_the_same_deals_against_the_other():
+    """``head_to_head``: each policy's share of wins against the other alone is what ``field_games`` gives it with
+    that one policy as the field, deal by deal, and the gap is the mean of the per-deal differences (paired)."""
+    from simkit.games.valkyrie_incident import field as F
+
+    scen = F.scenario_path("standard")
+    h = F.head_to_head(scen, "balanced", "focused", 4, seed=5)
+    alone = {p: F.field_games(scen, {p: F.policy_values(scen, p)}, 4, 5, field=("focused",))[p]
+             for p in ("balanced", "focused")}
+    assert h["games"] == 4
+    for p in alone:
+        assert h["share"][p].estimate == pytest.approx(float(alone[p].mean()))
+    assert h["gap"].estimate == pytest.approx(float((alone["balanced"] - alone["focused"]).mean()))
+
+
 def test_strength_verdicts_are_one_family_over_both_rulesets():
     """The two rulesets' field verdicts together hold family-wise 5% (Bonferroni: 2.5% in each), so a gap with
     p = 0.035 is 'below best' when one ruleset is read alone and a tie when both are (issue 19)."""

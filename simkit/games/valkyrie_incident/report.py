@@ -560,9 +560,27 @@ def _family_words(rulesets: int) -> str:
             f"selection-corrected, family-wise 5% over both rulesets: {FIELD_FAMILY / rulesets:.1%} in each")
 
 
-def strength_text(label: str, ranked: list[dict], rulesets: int = RULESETS) -> str:
+def head_to_head_winner(h: dict | None) -> str | None:
+    """The policy a head-to-head (:func:`field.head_to_head`) tells apart as the stronger, or None."""
+    if not h:
+        return None
+    g = h["gap"]
+    return h["top"] if g.low > 0 else h["other"] if g.high < 0 else None
+
+
+def head_to_head_text(h: dict) -> str:
+    """A tie's head-to-head sentence (:func:`field.head_to_head`): the two against the other one alone."""
+    top, other, s, g = h["top"], h["other"], h["share"], h["gap"]
+    told = ("told apart" if head_to_head_winner(h) else "not told apart")
+    return (f" Head to head (each against `{other}` alone, both seats, all 20 match-ups, {h['games']:,} fresh deals, "
+            f"paired): `{top}` wins {_iv(s[top])} of its games and `{other}` against itself {_iv(s[other])}, "
+            f"{g.estimate:+.4f} [{g.low:+.4f}, {g.high:+.4f}] ({told}).")
+
+
+def strength_text(label: str, ranked: list[dict], rulesets: int = RULESETS, h2h: dict | None = None) -> str:
     """In words: the policy that plays the ruleset's tables, and whether the field told it apart from the rest
-    (a tie is said, with how the report broke it: the higher estimate)."""
+    (a tie is said, with how the report broke it: by ``h2h``, the two head to head, when that tells them apart,
+    else by the higher estimate)."""
     rungs = strength_verdict(ranked, rulesets)
     top = rungs[0]
     tied = [r for r in rungs[1:] if not r.below_best]
@@ -574,12 +592,17 @@ def strength_text(label: str, ranked: list[dict], rulesets: int = RULESETS) -> s
                    if second else "") + ", so it plays the tables.")
     gaps = "; ".join(f"`{r.policy}` {r.gap:+.4f} [{r.gap_low:+.4f}, {r.gap_high:+.4f}], p (adj.) {r.p_adj:.2g}"
                      for r in tied)
-    return (f"{label.capitalize()}: **a tie.** `{top.policy}` and {', '.join(f'`{r.policy}`' for r in tied)} are not "
-            f"told apart against the field (paired on the same {top.games:,} deals: {gaps}; not 'below best', "
-            f"{_family_words(rulesets)}). The report plays the higher estimate, `{top.policy}` "
-            f"({top.value:.4f} against {tied[0].value:.4f}), a choice the games do not support over the other; the "
-            f"match-up run plays every policy of the scenario, and the Policy line of the Blitz section compares "
-            f"their cells.")
+    said = (f"{label.capitalize()}: **a tie.** `{top.policy}` and {', '.join(f'`{r.policy}`' for r in tied)} are "
+            f"not told apart against the field (paired on the same {top.games:,} deals: {gaps}; not 'below best', "
+            f"{_family_words(rulesets)}).")
+    rest = ("the match-up run plays every policy of the scenario, and the Policy line of the Blitz section compares "
+            "their cells.")
+    winner = head_to_head_winner(h2h)
+    if winner:
+        return said + head_to_head_text(h2h) + f" So the report plays `{winner}`, the stronger head to head; " + rest
+    return (said + f" The report plays the higher estimate, `{top.policy}` ({top.value:.4f} against "
+            f"{tied[0].value:.4f}), a choice the games do not support over the other; " + rest
+            + (head_to_head_text(h2h) if h2h else ""))
 
 
 SENS_FAMILY = 0.05  # family-wise level of the resolved Emblem flips over both rulesets (Holm in each at half of it)
@@ -636,7 +659,7 @@ def sensitivity_part(tables: dict[str, dict[str, dict[str, Estimate]]], best: di
         "A balance conclusion holds for a game *and* a way of playing it. The match-up runs play every policy of "
         "the ruleset's scenario (its `play` list) on the same deals; each one's ranking of the Emblems (its share "
         "of games won per Emblem, as in the pooled tables above) is set against the ranking under the ruleset's "
-        "strongest policy, the one that plays the tables (the higher estimate of a tie, as above): Spearman's "
+        "strongest policy, the one that plays the tables (a tie broken as above): Spearman's "
         "rank correlation and the pairs of Emblems whose "
         "order flips. A flip is *resolved* when the games show both orders: the larger of the two policies' "
         "two-sided p-values for the pair's difference (normal, from the deal-clustered intervals; conservative, "
@@ -717,7 +740,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     """Run the bundled scenarios (seed 2026) and write ``out_dir/valkyrie-incident/report.md``."""
     from simkit.core.ladder import VERDICT_NOTE, ladder, table_rows
     from simkit.core.registry import scenarios_dir
-    from simkit.games.valkyrie_incident.field import scenario_path, strength
+    from simkit.games.valkyrie_incident.field import head_to_head, scenario_path, strength
 
     base = Path(out_dir) / "valkyrie-incident"
     base.mkdir(parents=True, exist_ok=True)
@@ -738,6 +761,15 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         ranked[label] = strength(scenario_path(label), heur, field_n, seed=2027, jobs=jobs or 1)
         best[label] = ranked[label][0]["policy"]
         old[label] = next(r["policy"] for r in ranked[label] if r["policy"] in UNTUNED)
+    # a tie at the top of the field ranking: the two that tie, head to head on fresh deals (seed 2028); when that
+    # tells them apart, the stronger head to head plays the tables, else the higher estimate against the field
+    tie = {label: any(not r.below_best for r in strength_verdict(ranked[label], len(runs))[1:]) for label in runs}
+    h2h = {label: head_to_head(scenario_path(label), best[label],
+                               next(r.policy for r in strength_verdict(ranked[label], len(runs))[1:]
+                                    if not r.below_best), field_n, seed=2028, jobs=jobs or 1)
+           for label in runs if tie[label]}
+    for label, h in h2h.items():
+        best[label] = head_to_head_winner(h) or best[label]
     # the match-up runs play every policy of their scenario; the report uses each ruleset's strongest
     sections, files = [], []
     spreads, infos, changes = {}, {}, {}
@@ -761,10 +793,9 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     ladder_rows = table_rows(rungs)
     strength_table = render(strength_rows("standard", ranked["standard"]) + strength_rows("blitz", ranked["blitz"]),
                             "md")
-    # a ruleset whose field ranking is a tie at the top plays its higher estimate, and says so
-    tie = {label: any(not r.below_best for r in strength_verdict(ranked[label], len(runs))[1:]) for label in runs}
-    chosen = " and ".join(f"**`{best[label]}`** ({label}{'; the higher estimate of a tie' if tie[label] else ''})"
-                          for label in runs)
+    how = {label: ("" if not tie[label] else "; a tie against the field, broken head to head"
+                   if head_to_head_winner(h2h.get(label)) else "; the higher estimate of a tie") for label in runs}
+    chosen = " and ".join(f"**`{best[label]}`** ({label}{how[label]})" for label in runs)
     text = (
         "# The Valkyrie Incident: Emblem match-ups, Alpha or Omega, and Blitz\n\n"
         f"{STAND_IN_NOTICE}\n\n"
@@ -781,7 +812,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         f"Rule options: the defaults (docs/rules.md).\n\n"
         "Against the field (a game's share of wins over its 120 cells; 95% normal interval, the game, a deal "
         "that all 120 cells replay, is the unit):\n\n" + strength_table + "\n"
-        + "\n\n".join(strength_text(label, ranked[label], len(runs)) for label in runs) + "\n\n"
+        + "\n\n".join(strength_text(label, ranked[label], len(runs), h2h.get(label)) for label in runs) + "\n\n"
         "## Emblem match-ups\n\n" + "".join(sections)
         + f"Does Blitz keep the balance? Highest minus lowest match-up: standard {spreads['standard']:.3f}, "
           f"Blitz {spreads['blitz']:.3f}.\n\n"
