@@ -5,6 +5,8 @@ a War play's numbers in a scripted position, the simulation playing a learned po
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import numpy as np
@@ -248,8 +250,11 @@ def test_the_committed_weights_are_current(ruleset, tmp_path):
     assert m.base_params == {k: float(vec[v[0]]) for k, v in E.PARAMS.items()}
     text = (SCEN / f"{ruleset}.toml").read_text().replace('cards = "cards.toml"',
                                                           f'cards = "{(SCEN / "cards.toml").as_posix()}"')
-    text = text.replace('play = ["balanced", "focused"]', 'play = ["learned"]')
-    text += f'\n[policies.learned]\nkind = "learned"\nweights = "{weights.as_posix()}"\n'
+    text = re.sub(r"(?m)^play = \[.*\]$", 'play = ["learned"]', text)
+    if "[policies.learned]" in text:  # the scenario plays it (standard.toml): its own table, the bundled file
+        text = text.replace(f'weights = "{weights.name}"', f'weights = "{weights.as_posix()}"')
+    else:
+        text += f'\n[policies.learned]\nkind = "learned"\nweights = "{weights.as_posix()}"\n'
     (tmp_path / "s.toml").write_text(text)
     sc = loader.load(tmp_path / "s.toml", strict=True)
     assert sc.warnings == []
