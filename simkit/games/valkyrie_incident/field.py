@@ -77,9 +77,9 @@ def field_games(scenario: str | Path, tested: dict[str, dict], games: int, seed:
 
 def strength(scenario: str | Path, policies: list[str], games: int, seed: int, jobs: int = 1) -> list[dict]:
     """The scenario's heuristics and learned policies ranked by their win rate against the field (strongest first):
-    name, estimate,
-    low, high (95%, normal over the per-game shares; the game is the unit, its cells share its deal), games, and
-    ``per_game`` (the shares, game by game: the same deals for every policy, for paired comparisons)."""
+    name, estimate, low, high (95%, normal over the per-game shares; the game is the unit, its cells share its
+    deal), games, and ``per_game`` (the shares, game by game: the same deals for every policy, for paired
+    comparisons)."""
     from simkit.core.stats import mean_interval
 
     rates = field_games(scenario, {p: policy_entry(scenario, p) for p in policies}, games, seed, jobs=jobs)

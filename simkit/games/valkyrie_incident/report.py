@@ -763,10 +763,10 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         old[label] = next(r["policy"] for r in ranked[label] if r["policy"] in UNTUNED)
     # a tie at the top of the field ranking: the two that tie, head to head on fresh deals (seed 2028); when that
     # tells them apart, the stronger head to head plays the tables, else the higher estimate against the field
-    tie = {label: any(not r.below_best for r in strength_verdict(ranked[label], len(runs))[1:]) for label in runs}
-    h2h = {label: head_to_head(scenario_path(label), best[label],
-                               next(r.policy for r in strength_verdict(ranked[label], len(runs))[1:]
-                                    if not r.below_best), field_n, seed=2028, jobs=jobs or 1)
+    second = {label: next((r.policy for r in strength_verdict(ranked[label], len(runs))[1:] if not r.below_best),
+                          None) for label in runs}  # the policy tied with the top, if any
+    tie = {label: second[label] is not None for label in runs}
+    h2h = {label: head_to_head(scenario_path(label), best[label], second[label], field_n, seed=2028, jobs=jobs or 1)
            for label in runs if tie[label]}
     for label, h in h2h.items():
         best[label] = head_to_head_winner(h) or best[label]
@@ -793,8 +793,10 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     ladder_rows = table_rows(rungs)
     strength_table = render(strength_rows("standard", ranked["standard"]) + strength_rows("blitz", ranked["blitz"]),
                             "md")
-    how = {label: ("" if not tie[label] else "; a tie against the field, broken head to head"
-                   if head_to_head_winner(h2h.get(label)) else "; the higher estimate of a tie") for label in runs}
+    how = {label: "" for label in runs}
+    for label in h2h:
+        how[label] = ("; a tie against the field, broken head to head" if head_to_head_winner(h2h[label])
+                      else "; the higher estimate of a tie")
     chosen = " and ".join(f"**`{best[label]}`** ({label}{how[label]})" for label in runs)
     text = (
         "# The Valkyrie Incident: Emblem match-ups, Alpha or Omega, and Blitz\n\n"
