@@ -445,6 +445,9 @@ def test_a_tie_says_how_the_two_fare_head_to_head():
 
     across = {**h, "gap": PairedDifference(0.004, -0.002, 0.010, 200, 0.2)}
     assert head_to_head_text(across).endswith("+0.0040 [-0.0020, +0.0100] (not told apart).")
+    family = {**h, "confidence": 0.975}
+    assert head_to_head_text(family).endswith(
+        "(told apart; a 97.5% interval, the head-to-heads of both rulesets one family).")
     rng = np.random.default_rng(1)
     base = rng.random(200)
     noise = rng.normal(0, 0.05, (2, 200))  # the two differ game by game by noise alone (equal means)
@@ -469,13 +472,19 @@ def test_head_to_head_pairs_the_two_on_the_same_deals_against_the_other():
     from simkit.games.valkyrie_incident import field as F
 
     scen = F.scenario_path("standard")
-    h = F.head_to_head(scen, "balanced", "focused", 4, seed=5)
+    import scipy.stats as st
+
+    h = F.head_to_head(scen, "balanced", "focused", 4, seed=5, confidence=0.975)
     alone = {p: F.field_games(scen, {p: F.policy_values(scen, p)}, 4, 5, field=("focused",))[p]
              for p in ("balanced", "focused")}
-    assert h["games"] == 4
+    assert h["games"] == 4 and h["confidence"] == 0.975
     for p in alone:
         assert h["share"][p].estimate == pytest.approx(float(alone[p].mean()))
-    assert h["gap"].estimate == pytest.approx(float((alone["balanced"] - alone["focused"]).mean()))
+    d = alone["balanced"] - alone["focused"]
+    assert h["gap"].estimate == pytest.approx(float(d.mean()))
+    # the interval is at the asked level (97.5%: the two rulesets' tie-breaks one family, Bonferroni)
+    half = st.norm.isf(0.0125) * d.std(ddof=1) / 2
+    assert (h["gap"].high - h["gap"].low) / 2 == pytest.approx(half)
 
 
 def test_strength_verdicts_are_one_family_over_both_rulesets():

@@ -91,10 +91,12 @@ def strength(scenario: str | Path, policies: list[str], games: int, seed: int, j
     return sorted(rows, key=lambda r: -r["estimate"])
 
 
-def head_to_head(scenario: str | Path, top: str, other: str, games: int, seed: int, jobs: int = 1) -> dict:
+def head_to_head(scenario: str | Path, top: str, other: str, games: int, seed: int, jobs: int = 1,
+                 confidence: float = 0.95) -> dict:
     """``top`` and ``other`` each against ``other`` alone, in both seats and all 20 match-ups on the same deals:
     per game, each one's share of wins over its 40 cells (``other`` against itself wins about half of what is not
-    drawn), and the paired difference ``top − other`` (normal interval over the games, the deal the unit)."""
+    drawn), and the paired difference ``top − other`` (normal interval at ``confidence`` over the games, the deal
+    the unit; a report breaking ties in two rulesets asks for 97.5% in each, Bonferroni)."""
     from simkit.core.stats import mean_interval, paired_difference
 
     rates = field_games(scenario, {top: policy_entry(scenario, top), other: policy_entry(scenario, other)}, games,
@@ -102,8 +104,8 @@ def head_to_head(scenario: str | Path, top: str, other: str, games: int, seed: i
     d = rates[top] - rates[other]
     share = {name: mean_interval(len(v), float(v.sum()), float((v * v).sum())) for name, v in rates.items()}
     return {"top": top, "other": other, "share": share, "gap": paired_difference(len(d), float(d.sum()),
-                                                                                  float((d * d).sum())),
-            "games": len(d)}
+                                                                                  float((d * d).sum()), confidence),
+            "games": len(d), "confidence": confidence}
 
 
 def one_parameter_variants(values: dict[str, float]) -> dict[str, dict[str, float]]:

@@ -572,9 +572,11 @@ def head_to_head_text(h: dict) -> str:
     """A tie's head-to-head sentence (:func:`field.head_to_head`): the two against the other one alone."""
     top, other, s, g = h["top"], h["other"], h["share"], h["gap"]
     told = ("told apart" if head_to_head_winner(h) else "not told apart")
+    level = h.get("confidence", 0.95)
+    family = "" if level == 0.95 else f"; a {level:.1%} interval, the head-to-heads of both rulesets one family"
     return (f" Head to head (each against `{other}` alone, both seats, all 20 match-ups, {h['games']:,} fresh deals, "
             f"paired): `{top}` wins {_iv(s[top])} of its games and `{other}` against itself {_iv(s[other])}, "
-            f"{g.estimate:+.4f} [{g.low:+.4f}, {g.high:+.4f}] ({told}).")
+            f"{g.estimate:+.4f} [{g.low:+.4f}, {g.high:+.4f}] ({told}{family}).")
 
 
 def strength_text(label: str, ranked: list[dict], rulesets: int = RULESETS, h2h: dict | None = None) -> str:
@@ -766,7 +768,9 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     second = {label: next((r.policy for r in strength_verdict(ranked[label], len(runs))[1:] if not r.below_best),
                           None) for label in runs}  # the policy tied with the top, if any
     tie = {label: second[label] is not None for label in runs}
-    h2h = {label: head_to_head(scenario_path(label), best[label], second[label], field_n, seed=2028, jobs=jobs or 1)
+    # the tie-breaks are one family over the rulesets, as the field verdicts are (Bonferroni)
+    h2h = {label: head_to_head(scenario_path(label), best[label], second[label], field_n, seed=2028, jobs=jobs or 1,
+                               confidence=1 - FIELD_FAMILY / len(runs))
            for label in runs if tie[label]}
     for label, h in h2h.items():
         best[label] = head_to_head_winner(h) or best[label]
