@@ -19,6 +19,8 @@ STAND_IN_NOTICE = (
 LEAD_MARKER = "**In one sentence.**"  # the lead's paragraph, right after the stand-in notice, on every page
 DETAILS_MARKER = "**The details.**"  # the long answer, below the lead
 LEAD_WORDS = 45  # at most this many words in a lead (a number with its interval is three)
+TABLE_KINDS = ("heuristic", "learned")  # the policy kinds that play every cell's games at a heuristic's speed: they
+# can fill a report's tables (`search` plays a smaller ladder, `random` is the floor)
 
 
 def interval(e, digits: int = 3, signed: bool = False) -> str:

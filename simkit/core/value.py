@@ -113,13 +113,16 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
     every ``dg.seats`` game seeds, so each opponent meets the hero in each seat); without, every seat plays the
     policy. ``dg.seats`` is the mode's largest table: in a scenario of several table sizes, a game at a smaller
     table whose hero seat is beyond it records nothing. Reproducible from ``seed`` and the game seeds alone."""
+    from simkit.core.outcome_rows import record_pair
+
     fns = dg.fns
     f = len(dg.feature_names)
     m = max(dg.max_actions, 1)
     buf = np.empty(m, np.int64)
     xbuf = np.zeros((m, f), np.float64)
     threshold = int(epsilon * 2 ** 53)
-    lens, idx, val, ys, games = [], [], [], [], []
+    lens, ys, games = [], [], []
+    idx, val, pos = np.empty(1 << 16, np.int32), np.empty(1 << 16, np.float32), 0  # the rows, grown by doubling
     for sd in seeds:
         s, rng, env = dg.new_game(sd)
         prng = _stream(seed, sd, 11)
@@ -143,18 +146,11 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
                 a_pol = int(fns.policy(kind, s, env, buf, n, params, prng))
                 a = int(buf[int(pick.integers(0, n))]) if int(pick.integers(0, 2 ** 53)) < threshold else a_pol
                 dg.learned.action_features(s, env, buf, n, base_vec, frng, xbuf)
-                xp = xbuf[int(np.flatnonzero(buf[:n] == a_pol)[0])]
-                nz = np.flatnonzero(xp)
-                if a != a_pol:
-                    d = xbuf[int(np.flatnonzero(buf[:n] == a)[0])] - xp
-                    nzd = np.flatnonzero(d)
-                    ii = np.concatenate([nz, nzd + f])
-                    vv = np.concatenate([xp[nz], d[nzd]])
-                else:
-                    ii, vv = nz, xp[nz]
-                lens.append(len(ii))
-                idx.append(ii.astype(np.int32))
-                val.append(vv.astype(np.float32))
+                while pos + 2 * f > len(idx):
+                    idx, val = np.concatenate([idx, np.empty_like(idx)]), np.concatenate([val, np.empty_like(val)])
+                end = record_pair(xbuf, buf, n, a_pol, a, idx, val, pos)
+                lens.append(end - pos)
+                pos = end
                 movers.append(mover)
             else:
                 a = int(buf[0])
@@ -163,11 +159,8 @@ def collect_outcomes(dg, kind: int, params: np.ndarray, base_vec: np.ndarray, se
         for mv in movers:
             ys.append(float(fns.reward(s, env, mv)))
             games.append(sd)
-    z = np.zeros(0, np.int64)
     return Decisions(np.concatenate([[0], np.cumsum(lens)]).astype(np.int64) if lens else np.zeros(1, np.int64),
-                     np.concatenate(idx) if idx else z.astype(np.int32),
-                     np.concatenate(val) if val else np.zeros(0, np.float32), np.array(ys, np.float64),
-                     np.array(games, np.int64), f)
+                     idx[:pos].copy(), val[:pos].copy(), np.array(ys, np.float64), np.array(games, np.int64), f)
 
 
 def _collect_chunk(mode_game, mode_name, scenario, kind, params, base_vec, seeds, epsilon, seed, opponents):

@@ -325,3 +325,20 @@ def test_margin_starts_from_the_heuristic_and_is_refused_with_init(tmp_path, toy
     with pytest.raises(InputError, match="--margin"):
         V.train_outcomes(TOY, "learned", tmp_path / "n", weights=tmp_path / "n.npz", margin=0.5,
                          init=toy_outcomes.weights, **args)
+
+
+def test_a_decisions_row_is_the_non_zero_features_then_the_difference():
+    """``record_pair`` (the kernel ``collect_outcomes`` writes its rows with): by hand, three legal actions of four
+    features. The policy's action (7) has features (0, 2.5, -0.0, 1e-40): its row is slots 1 and 3 (a negative zero
+    is zero; 1e-40 is not, and rounds to float32's subnormal); the action played (9) has (1, 2.5, 0, 0), so the
+    difference adds slots 4 + 0 (1.0) and 4 + 3 (-1e-40). The same action played writes the first part alone."""
+    from simkit.core.outcome_rows import record_pair
+
+    xbuf = np.array([[5.0, 5.0, 5.0, 5.0], [0.0, 2.5, -0.0, 1e-40], [1.0, 2.5, 0.0, 0.0], [9.0, 9.0, 9.0, 9.0]])
+    buf = np.array([3, 7, 9, 7], np.int64)  # 7 twice: the first is the policy's row
+    idx, val = np.full(12, -1, np.int32), np.zeros(12, np.float32)
+    end = record_pair(xbuf, buf, 3, 7, 9, idx, val, 2)
+    assert end == 6
+    assert idx[2:6].tolist() == [1, 3, 4, 7] and idx[:2].tolist() == [-1, -1] and idx[6] == -1
+    assert val[2:6].tolist() == [np.float32(2.5), np.float32(1e-40), np.float32(1.0), np.float32(-1e-40)]
+    assert record_pair(xbuf, buf, 3, 7, 7, idx, val, 0) == 2 and idx[:2].tolist() == [1, 3]

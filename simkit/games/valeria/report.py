@@ -21,7 +21,7 @@ import polars as pl
 
 from simkit.core import results
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, tie_words,
+    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, run_bundled, tie_words,
     write_markdown,
 )
 from simkit.core.report import interval as _iv  # a rate with its 95% interval
@@ -331,7 +331,7 @@ def mean_over_fields(ladders: dict) -> dict[str, Estimate]:
     rates: dict[str, list] = {}
     for rungs, _ in ladders.values():
         for r in rungs:
-            if r.kind in ("heuristic", "learned"):
+            if r.kind in TABLE_KINDS:
                 rates.setdefault(r.policy, []).append(r)
     out = {}
     for p, rs in rates.items():

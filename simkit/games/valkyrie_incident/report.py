@@ -21,7 +21,7 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import heatmap, lines
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
+    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
     tie_words, toml_value, write_markdown,
 )
 from simkit.core.report import interval as _iv  # a rate with its 95% interval
@@ -759,7 +759,7 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         # the strongest heuristic or learned policy of the scenario against the field (fresh seed 2027: not the
         # matrices' deals)
         heur = [p for p, v in results.manifest(run).get("policies", {}).items()
-                if v.get("kind") in ("heuristic", "learned")]
+                if v.get("kind") in TABLE_KINDS]
         ranked[label] = strength(scenario_path(label), heur, field_n, seed=2027, jobs=jobs or 1)
         best[label] = ranked[label][0]["policy"]
         old[label] = next(r["policy"] for r in ranked[label] if r["policy"] in UNTUNED)

@@ -24,7 +24,7 @@ from simkit.core import results
 from simkit.core.ladder import games_for_precision
 from simkit.core.report import names as word_list
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, search_words, shown_path,
+    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, search_words, shown_path,
     tie_words, toml_value, write_markdown,
 )
 from simkit.core.stats import (Estimate, clustered_difference, clustered_difference_p, clustered_mean,
@@ -632,7 +632,7 @@ def _deck_info(man: dict):
 def top_practical(rungs, fallback: str) -> str:
     """What a page may call its strongest practical policy: the ladder's top heuristic or learned policy (not
     `search`, too slow to fill the tables; not random), or (no ladder) ``fallback``."""
-    return next((r.policy for r in rungs if r.kind in ("heuristic", "learned")), fallback) if rungs else fallback
+    return next((r.policy for r in rungs if r.kind in TABLE_KINDS), fallback) if rungs else fallback
 
 
 def multi_report(run_dir: str | Path, out_dir: str | Path, lineups: pl.DataFrame | None = None,

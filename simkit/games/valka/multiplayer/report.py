@@ -18,7 +18,7 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import bars, lines
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
+    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
     tie_words, toml_value, write_markdown,
 )
 from simkit.core.report import interval as _iv  # a rate with its 95% interval
@@ -267,16 +267,13 @@ def sensitivity_section(rankings: dict, reference: str | None) -> tuple[str, str
     return text, sentence
 
 
-PLAYED = ("heuristic", "learned")  # the kinds that play every cell's games at a heuristic's speed
-
-
 def card_policy(man: dict, rungs, mixed: bool) -> str | None:
     """The policy whose seats the card tables measure: the strongest heuristic or learned policy of the skill
     ladder (at mixed tables the run's own, at tables of equals the ladder against a field, ``rungs``, when there is
     one) that plays in the run; else the first heuristic of the scenario's ``play`` list."""
     kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
     for r in rungs or []:
-        if r.kind in PLAYED and r.policy in kinds:
+        if r.kind in TABLE_KINDS and r.policy in kinds:
             return r.policy
     for p, k in kinds.items():
         if k == "heuristic":
@@ -520,7 +517,7 @@ def card_policy_reason(cpol: str | None, rungs, mixed: bool, field_ladder: dict 
     if top is None:
         text = "the first heuristic of the scenario: no ladder ranks the policies here"
     elif top.policy == cpol:
-        tied = [r.policy for r in rungs[1:] if not r.below_best and r.kind in PLAYED]
+        tied = [r.policy for r in rungs[1:] if not r.below_best and r.kind in TABLE_KINDS]
         text = (f"the strongest policy of {where}" if not tied else
                 f"the highest estimate of {where}, not told apart from {', '.join(f'`{p}`' for p in tied)}")
     else:
