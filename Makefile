@@ -18,12 +18,12 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id 
 
 setup: $(STAMP)
 
-# Re-installs only when pyproject.toml changes; the package is installed
-# editable, so code changes need no reinstall.
-$(STAMP): pyproject.toml
+# Re-installs only when pyproject.toml or constraints.txt changes; the package is installed
+# editable, so code changes need no reinstall. constraints.txt pins every dependency's version.
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test]' -c constraints.txt
 	@touch $(STAMP)
 
 # Debian's headless Chromium, for the test that renders the HTML reports in a real browser.
