@@ -469,11 +469,11 @@ def test_a_tie_says_how_the_two_fare_head_to_head():
 def test_head_to_head_pairs_the_two_on_the_same_deals_against_the_other():
     """``head_to_head``: each policy's share of wins against the other alone is what ``field_games`` gives it with
     that one policy as the field, deal by deal, and the gap is the mean of the per-deal differences (paired)."""
+    import scipy.stats as st
+
     from simkit.games.valkyrie_incident import field as F
 
     scen = F.scenario_path("standard")
-    import scipy.stats as st
-
     h = F.head_to_head(scen, "balanced", "focused", 4, seed=5, confidence=0.975)
     alone = {p: F.field_games(scen, {p: F.policy_values(scen, p)}, 4, 5, field=("focused",))[p]
              for p in ("balanced", "focused")}

@@ -21,8 +21,8 @@ import polars as pl
 
 from simkit.core import results
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, run_bundled, tie_words,
-    write_markdown,
+    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, run_bundled,
+    tie_words, write_markdown,
 )
 from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.stats import (

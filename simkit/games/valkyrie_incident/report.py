@@ -21,8 +21,8 @@ import polars as pl
 from simkit.core import results
 from simkit.core.plotting import heatmap, lines
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, run_bundled, shown_path,
-    tie_words, toml_value, write_markdown,
+    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, run_bundled,
+    shown_path, tie_words, toml_value, write_markdown,
 )
 from simkit.core.report import interval as _iv  # a rate with its 95% interval
 from simkit.core.sensitivity import markdown as sens_markdown
@@ -767,11 +767,10 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
     # tells them apart, the stronger head to head plays the tables, else the higher estimate against the field
     second = {label: next((r.policy for r in strength_verdict(ranked[label], len(runs))[1:] if not r.below_best),
                           None) for label in runs}  # the policy tied with the top, if any
-    tie = {label: second[label] is not None for label in runs}
     # the tie-breaks are one family over the rulesets, as the field verdicts are (Bonferroni)
     h2h = {label: head_to_head(scenario_path(label), best[label], second[label], field_n, seed=2028, jobs=jobs or 1,
                                confidence=1 - FIELD_FAMILY / len(runs))
-           for label in runs if tie[label]}
+           for label in runs if second[label]}
     for label, h in h2h.items():
         best[label] = head_to_head_winner(h) or best[label]
     # the match-up runs play every policy of their scenario; the report uses each ruleset's strongest

@@ -24,8 +24,8 @@ from simkit.core import results
 from simkit.core.ladder import games_for_precision
 from simkit.core.report import names as word_list
 from simkit.core.report import (
-    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, search_words, shown_path,
-    tie_words, toml_value, write_markdown,
+    DETAILS_MARKER, STAND_IN_NOTICE, TABLE_KINDS, extreme, interval, lead_paragraph, manifest_section, search_words,
+    shown_path, tie_words, toml_value, write_markdown,
 )
 from simkit.core.stats import (Estimate, clustered_difference, clustered_difference_p, clustered_mean,
                                clustered_rate, holm)
