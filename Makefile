@@ -7,6 +7,7 @@
 #   make warm     compile every game's kernels into the kernel cache, one process per core (simkit warm)
 #   make check    re-run the committed balance baselines (reports/baseline/) and fail if a number moved
 #   make train    retrain the bundled learned policies (scenarios/*/*.learned.npz) from their seeds
+#   make train-check  make train, then fail unless it rewrote every committed weight file byte for byte
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -14,7 +15,7 @@ STAMP  := $(VENV)/.simkit-installed
 # apt-get needs root: use sudo when not root and sudo exists
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: setup browser docs warm test test-fast report check bench train clean
+.PHONY: setup browser docs warm test test-fast report check bench train train-check clean
 
 setup: $(STAMP)
 
@@ -107,6 +108,10 @@ train: setup
 	$(BIN)/simkit train scenarios/valeria/train.toml --name learned --base hunter_tuned --seed 2029 --budget 400 \
 	  --iterations 1 --teacher 8 --share 0.5 --eval-games 2000 --teacher-games 20 \
 	  --out runs/train-valeria --weights scenarios/valeria/kingdoms.learned.npz
+
+# The committed weights are what make train writes (on constraints.txt's versions): about an hour of CPU, not in CI.
+train-check: train
+	git diff --exit-code --stat -- 'scenarios/*.npz'
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .hypothesis
