@@ -22,7 +22,6 @@ ALLOCATE = {
     "simkit.core.rng": {},
     "simkit.games.valeria.engine": {
         "resample": "the face-down Domain and Duke pools", "invariants": "a seen-count array",
-        "policy": "calls learned_action (its score array)",
         "_resample_events": "the unseen Monster Event pool"},
     "simkit.games.valeria.actions": {},
     "simkit.games.valeria.events": {"setup_events": "the Monster Event orders to shuffle"},

@@ -768,7 +768,11 @@ def specialize_learned(features: Callable, base_policy: Callable, n_params: int,
                         _N_KINDS=max(int(parts.n_kinds), 1))
         bindings["_score"] = _compile((score_actions_by_kind,), bindings, module, "learned",
                                       nrt=False)["score_actions_by_kind"]
-    return Learned(**_compile(_LEARNED_TEMPLATES, bindings, module, "learned"), **fast)
+    # likewise the policy itself where its base heuristic has no reference counting either (numba compiles a callee
+    # in its caller's context): a function with it increfs and decrefs every array it is passed (the engine's card
+    # tables), a few hundred nanoseconds a decision
+    counting = parts is None or getattr(base_policy, "targetoptions", {}).get("_nrt") is not False
+    return Learned(**_compile(_LEARNED_TEMPLATES, bindings, module, "learned", nrt=counting), **fast)
 
 
 def search_config(rollouts: int = 16, base_kind: int = HEURISTIC, budget: str = "halving",

@@ -588,7 +588,7 @@ LEARNED_FNS = D.specialize_learned(features, heuristic, N_PARAMS, N_FEATURES, MA
 learned_action = LEARNED_FNS.learned_action
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def policy(kind, s, env, legal, n, params, prng):
     """``heuristic`` steered by ``params`` (economy, hunter); ``random``: a legal action at random; ``learned``: the
     learned scorer over ``features``."""

@@ -473,7 +473,7 @@ LEARNED_FNS = specialize_learned(F.features, heuristic, N_PARAMS, F.N_FEATURES, 
 learned_action = LEARNED_FNS.learned_action
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def policy(kind, s, env, legal, n, params, prng):
     """The decision interface's policy: ``heuristic`` (steered by ``params``), ``random`` (uniform) or
     ``learned`` (a scorer over ``features``, with ``heuristic`` as its base)."""

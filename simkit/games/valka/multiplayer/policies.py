@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.core.decision import specialize_learned
+from simkit.core.decision import specialize_learned, stack_empty
 from simkit.core.policies import LEARNED, RANDOM
 from simkit.core.rng import randbelow
 from simkit.games.valka.multiplayer import engine as E
@@ -99,7 +99,7 @@ def chance_tables(values: np.ndarray, rules) -> None:
         values[86 + 31 + k] = float(d["defender_hits"] + d["both_hurt"])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def target_bonus(s, env, params, me, q, lead, left):
     b = 0.0
     if q == lead:
@@ -109,7 +109,7 @@ def target_bonus(s, env, params, me, q, lead, left):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_attack(s, env, params, p):
     """The best strike now (action id, or -1 when none): each target's numbers are computed once."""
     np_ = s[H_NP]
@@ -120,12 +120,12 @@ def best_attack(s, env, params, p):
     use_team = params[P_TEAM] >= 0.5
     use_reckless = params[P_RECKLESS] > 0.0
     # targets: seat * 4 + slot -> shield, Health left, value of defeating it, seat bonus, Chance Strikes only
-    tsh = np.empty(20, np.int64)
-    thl = np.empty(20, np.int64)
-    tkill = np.empty(20, np.float64)
-    tb = np.empty(20, np.float64)
-    tonly = np.empty(20, np.bool_)
-    tid = np.empty(20, np.int64)
+    tsh = stack_empty(20, np.int64)
+    thl = stack_empty(20, np.int64)
+    tkill = stack_empty(20, np.float64)
+    tb = stack_empty(20, np.float64)
+    tonly = stack_empty(20, np.int64)  # 0/1
+    tid = stack_empty(20, np.int64)
     nt = 0
     for q in range(np_):
         if q == p or not E.alive(s, q):
@@ -180,7 +180,7 @@ def best_attack(s, env, params, p):
     return best_a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def event_choice(s, env, params, p, kind):
     """The best use of Event ``kind`` now: (estimated gain, action or -1)."""
     best, best_a = -1e9, -1
@@ -264,7 +264,7 @@ def event_choice(s, env, params, p, kind):
     return best, best_a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_back(s, p, fighters, traps):
     n = 0
     for j in range(ROW, 2 * ROW):
@@ -278,7 +278,7 @@ def count_back(s, p, fighters, traps):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pick_fighter(s, env, p, strongest):
     """The strongest (or weakest) Fighter in hand, or -1."""
     b = E.sb(p)
@@ -292,7 +292,7 @@ def pick_fighter(s, env, p, strongest):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def trap_event(s, env, p):
     """A held Event worth setting as a Trap (Lightning, Fireblast, Fear), as an event kind, or -1. Not a Lightning
     Bolt at a table of two: a sprung Trap must resolve, and there the bolt comes round to your own fresh Frontline."""
@@ -304,7 +304,7 @@ def trap_event(s, env, p):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cards_to_push(s, env, p):
     """How many cards Push Your Luck may usefully discard: no more than can be drawn back (the draw pile, and
     the Graveyard when it is reshuffled), and none from a Duel's personal pile that is never refilled: every
@@ -316,7 +316,7 @@ def cards_to_push(s, env, p):
     return s[DECKS]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_equip(s, env, p, lo, need_face_up_only):
     """Equip the best held Buff onto the best face-up Fighter in slots lo..7 that lacks its type: action or -1."""
     best_v, best_a = -1e9, -1
@@ -334,7 +334,7 @@ def best_equip(s, env, p, lo, need_face_up_only):
     return best_a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_buffs(s, p):
     b = E.sb(p)
     n = 0
@@ -345,7 +345,7 @@ def count_buffs(s, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lowest_card(s, env, p, below, fighters_too):
     """The hand code of the lowest-valued card below ``below`` (never Divine Aid), or -1."""
     b = E.sb(p)
@@ -362,7 +362,7 @@ def lowest_card(s, env, p, below, fighters_too):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic(s, env, params, prng):
     ph = s[H_PHASE]
     p = s[H_TOMOVE]
@@ -465,7 +465,7 @@ def heuristic(s, env, params, prng):
     return A_DONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pending_choice(s, env, params, p):
     t = s[QUEUE]
     if t == Q_TRAP:
@@ -536,7 +536,7 @@ def pending_choice(s, env, params, p):
     return A_DONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def base_heuristic(s, env, legal, n, params, prng):
     """``heuristic`` with the decision interface's arguments: the base of a `learned` policy's ``is_base``."""
     return heuristic(s, env, params, prng)
@@ -549,7 +549,7 @@ LEARNED_FNS = specialize_learned(F.features, base_heuristic, N_PARAMS, F.N_FEATU
 learned_action = LEARNED_FNS.learned_action
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def policy(kind, s, env, legal, n, params, prng):
     """``random``: a legal action at random; ``heuristic``: the rules of thumb above, steered by ``params``;
     ``learned``: a scorer over ``features``, with ``heuristic`` as its base."""
