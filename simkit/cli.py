@@ -919,6 +919,10 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--teacher-base", type=click.Choice(["learned", "heuristic"]), default="learned", show_default=True,
               help="What the teacher searches over after the first iteration: the current learned policy (expert "
                    "iteration) or always the base heuristic.")
+@click.option("--teacher-policy", default=None, metavar="NAME",
+              help="--method expert: a `search` policy of the scenario ([policies.NAME]: its own rollouts, base, "
+                   "depth and value) that labels every iteration's decisions and judges it, instead of `search` "
+                   "over the current policy with --teacher rollouts.")
 @click.option("--budget", type=click.IntRange(min=1, max=10**8), default=2000, show_default=True,
               help="Training games in all, split over the iterations.")
 @click.option("--iterations", type=click.IntRange(min=1, max=100), default=3, show_default=True)
@@ -975,7 +979,7 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_jobs_option
-def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget, iterations, share, hidden, eval_games,
+def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, teacher_policy, budget, iterations, share, hidden, eval_games,
               teacher_games, tolerance, method, depth, sets, epsilon, window, init, reference, l2, margin, opponents,
               target, search_games, keep, metric, seed, quiet, jobs):
     """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
@@ -1001,6 +1005,8 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
     """
     if sets and method != "value":
         raise InputError("--set: only with --method value (the other methods train on the whole scenario)")
+    if teacher_policy is not None and method != "expert":
+        raise InputError("--teacher-policy: only with --method expert (the other methods have no teacher)")
     if opponents and method != "outcomes":
         raise InputError("--opponent: only with --method outcomes (the other methods play the policy at every seat)")
     if method == "value":
@@ -1032,7 +1038,7 @@ def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, budget
     r = train(scenario, name, out, base=base, rollouts=rollouts, budget=budget, iterations=iterations, seed=seed,
               hidden=hidden, share=share, eval_games=eval_games, teacher_games=teacher_games, metric=metric,
               jobs=_cores(jobs), teacher_base=teacher_base, weights=weights, tolerance=tolerance, keep=keep,
-              progress=not quiet and _stderr_is_terminal())
+              teacher_policy=teacher_policy, progress=not quiet and _stderr_is_terminal())
     click.echo(render(r.rows(), "table"), nl=False)
     click.echo(f"stopped: {r.stopped}; differences are paired over fresh games (95%); kept {r.chosen}; "
                f"wrote {r.weights} and {r.scenario}")

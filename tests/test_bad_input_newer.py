@@ -188,6 +188,9 @@ def _train(tmp_path, *args, out=True):
     (["--weights", "/proc/x.npz"], ["--weights /proc/x.npz", "not writable"]),
     (["--metric", "nosuch"], ["--metric", "'nosuch'", "allowed values", "won"]),
     (["--metric", "policy"], ["--metric", "'policy'", "allowed values"]),
+    (["--teacher-policy", "nosuch"], ["--teacher-policy", "'nosuch'", "allowed values", "search"]),
+    (["--teacher-policy", "timid"], ["--teacher-policy", "'timid'", "heuristic", "search policy"]),
+    (["--teacher-policy", "search", "--method", "outcomes"], ["--teacher-policy", "--method expert"]),
 ])
 def test_train_bad_argument_writes_nothing(tmp_path, args, needles):
     args = [str(a).replace("{tmp}", str(tmp_path)) for a in args]

@@ -333,17 +333,40 @@ def stage(source: Path, data: dict, mode, name: str, base: str | None, out_dir: 
     return Staged(copy, data, dg, spec, base, base_vec, base_params, base_table)
 
 
+def named_teacher(scenario: Path, data: dict, policy: str, spec: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``(search configuration, base parameter vector)`` of the scenario's `search` policy ``policy`` (a
+    ``[policies.NAME]`` table or a preset), the fixed teacher of ``train(..., teacher_policy=policy)``."""
+    from simkit.core.policies import compile_policy
+    from simkit.core.tune import _build_named
+
+    try:
+        sim = _build_named(scenario, data, policy)
+    except InputError as exc:
+        raise InputError(str(exc).replace("--policy:", "--teacher-policy:", 1)) from None
+    specs = getattr(sim, "policy_specs", None)
+    if not specs:
+        raise InputError(f"--teacher-policy: mode {data.get('game')}/{data.get('mode')} cannot name its teacher "
+                         "yet; leave it out (the teacher is then `search` over the current policy)")
+    _, kind, values = specs[0]
+    if kind != "search":
+        raise InputError(f"--teacher-policy: {policy!r} is a {kind} policy of {scenario}; the teacher must be a "
+                         "search policy (kind = \"search\")")
+    _, _, cfg, vec = compile_policy(kind, values, spec)
+    return cfg, vec.astype(np.float64)
+
+
 def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | None = None, rollouts: int = 32,
           budget: int = 2000, iterations: int = 3, seed: int = 1, hidden: int = 0, share: float = 0.5,
           eval_games: int = 2000, teacher_games: int = 40, l2: float = 1e-4, metric: str = "won", jobs: int = 1,
           teacher_base: str = "learned", weights: str | Path | None = None, tolerance: float = 0.02,
-          progress: bool = False, keep: str = "best",
+          progress: bool = False, keep: str = "best", teacher_policy: str | None = None,
           echo=None) -> TrainResult:
     """Train the learned policy ``name`` for ``scenario`` (see the module docstring). ``budget``: training games
     in all (split evenly over the iterations); ``eval_games`` / ``teacher_games``: fresh games (per cell) of the
     judgement against the base heuristic and the previous iteration / against the teacher. The final weights go
     to ``weights`` (default: ``SCENARIO_STEM.NAME.npz`` next to the scenario), each iteration's into ``out_dir``
-    with ``out_dir/scenario.toml``, the scenario playing the learned policy."""
+    with ``out_dir/scenario.toml``, the scenario playing the learned policy. ``teacher_policy``: a `search` policy
+    of the scenario that labels and judges every iteration instead (its own rollouts, base, depth and value)."""
     from joblib import Parallel, delayed
 
     from simkit.core import learned as LM
@@ -362,11 +385,14 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
     if keep not in KEEP:
         raise InputError(f"--keep: must be one of {', '.join(map(repr, KEEP))} (got {keep!r})")
     source = scenario
+    if teacher_policy is not None:
+        named_teacher(source, data, teacher_policy, mode.params())  # checked before anything is written
     st = stage(source, data, mode, name, base, out_dir, metric)
     scenario, data, dg, spec, base = st.scenario, st.data, st.dg, st.spec, st.base
     base_vec, base_params, base_table = st.base_vec, st.base_params, st.base_table
     result = TrainResult(name=name, base=base, weights=weights, scenario=out_dir / "scenario.toml")
     kind, cur = HEURISTIC, base_vec
+    fixed = named_teacher(scenario, data, teacher_policy, spec) if teacher_policy is not None else None
     X_all, counts_all, target_all, game_all = [], [], [], []
     per_iter = budget // iterations
     prev_path: Path | None = None
@@ -379,6 +405,8 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         tkind = kind if teacher_base == "learned" else HEURISTIC
         tparams = cur if teacher_base == "learned" else base_vec
         cfg = search_config(rollouts, tkind, "halving")
+        if fixed is not None:
+            cfg, tparams = fixed
         seeds = [(seed * 1000 + it) * 1_000_000 + g for g in range(per_iter)]
         chunks = [seeds[i::max(jobs, 1)] for i in range(max(jobs, 1))] if jobs > 1 else [seeds]
         if jobs > 1:
@@ -421,7 +449,8 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         model = LM.Model(data["game"], data["mode"], list(dg.feature_names), tr.w, tr.W1, tr.b1, tr.v, base,
                          base_params, dhash,
                          {"iteration": it, "trained_decisions": int(len(counts)), "teacher_rollouts": rollouts,
-                          "seed": seed, "hidden": hidden, "heldout_agreement": round(agree, 6)})
+                          "seed": seed, "hidden": hidden, "heldout_agreement": round(agree, 6),
+                          **({"teacher_policy": teacher_policy} if teacher_policy is not None else {})})
         path = model.save(out_dir / f"{name}.iter{it}.npz")
         # judged on fresh seeds, paired: against the base heuristic and the previous iteration
         pols = {"__base": base_table, "__learned": {"kind": "learned", "weights": str(path.resolve())}}
@@ -436,8 +465,17 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
                 {"kind": "learned", "weights": str(prev_path.resolve())}
             tp = {"__learned": pols["__learned"], "__cur": cur_table,
                   "__teacher": {"kind": "search", "rollouts": rollouts, "base": "__cur"}}
-            tm = per_game_means(_build(scenario, data, tp), seed, (EVAL + 1000 + it,), teacher_games, metric, jobs)
-            vs_teacher = _gap(tm["__learned"], tm["__teacher"])
+            if teacher_policy is None:
+                tm = per_game_means(_build(scenario, data, tp), seed, (EVAL + 1000 + it,), teacher_games, metric,
+                                    jobs)
+                vs_teacher = _gap(tm["__learned"], tm["__teacher"])
+            else:  # the named teacher, as the scenario defines it
+                from simkit.core.loader import build
+
+                judge = {**data, "policies": {**data.get("policies", {}), "__learned": pols["__learned"]},
+                         "play": ["__learned", teacher_policy]}
+                tm = per_game_means(build(scenario, judge), seed, (EVAL + 1000 + it,), teacher_games, metric, jobs)
+                vs_teacher = _gap(tm["__learned"], tm[teacher_policy])
         result.iterations.append(Iteration(it, per_iter, decisions, agree, base_agree, vs_base, vs_prev, vs_teacher,
                                            str(path)))
         if echo is not None:

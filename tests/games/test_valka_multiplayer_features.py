@@ -96,6 +96,48 @@ def test_features_read_only_what_the_mover_sees(variant, players):
     assert F.K_STRIKE + L.ST_TRUE in kinds and F.K_MAIN_DONE in kinds and F.K_SETUP_FRONT in kinds
 
 
+def test_slot_numbers_counted_once_a_decision_are_the_engines():
+    """The Strike, Shield, Health left and worth of a Frontline slot are counted once per decision, on first use
+    (``slot_number``): at decisions all through 4-player Bounty Hunter games each equals the engine's own count,
+    and every action's features are the same whether the decision's numbers were counted for it alone or shared
+    with the actions before it (the order the scorer takes them in)."""
+    g = S.decision_game("bounty-hunter", 4)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    idx = np.empty(F.MAX_NNZ, np.int64)
+    val = np.empty(F.MAX_NNZ, np.float64)
+    idx1 = np.empty(F.MAX_NNZ, np.int64)
+    val1 = np.empty(F.MAX_NNZ, np.float64)
+    shared = np.empty(F.N_STATE)
+    fresh = np.empty(F.N_STATE)
+    strikes = slots = 0
+    for seed in range(4):
+        s, rng, env = g.new_game(seed)
+        prng = _stream(seed, 7, 1)
+        step = 0
+        while not E.is_over(s) and step < 3000:
+            n = E.legal_actions(s, env, buf)
+            if n > 1 and step % 3 == 0:
+                F.state(s, env, shared)
+                for a in buf[:n]:
+                    m = F.features(s, env, a, False, shared, idx, val)
+                    F.state(s, env, fresh)
+                    m1 = F.features(s, env, a, False, fresh, idx1, val1)
+                    assert m == m1 and np.array_equal(idx[:m], idx1[:m1]) and np.array_equal(val[:m], val1[:m1])
+                    strikes += F.category(s, env, a) in range(F.K_STRIKE, F.K_STRIKE + 4)
+                for q in range(s[L.H_NP]):
+                    for j in range(F.ROW):
+                        if 0 <= s[E.lb(q, j) + L.L_CARD] < L.N_FIGHTERS:
+                            F.state(s, env, fresh)
+                            assert F.slot_number(s, env, fresh, q, j, F.C_STRIKE) == E.strike_total(s, env, q, j)
+                            assert F.slot_number(s, env, fresh, q, j, F.C_SHIELD) == E.shield_total(s, env, q, j)
+                            assert F.slot_number(s, env, fresh, q, j, F.C_HEALTH) == E.health_left(s, env, q, j)
+                            assert F.slot_number(s, env, fresh, q, j, F.C_WORTH) == F.fighter_worth(s, env, q, j)
+                            slots += 1
+            E.apply_action(s, rng, env, P.policy(HEURISTIC, s, env, buf, n, BALANCED, prng))
+            step += 1
+    assert strikes > 200 and slots > 500
+
+
 def _table(players=4, **rules):
     """An empty table in seat 0's main phase (every card in the draw pile), as the engine tests build it."""
     env = S.make_env(CARDS, S.rules_vector("bounty-hunter", players, **rules))

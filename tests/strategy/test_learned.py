@@ -195,6 +195,33 @@ def test_train_is_reproducible_from_its_seed_whatever_the_jobs(tmp_path, toy_tra
     assert np.array_equal(a.w, b.w) and a.meta == b.meta
 
 
+def test_train_with_a_named_teacher_learns_its_play(tmp_path):
+    """--teacher-policy: the scenario's own `search` (the preset: rollouts of `stop_at_8`, which plays best here)
+    labels every iteration instead of a search over the current policy, so one iteration from the weak `timid`
+    already plays best: an action of the highest exact value at every decision of 1,000 games. Its weights say
+    who taught them, and it is judged against that teacher (level with it)."""
+    from simkit.core.train import train
+
+    r = train(TOY, "learned", tmp_path, base="timid", budget=400, iterations=1, seed=7, eval_games=500,
+              teacher_games=500, weights=tmp_path / "learned.npz", teacher_policy="search")
+    model = LM.load_model(r.weights)
+    assert model.meta["teacher_policy"] == "search"
+    q = _optimal_values()
+    dg = registry.get_mode("toy", "draw")[1].engine(r.scenario)
+    kind, vec = dg.policies["learned"]
+    buf = np.empty(2, np.int64)
+    for seed in range(1000):
+        s, rng, env = dg.new_game(50_000 + seed)
+        while not dg.fns.is_over(s):
+            n = dg.fns.legal_actions(s, env, buf)
+            a = dg.fns.policy(kind, s, env, buf, n, vec, _stream(seed))
+            values = q(int(s[TE.TOTAL]), tuple(sorted(int(c) for c in s[TE.DECK:TE.DECK + s[TE.DECK_N]])))
+            assert values[a] == max(values), f"total {s[TE.TOTAL]}: learned plays {a}, exact values {values}"
+            dg.fns.apply_action(s, rng, env, a)
+    it = r.iterations[0]
+    assert it.vs_base.low > 0.2 and it.vs_teacher.low <= 0.0 <= it.vs_teacher.high + 0.01
+
+
 def test_stale_weights_warn_and_are_refused_under_strict(tmp_path, toy_trained):
     """Weights trained on other rules than the scenario's: a warning by default, an error with --strict (exit 2,
     one line naming the scenario and the policy)."""

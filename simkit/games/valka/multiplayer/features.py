@@ -72,10 +72,15 @@ MAX_NNZ = 2 + N_SCALARS + 14
                   42)
 EVENT_VALUES = np.array(EVENT_VALUE, np.float64)
 
-# the per-decision state (``state``): the SCALARS, then the leading opponent and the seat to the left
+# the per-decision state (``state``): the SCALARS, then the leading opponent and the seat to the left, then for
+# each Frontline slot (seat q, row j) the numbers many actions ask of it (``slot_number``: its Strike, Shield,
+# Health left and worth), each counted when an action first asks (NaN until then)
 ST_LEADER = N_SCALARS
 ST_LEFT = N_SCALARS + 1
-N_STATE = N_SCALARS + 2
+SLOT0 = N_SCALARS + 2
+C_STRIKE, C_SHIELD, C_HEALTH, C_WORTH = range(4)
+SLOT_W = 4
+N_STATE = SLOT0 + 5 * ROW * SLOT_W
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -187,6 +192,27 @@ def state(s, env, st):
     st[12] = s[H_BEGUN] / (20.0 * np_)
     st[ST_LEADER] = leader(s, env, p)
     st[ST_LEFT] = left_of(s, p)
+    for k in range(SLOT0, N_STATE):
+        st[k] = np.nan
+
+
+@njit(cache=True, _nrt=False)
+def slot_number(s, env, st, q, j, what):
+    """Frontline slot (``q``, ``j``)'s Strike, Shield, Health left or worth (``what``: C_*) at this decision, from
+    ``st`` (counted once per decision, on first use: the same numbers as the engine's)."""
+    k = SLOT0 + (q * ROW + j) * SLOT_W + what
+    x = st[k]
+    if x != x:
+        if what == C_STRIKE:
+            x = E.strike_total(s, env, q, j)
+        elif what == C_SHIELD:
+            x = E.shield_total(s, env, q, j)
+        elif what == C_HEALTH:
+            x = E.health_left(s, env, q, j)
+        else:
+            x = fighter_worth(s, env, q, j)
+        st[k] = x
+    return x
 
 
 @njit(cache=True, _nrt=False)
@@ -238,8 +264,12 @@ def target_numbers(s, env, p, q, j, st, idx, val, m):
     c = s[b + L_CARD]
     if c < 0 or c >= N_FIGHTERS or (q != p and s[b + L_FACE] == 0):
         return m
-    m = _put(idx, val, m, TARGET_HEALTH, E.health_left(s, env, q, j) / 5.0)
-    m = _put(idx, val, m, TARGET_WORTH, fighter_worth(s, env, q, j) / 10.0)
+    if j < ROW:
+        m = _put(idx, val, m, TARGET_HEALTH, slot_number(s, env, st, q, j, C_HEALTH) / 5.0)
+        m = _put(idx, val, m, TARGET_WORTH, slot_number(s, env, st, q, j, C_WORTH) / 10.0)
+    else:
+        m = _put(idx, val, m, TARGET_HEALTH, E.health_left(s, env, q, j) / 5.0)
+        m = _put(idx, val, m, TARGET_WORTH, fighter_worth(s, env, q, j) / 10.0)
     if env[9][R_MODE] == MODE_BOUNTY:
         m = _put(idx, val, m, TARGET_INFAMY, env[1][c] / 3.0)
     return m
@@ -327,9 +357,9 @@ def strike_numbers(s, env, p, a, st, idx, val, m):
     j = (off // 4) % 4
     q = (off // 16) % 5
     i = off // 80
-    strike = E.strike_total(s, env, p, i)
-    sh = E.shield_total(s, env, q, j)
-    hl = E.health_left(s, env, q, j)
+    strike = int(slot_number(s, env, st, p, i, C_STRIKE))
+    sh = int(slot_number(s, env, st, q, j, C_SHIELD))
+    hl = int(slot_number(s, env, st, q, j, C_HEALTH))
     if t == ST_CHANCE:
         m = _put(idx, val, m, HIT_CHANCE, p_hit(env, strike, sh))
         m = _put(idx, val, m, HURT_CHANCE, p_hurt(env, strike, sh))
@@ -339,8 +369,8 @@ def strike_numbers(s, env, p, a, st, idx, val, m):
     if dmg >= hl:
         m = _put(idx, val, m, TARGET_FALLS, 1.0)
     m = target_numbers(s, env, p, q, j, st, idx, val, m)
-    m = _put(idx, val, m, ATTACKER_HEALTH, E.health_left(s, env, p, i) / 5.0)
-    m = _put(idx, val, m, ATTACKER_WORTH, fighter_worth(s, env, p, i) / 10.0)
+    m = _put(idx, val, m, ATTACKER_HEALTH, slot_number(s, env, st, p, i, C_HEALTH) / 5.0)
+    m = _put(idx, val, m, ATTACKER_WORTH, slot_number(s, env, st, p, i, C_WORTH) / 10.0)
     m = _put(idx, val, m, STRIKE_MARGIN, (strike - sh) / 5.0)
     return m
 
