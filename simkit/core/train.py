@@ -384,15 +384,15 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         raise InputError(f"--teacher-base: must be one of 'learned', 'heuristic' (got {teacher_base!r})")
     if keep not in KEEP:
         raise InputError(f"--keep: must be one of {', '.join(map(repr, KEEP))} (got {keep!r})")
-    source = scenario
-    if teacher_policy is not None:
-        named_teacher(source, data, teacher_policy, mode.params())  # checked before anything is written
+    source, source_data = scenario, data
+    # a named teacher is compiled from the scenario as given (its base may be the policy being trained: the
+    # scenario's own weights of it), and checked before anything is written
+    fixed = named_teacher(source, data, teacher_policy, mode.params()) if teacher_policy is not None else None
     st = stage(source, data, mode, name, base, out_dir, metric)
     scenario, data, dg, spec, base = st.scenario, st.data, st.dg, st.spec, st.base
     base_vec, base_params, base_table = st.base_vec, st.base_params, st.base_table
     result = TrainResult(name=name, base=base, weights=weights, scenario=out_dir / "scenario.toml")
     kind, cur = HEURISTIC, base_vec
-    fixed = named_teacher(scenario, data, teacher_policy, spec) if teacher_policy is not None else None
     X_all, counts_all, target_all, game_all = [], [], [], []
     per_iter = budget // iterations
     prev_path: Path | None = None
@@ -472,9 +472,10 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
             else:  # the named teacher, as the scenario defines it
                 from simkit.core.loader import build
 
-                judge = {**data, "policies": {**data.get("policies", {}), "__learned": pols["__learned"]},
+                judge = {**source_data, "policies": {**source_data.get("policies", {}),
+                                                     "__learned": pols["__learned"]},
                          "play": ["__learned", teacher_policy]}
-                tm = per_game_means(build(scenario, judge), seed, (EVAL + 1000 + it,), teacher_games, metric, jobs)
+                tm = per_game_means(build(source, judge), seed, (EVAL + 1000 + it,), teacher_games, metric, jobs)
                 vs_teacher = _gap(tm["__learned"], tm[teacher_policy])
         result.iterations.append(Iteration(it, per_iter, decisions, agree, base_agree, vs_base, vs_prev, vs_teacher,
                                            str(path)))

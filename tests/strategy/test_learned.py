@@ -222,6 +222,21 @@ def test_train_with_a_named_teacher_learns_its_play(tmp_path):
     assert it.vs_base.low > 0.2 and it.vs_teacher.low <= 0.0 <= it.vs_teacher.high + 0.01
 
 
+def test_a_named_teacher_may_search_over_the_policy_being_trained(tmp_path, toy_trained):
+    """The Lonequest's `vsearch` searches over `learned`: retraining `learned` with it as the teacher uses the
+    scenario's own `learned` weights in the teacher's rollouts (the training copy leaves the trained policy out)."""
+    from simkit.core.train import train
+
+    shutil.copy(toy_trained.weights, tmp_path / "draw.learned.npz")
+    text = TOY.read_text() + ('\n[policies.learned]\nkind = "learned"\nweights = "draw.learned.npz"\n'
+                              '\n[policies.teach]\nkind = "search"\nrollouts = 8\nbase = "learned"\n')
+    (tmp_path / "draw.toml").write_text(text)
+    r = train(tmp_path / "draw.toml", "learned", tmp_path / "out", base="timid", budget=60, iterations=1, seed=3,
+              eval_games=100, teacher_games=100, weights=tmp_path / "again.npz", teacher_policy="teach")
+    assert LM.load_model(r.weights).meta["teacher_policy"] == "teach"
+    assert r.iterations[0].vs_teacher.n == 100
+
+
 def test_stale_weights_warn_and_are_refused_under_strict(tmp_path, toy_trained):
     """Weights trained on other rules than the scenario's: a warning by default, an error with --strict (exit 2,
     one line naming the scenario and the policy)."""
