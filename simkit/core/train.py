@@ -370,7 +370,7 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
     from joblib import Parallel, delayed
 
     from simkit.core import learned as LM
-    from simkit.core.decision import search_config
+    from simkit.core.decision import CFG_ROLLOUTS, search_config
     from simkit.core.policies import HEURISTIC, LEARNED, learned_vector
     from simkit.core.scenario import read_toml
     from simkit.core.tune import _build, per_game_means
@@ -448,7 +448,7 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         base_agree = LM.agreement(X[ho_rows, 0], ho_starts, target[ho])  # feature 0: the base heuristic's choice
         model = LM.Model(data["game"], data["mode"], list(dg.feature_names), tr.w, tr.W1, tr.b1, tr.v, base,
                          base_params, dhash,
-                         {"iteration": it, "trained_decisions": int(len(counts)), "teacher_rollouts": rollouts,
+                         {"iteration": it, "trained_decisions": int(len(counts)), "teacher_rollouts": int(cfg[CFG_ROLLOUTS]),
                           "seed": seed, "hidden": hidden, "heldout_agreement": round(agree, 6),
                           **({"teacher_policy": teacher_policy} if teacher_policy is not None else {})})
         path = model.save(out_dir / f"{name}.iter{it}.npz")

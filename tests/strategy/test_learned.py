@@ -233,7 +233,8 @@ def test_a_named_teacher_may_search_over_the_policy_being_trained(tmp_path, toy_
     (tmp_path / "draw.toml").write_text(text)
     r = train(tmp_path / "draw.toml", "learned", tmp_path / "out", base="timid", budget=60, iterations=1, seed=3,
               eval_games=100, teacher_games=100, weights=tmp_path / "again.npz", teacher_policy="teach")
-    assert LM.load_model(r.weights).meta["teacher_policy"] == "teach"
+    meta = LM.load_model(r.weights).meta
+    assert meta["teacher_policy"] == "teach" and meta["teacher_rollouts"] == 8
     assert r.iterations[0].vs_teacher.n == 100
 
 
