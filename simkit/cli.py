@@ -979,9 +979,9 @@ def balance_cmd(scenario, varies, vary_file, targets, policy, budget, max_edits,
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Root seed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @_jobs_option
-def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, teacher_policy, budget, iterations, share, hidden, eval_games,
-              teacher_games, tolerance, method, depth, sets, epsilon, window, init, reference, l2, margin, opponents,
-              target, search_games, keep, metric, seed, quiet, jobs):
+def train_cmd(scenario, name, out, weights, base, rollouts, teacher_base, teacher_policy, budget, iterations, share,
+              hidden, eval_games, teacher_games, tolerance, method, depth, sets, epsilon, window, init, reference, l2,
+              margin, opponents, target, search_games, keep, metric, seed, quiet, jobs):
     """Train a learned policy by expert iteration: `search` teaches, a scorer over the mover's features learns.
 
     Each iteration plays games with the current policy, asks the teacher (`search` over the current policy) at a

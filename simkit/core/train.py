@@ -448,8 +448,8 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         base_agree = LM.agreement(X[ho_rows, 0], ho_starts, target[ho])  # feature 0: the base heuristic's choice
         model = LM.Model(data["game"], data["mode"], list(dg.feature_names), tr.w, tr.W1, tr.b1, tr.v, base,
                          base_params, dhash,
-                         {"iteration": it, "trained_decisions": int(len(counts)), "teacher_rollouts": int(cfg[CFG_ROLLOUTS]),
-                          "seed": seed, "hidden": hidden, "heldout_agreement": round(agree, 6),
+                         {"iteration": it, "trained_decisions": int(len(counts)),
+                          "teacher_rollouts": int(cfg[CFG_ROLLOUTS]), "seed": seed, "hidden": hidden, "heldout_agreement": round(agree, 6),
                           **({"teacher_policy": teacher_policy} if teacher_policy is not None else {})})
         path = model.save(out_dir / f"{name}.iter{it}.npz")
         # judged on fresh seeds, paired: against the base heuristic and the previous iteration

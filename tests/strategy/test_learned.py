@@ -151,24 +151,14 @@ def _optimal_values(low=8, high=10):
     return q
 
 
-def test_train_finds_the_best_play(toy_trained):
-    """Best play is known exactly (a DP over the total and the cards left; by hand: draw below 8, then stop):
-    at every decision of 3,000 games the trained policy takes an action of the highest exact value, and its
-    simulated win rate matches the exact optimum 137/198 within 4 SE."""
-    from fractions import Fraction
-
+def toy_wins_playing_best(dg, kind, vec, games: int, first: int) -> int:
+    """Play ``games`` Draw to Ten games (seeds ``first``, ``first + 1``, …) with policy ``(kind, vec)``, asserting
+    that every decision takes an action of the highest exact value (``_optimal_values``); returns the wins."""
     q = _optimal_values()
-
-    r = toy_trained
-    assert r.weights.is_file() and r.scenario.is_file()
-    sc = loader.load(r.scenario)
-    dg = registry.get_mode("toy", "draw")[1].engine(r.scenario)
-    kind, vec = dg.policies["learned"]
-    assert kind == LEARNED
     buf = np.empty(2, np.int64)
-    wins = games = 0
-    for seed in range(3000):
-        s, rng, env = dg.new_game(10_000 + seed)
+    wins = 0
+    for seed in range(games):
+        s, rng, env = dg.new_game(first + seed)
         while not dg.fns.is_over(s):
             n = dg.fns.legal_actions(s, env, buf)
             a = dg.fns.policy(kind, s, env, buf, n, vec, _stream(seed))
@@ -176,7 +166,23 @@ def test_train_finds_the_best_play(toy_trained):
             assert values[a] == max(values), f"total {s[TE.TOTAL]}: learned plays {a}, exact values {values}"
             dg.fns.apply_action(s, rng, env, a)
         wins += int(TE.won(s, env))
-        games += 1
+    return wins
+
+
+def test_train_finds_the_best_play(toy_trained):
+    """Best play is known exactly (a DP over the total and the cards left; by hand: draw below 8, then stop):
+    at every decision of 3,000 games the trained policy takes an action of the highest exact value, and its
+    simulated win rate matches the exact optimum 137/198 within 4 SE."""
+    from fractions import Fraction
+
+    r = toy_trained
+    assert r.weights.is_file() and r.scenario.is_file()
+    sc = loader.load(r.scenario)
+    dg = registry.get_mode("toy", "draw")[1].engine(r.scenario)
+    kind, vec = dg.policies["learned"]
+    assert kind == LEARNED
+    games = 3000
+    wins = toy_wins_playing_best(dg, kind, vec, games, 10_000)
     exact = TE.exact_win_probability(8)
     assert exact == Fraction(137, 198)
     assert abs(wins / games - float(exact)) < 4 * np.sqrt(float(exact) * (1 - float(exact)) / games)
@@ -206,18 +212,9 @@ def test_train_with_a_named_teacher_learns_its_play(tmp_path):
               teacher_games=500, weights=tmp_path / "learned.npz", teacher_policy="search")
     model = LM.load_model(r.weights)
     assert model.meta["teacher_policy"] == "search"
-    q = _optimal_values()
     dg = registry.get_mode("toy", "draw")[1].engine(r.scenario)
     kind, vec = dg.policies["learned"]
-    buf = np.empty(2, np.int64)
-    for seed in range(1000):
-        s, rng, env = dg.new_game(50_000 + seed)
-        while not dg.fns.is_over(s):
-            n = dg.fns.legal_actions(s, env, buf)
-            a = dg.fns.policy(kind, s, env, buf, n, vec, _stream(seed))
-            values = q(int(s[TE.TOTAL]), tuple(sorted(int(c) for c in s[TE.DECK:TE.DECK + s[TE.DECK_N]])))
-            assert values[a] == max(values), f"total {s[TE.TOTAL]}: learned plays {a}, exact values {values}"
-            dg.fns.apply_action(s, rng, env, a)
+    toy_wins_playing_best(dg, kind, vec, 1000, 50_000)
     it = r.iterations[0]
     assert it.vs_base.low > 0.2 and it.vs_teacher.low <= 0.0 <= it.vs_teacher.high + 0.01
 

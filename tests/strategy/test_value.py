@@ -25,14 +25,6 @@ VI_TRAIN = ROOT / "scenarios" / "valkyrie_incident" / "train_standard.toml"
 TOY_ARGS = dict(base="timid", budget=4000, iterations=2, seed=5, epsilon=0.2, eval_games=2000)
 
 
-def _stream(seed):
-    from simkit.core.rng import seed_stream
-
-    rng = np.empty(4, np.uint64)
-    seed_stream(rng, np.array([seed, 11], np.uint64), 0, 0)
-    return rng
-
-
 @pytest.fixture(scope="module")
 def toy_outcomes(tmp_path_factory):
     out = tmp_path_factory.mktemp("toy-outcomes")
@@ -43,9 +35,8 @@ def test_outcomes_find_the_best_play_of_draw_to_ten(toy_outcomes):
     """From the weak `timid` (stops from 6 on), the outcome-fitted value plays an action of the highest exact value
     at every decision of 3,000 games (the DP of test_learned; by hand: draw below 8, then stop), and wins the exact
     optimum 137/198 within 4 SE; the fit beats the constant win rate on held-out games."""
-    from test_learned import _optimal_values  # (this file's folder is on the path: pytest's prepend import mode)
+    from test_learned import toy_wins_playing_best  # (this file's folder is on the path: pytest's prepend import)
 
-    q = _optimal_values()
     r = toy_outcomes
     assert r.weights.is_file() and r.scenario.is_file()
     sc = loader.load(r.scenario)
@@ -53,17 +44,7 @@ def test_outcomes_find_the_best_play_of_draw_to_ten(toy_outcomes):
     dg = registry.get_mode("toy", "draw")[1].engine(r.scenario)
     kind, vec = dg.policies["learned"]
     assert kind == LEARNED
-    buf = np.empty(2, np.int64)
-    wins = 0
-    for seed in range(3000):
-        s, rng, env = dg.new_game(20_000 + seed)
-        while not dg.fns.is_over(s):
-            n = dg.fns.legal_actions(s, env, buf)
-            a = dg.fns.policy(kind, s, env, buf, n, vec, _stream(seed))
-            values = q(int(s[TE.TOTAL]), tuple(sorted(int(c) for c in s[TE.DECK:TE.DECK + s[TE.DECK_N]])))
-            assert values[a] == max(values), f"total {s[TE.TOTAL]}: learned plays {a}, exact values {values}"
-            dg.fns.apply_action(s, rng, env, a)
-        wins += int(TE.won(s, env))
+    wins = toy_wins_playing_best(dg, kind, vec, 3000, 20_000)
     exact = float(Fraction(137, 198))
     assert abs(wins / 3000 - exact) < 4 * np.sqrt(exact * (1 - exact) / 3000)
     for it in r.iterations:
