@@ -449,7 +449,8 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         model = LM.Model(data["game"], data["mode"], list(dg.feature_names), tr.w, tr.W1, tr.b1, tr.v, base,
                          base_params, dhash,
                          {"iteration": it, "trained_decisions": int(len(counts)),
-                          "teacher_rollouts": int(cfg[CFG_ROLLOUTS]), "seed": seed, "hidden": hidden, "heldout_agreement": round(agree, 6),
+                          "teacher_rollouts": int(cfg[CFG_ROLLOUTS]), "seed": seed, "hidden": hidden,
+                          "heldout_agreement": round(agree, 6),
                           **({"teacher_policy": teacher_policy} if teacher_policy is not None else {})})
         path = model.save(out_dir / f"{name}.iter{it}.npz")
         # judged on fresh seeds, paired: against the base heuristic and the previous iteration
@@ -461,22 +462,21 @@ def train(scenario: str | Path, name: str, out_dir: str | Path, *, base: str | N
         vs_prev = _gap(means["__learned"], means["__prev"]) if prev_path is not None else None
         vs_teacher = None
         if teacher_games > 0:
-            cur_table = base_table if kind == HEURISTIC or teacher_base != "learned" else \
-                {"kind": "learned", "weights": str(prev_path.resolve())}
-            tp = {"__learned": pols["__learned"], "__cur": cur_table,
-                  "__teacher": {"kind": "search", "rollouts": rollouts, "base": "__cur"}}
-            if teacher_policy is None:
-                tm = per_game_means(_build(scenario, data, tp), seed, (EVAL + 1000 + it,), teacher_games, metric,
-                                    jobs)
-                vs_teacher = _gap(tm["__learned"], tm["__teacher"])
+            if teacher_policy is None:  # `search` over the policy the iteration played
+                cur_table = base_table if kind == HEURISTIC or teacher_base != "learned" else \
+                    {"kind": "learned", "weights": str(prev_path.resolve())}
+                judge = _build(scenario, data, {"__learned": pols["__learned"], "__cur": cur_table,
+                                                "__teacher": {"kind": "search", "rollouts": rollouts, "base": "__cur"}})
+                teacher = "__teacher"
             else:  # the named teacher, as the scenario defines it
                 from simkit.core.loader import build
 
-                judge = {**source_data, "policies": {**source_data.get("policies", {}),
-                                                     "__learned": pols["__learned"]},
-                         "play": ["__learned", teacher_policy]}
-                tm = per_game_means(build(source, judge), seed, (EVAL + 1000 + it,), teacher_games, metric, jobs)
-                vs_teacher = _gap(tm["__learned"], tm[teacher_policy])
+                judge = build(source, {**source_data, "policies": {**source_data.get("policies", {}),
+                                                                   "__learned": pols["__learned"]},
+                                       "play": ["__learned", teacher_policy]})
+                teacher = teacher_policy
+            tm = per_game_means(judge, seed, (EVAL + 1000 + it,), teacher_games, metric, jobs)
+            vs_teacher = _gap(tm["__learned"], tm[teacher])
         result.iterations.append(Iteration(it, per_iter, decisions, agree, base_agree, vs_base, vs_prev, vs_teacher,
                                            str(path)))
         if echo is not None:

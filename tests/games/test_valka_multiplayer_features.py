@@ -52,46 +52,54 @@ def test_feature_names_match_the_slots():
     assert F.FEATURES[F.HIT_CHANCE] == "hit_chance" and F.FEATURES[-1] == "guard_falls"
 
 
+def _heuristic_decisions(variant, players, games, every, tag):
+    """Walk ``games`` games of `balanced` (seeds 0, 1, …; its coin flips from stream ``tag``) and stop at every
+    ``every``-th step that has two or more legal actions: yields ``(seed, step, s, rng, env, buf, n)``; the game
+    goes on once the caller is done (it may reuse ``buf``, not change ``s`` or ``rng``)."""
+    g = S.decision_game(variant, players)
+    buf = np.empty(L.MAX_ACTIONS, np.int64)
+    for seed in range(games):
+        s, rng, env = g.new_game(seed)
+        prng = _stream(seed, tag, 1)
+        step = 0
+        while not E.is_over(s) and step < 3000:
+            n = E.legal_actions(s, env, buf)
+            if n > 1 and step % every == 0:
+                yield seed, step, s, rng, env, buf, n
+                n = E.legal_actions(s, env, buf)
+            E.apply_action(s, rng, env, P.policy(HEURISTIC, s, env, buf, n, BALANCED, prng))
+            step += 1
+
+
 @pytest.mark.parametrize("variant, players", [("bounty-hunter", 4), ("annihilation", 3), ("duel", 2)])
 def test_features_read_only_what_the_mover_sees(variant, players):
     """At decisions all through heuristic games, the mover's hidden information is redealt (``resample``: the
     other hands, their face-down cards, the pile orders): every legal action's feature row stays the same, and no
     action writes more than MAX_NNZ features. The next seat's hand differs in a third or more of the decisions
     checked (a Duel's public draft takes many of them), so a feature that read it would fail here."""
-    g = S.decision_game(variant, players)
-    buf = np.empty(L.MAX_ACTIONS, np.int64)
     buf2 = np.empty(L.MAX_ACTIONS, np.int64)
     idx = np.empty(4 * F.MAX_NNZ, np.int64)
     val = np.empty(4 * F.MAX_NNZ, np.float64)
     st = np.empty(F.N_STATE)
     checked = differ = most = 0
     kinds = set()
-    for seed in range(6):
-        s, rng, env = g.new_game(seed)
-        prng = _stream(seed, 5, 1)
-        step = 0
-        while not E.is_over(s) and step < 3000:
-            n = E.legal_actions(s, env, buf)
-            if n > 1 and step % 2 == 0:
-                p = E.to_move(s)
-                other, orng = s.copy(), rng.copy()
-                E.resample(other, orng, env, p, _stream(seed, step, 3))
-                n1, X1 = _rows(s, env, buf)
-                n2, X2 = _rows(other, env, buf2)
-                assert n1 == n2 and np.array_equal(buf[:n1], buf2[:n2])
-                assert np.array_equal(X1, X2), f"{variant}: features changed with hidden information (step {step})"
-                F.state(s, env, st)
-                for a in buf[:n1]:
-                    most = max(most, F.features(s, env, a, True, st, idx, val))
-                    kinds.add(F.category(s, env, a))
-                q = (p + 1) % players
-                b = E.sb(q)
-                h = s[b + L.S_HANDN]
-                differ += sorted(s[b + L.S_HAND:b + L.S_HAND + h]) != sorted(other[b + L.S_HAND:b + L.S_HAND + h])
-                checked += 1
-                n = E.legal_actions(s, env, buf)
-            E.apply_action(s, rng, env, P.policy(HEURISTIC, s, env, buf, n, BALANCED, prng))
-            step += 1
+    for seed, step, s, rng, env, buf, _ in _heuristic_decisions(variant, players, 6, 2, 5):
+        p = E.to_move(s)
+        other, orng = s.copy(), rng.copy()
+        E.resample(other, orng, env, p, _stream(seed, step, 3))
+        n1, X1 = _rows(s, env, buf)
+        n2, X2 = _rows(other, env, buf2)
+        assert n1 == n2 and np.array_equal(buf[:n1], buf2[:n2])
+        assert np.array_equal(X1, X2), f"{variant}: features changed with hidden information (step {step})"
+        F.state(s, env, st)
+        for a in buf[:n1]:
+            most = max(most, F.features(s, env, a, True, st, idx, val))
+            kinds.add(F.category(s, env, a))
+        q = (p + 1) % players
+        b = E.sb(q)
+        h = s[b + L.S_HANDN]
+        differ += sorted(s[b + L.S_HAND:b + L.S_HAND + h]) != sorted(other[b + L.S_HAND:b + L.S_HAND + h])
+        checked += 1
     assert checked > 100 and differ > 0.3 * checked and most <= F.MAX_NNZ
     assert F.K_STRIKE + L.ST_TRUE in kinds and F.K_MAIN_DONE in kinds and F.K_SETUP_FRONT in kinds
 
@@ -101,8 +109,6 @@ def test_slot_numbers_counted_once_a_decision_are_the_engines():
     (``slot_number``): at decisions all through 4-player Bounty Hunter games each equals the engine's own count,
     and every action's features are the same whether the decision's numbers were counted for it alone or shared
     with the actions before it (the order the scorer takes them in)."""
-    g = S.decision_game("bounty-hunter", 4)
-    buf = np.empty(L.MAX_ACTIONS, np.int64)
     idx = np.empty(F.MAX_NNZ, np.int64)
     val = np.empty(F.MAX_NNZ, np.float64)
     idx1 = np.empty(F.MAX_NNZ, np.int64)
@@ -110,31 +116,23 @@ def test_slot_numbers_counted_once_a_decision_are_the_engines():
     shared = np.empty(F.N_STATE)
     fresh = np.empty(F.N_STATE)
     strikes = slots = 0
-    for seed in range(4):
-        s, rng, env = g.new_game(seed)
-        prng = _stream(seed, 7, 1)
-        step = 0
-        while not E.is_over(s) and step < 3000:
-            n = E.legal_actions(s, env, buf)
-            if n > 1 and step % 3 == 0:
-                F.state(s, env, shared)
-                for a in buf[:n]:
-                    m = F.features(s, env, a, False, shared, idx, val)
+    for _, _, s, _, env, buf, n in _heuristic_decisions("bounty-hunter", 4, 4, 3, 7):
+        F.state(s, env, shared)
+        for a in buf[:n]:
+            m = F.features(s, env, a, False, shared, idx, val)
+            F.state(s, env, fresh)
+            m1 = F.features(s, env, a, False, fresh, idx1, val1)
+            assert m == m1 and np.array_equal(idx[:m], idx1[:m1]) and np.array_equal(val[:m], val1[:m1])
+            strikes += F.category(s, env, a) in range(F.K_STRIKE, F.K_STRIKE + 4)
+        for q in range(s[L.H_NP]):
+            for j in range(F.ROW):
+                if 0 <= s[E.lb(q, j) + L.L_CARD] < L.N_FIGHTERS:
                     F.state(s, env, fresh)
-                    m1 = F.features(s, env, a, False, fresh, idx1, val1)
-                    assert m == m1 and np.array_equal(idx[:m], idx1[:m1]) and np.array_equal(val[:m], val1[:m1])
-                    strikes += F.category(s, env, a) in range(F.K_STRIKE, F.K_STRIKE + 4)
-                for q in range(s[L.H_NP]):
-                    for j in range(F.ROW):
-                        if 0 <= s[E.lb(q, j) + L.L_CARD] < L.N_FIGHTERS:
-                            F.state(s, env, fresh)
-                            assert F.slot_number(s, env, fresh, q, j, F.C_STRIKE) == E.strike_total(s, env, q, j)
-                            assert F.slot_number(s, env, fresh, q, j, F.C_SHIELD) == E.shield_total(s, env, q, j)
-                            assert F.slot_number(s, env, fresh, q, j, F.C_HEALTH) == E.health_left(s, env, q, j)
-                            assert F.slot_number(s, env, fresh, q, j, F.C_WORTH) == F.fighter_worth(s, env, q, j)
-                            slots += 1
-            E.apply_action(s, rng, env, P.policy(HEURISTIC, s, env, buf, n, BALANCED, prng))
-            step += 1
+                    assert F.slot_number(s, env, fresh, q, j, F.C_STRIKE) == E.strike_total(s, env, q, j)
+                    assert F.slot_number(s, env, fresh, q, j, F.C_SHIELD) == E.shield_total(s, env, q, j)
+                    assert F.slot_number(s, env, fresh, q, j, F.C_HEALTH) == E.health_left(s, env, q, j)
+                    assert F.slot_number(s, env, fresh, q, j, F.C_WORTH) == F.fighter_worth(s, env, q, j)
+                    slots += 1
     assert strikes > 200 and slots > 500
 
 

@@ -198,19 +198,20 @@ def state(s, env, st):
 
 @njit(cache=True, _nrt=False)
 def slot_number(s, env, st, q, j, what):
-    """Frontline slot (``q``, ``j``)'s Strike, Shield, Health left or worth (``what``: C_*) at this decision, from
-    ``st`` (counted once per decision, on first use: the same numbers as the engine's)."""
+    """Slot (``q``, ``j``)'s Strike, Shield, Health left or worth (``what``: C_*) at this decision: the engine's
+    numbers, a Frontline slot's (j < ROW) kept in ``st`` once counted (once per decision, on first use)."""
     k = SLOT0 + (q * ROW + j) * SLOT_W + what
-    x = st[k]
-    if x != x:
-        if what == C_STRIKE:
-            x = E.strike_total(s, env, q, j)
-        elif what == C_SHIELD:
-            x = E.shield_total(s, env, q, j)
-        elif what == C_HEALTH:
-            x = E.health_left(s, env, q, j)
-        else:
-            x = fighter_worth(s, env, q, j)
+    if j < ROW and st[k] == st[k]:
+        return st[k]
+    if what == C_STRIKE:
+        x = float(E.strike_total(s, env, q, j))
+    elif what == C_SHIELD:
+        x = float(E.shield_total(s, env, q, j))
+    elif what == C_HEALTH:
+        x = float(E.health_left(s, env, q, j))
+    else:
+        x = fighter_worth(s, env, q, j)
+    if j < ROW:
         st[k] = x
     return x
 
@@ -264,12 +265,8 @@ def target_numbers(s, env, p, q, j, st, idx, val, m):
     c = s[b + L_CARD]
     if c < 0 or c >= N_FIGHTERS or (q != p and s[b + L_FACE] == 0):
         return m
-    if j < ROW:
-        m = _put(idx, val, m, TARGET_HEALTH, slot_number(s, env, st, q, j, C_HEALTH) / 5.0)
-        m = _put(idx, val, m, TARGET_WORTH, slot_number(s, env, st, q, j, C_WORTH) / 10.0)
-    else:
-        m = _put(idx, val, m, TARGET_HEALTH, E.health_left(s, env, q, j) / 5.0)
-        m = _put(idx, val, m, TARGET_WORTH, fighter_worth(s, env, q, j) / 10.0)
+    m = _put(idx, val, m, TARGET_HEALTH, slot_number(s, env, st, q, j, C_HEALTH) / 5.0)
+    m = _put(idx, val, m, TARGET_WORTH, slot_number(s, env, st, q, j, C_WORTH) / 10.0)
     if env[9][R_MODE] == MODE_BOUNTY:
         m = _put(idx, val, m, TARGET_INFAMY, env[1][c] / 3.0)
     return m
