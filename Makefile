@@ -59,9 +59,12 @@ bench: setup
 	$(BIN)/simkit bench
 
 # The bundled learned policies: expert iteration over `search` (simkit train), reproducible from the seed
-# whatever the number of workers; make report plays the committed weights. The Lonequest's: expert iteration
-# (lonequest.learned_expert.npz), then six iterations from game outcomes starting from it (--method outcomes), then
-# the value of its positions for `search` to stand on (--method value: lonequest.value.npz).
+# whatever the number of workers; make report plays the committed weights. The Lonequest's, in two rounds: expert
+# iteration (lonequest.learned_expert.npz), then six iterations from game outcomes starting from it (--method
+# outcomes: lonequest.learned_v1.npz), then the value of its positions for `search` to stand on (--method value:
+# lonequest.value.npz, played by the scenario's vsearch); then expert iteration taught by that vsearch
+# (--teacher-policy: lonequest.learned_taught.npz) and six outcome iterations from it, the best kept
+# (lonequest.learned.npz, the report's policy).
 # The runs of several iterations keep the last (--keep last): the committed weights were written that way,
 # before `simkit train` kept the best of its iterations by default. Bounty Hunter's: six iterations from game
 # outcomes against the scenario's opponents (--method outcomes --opponent), the best of them kept. The Valkyrie
@@ -74,10 +77,17 @@ train: setup
 	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --method outcomes --base greedy_trader_tuned \
 	  --seed 41 --budget 48000 --iterations 6 --epsilon 0.05 --l2 1e-3 \
 	  --init scenarios/valka/lonequest.learned_expert.npz --reference scenarios/valka/lonequest.learned_expert.npz \
-	  --eval-games 1500 --keep last --out runs/train-lonequest-outcomes --weights scenarios/valka/lonequest.learned.npz
+	  --eval-games 1500 --keep last --out runs/train-lonequest-outcomes --weights scenarios/valka/lonequest.learned_v1.npz
 	$(BIN)/simkit train scenarios/valka/lonequest.toml --name vsearch --method value --base greedy_trader_tuned \
-	  --init scenarios/valka/lonequest.learned.npz --budget 10000 --seed 7 --depth 16 --teacher 48 \
+	  --init scenarios/valka/lonequest.learned_v1.npz --budget 10000 --seed 7 --depth 16 --teacher 48 \
 	  --out runs/value-lonequest --weights scenarios/valka/lonequest.value.npz
+	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --base greedy_trader_tuned --teacher-policy vsearch \
+	  --seed 77 --budget 1500 --iterations 1 --share 0.3 --eval-games 1500 --teacher-games 0 \
+	  --out runs/train-lonequest-taught --weights scenarios/valka/lonequest.learned_taught.npz
+	$(BIN)/simkit train scenarios/valka/lonequest.toml --name learned --method outcomes --base greedy_trader_tuned \
+	  --seed 41 --budget 48000 --iterations 6 --epsilon 0.05 --l2 1e-3 \
+	  --init scenarios/valka/lonequest.learned_taught.npz --reference scenarios/valka/lonequest.learned_v1.npz \
+	  --eval-games 1500 --keep best --out runs/train-lonequest-taught-outcomes --weights scenarios/valka/lonequest.learned.npz
 	$(BIN)/simkit train scenarios/valhalla/solo.toml --name learned --base builder_tuned --seed 2027 --budget 400 \
 	  --iterations 2 --teacher 8 --share 0.25 --eval-games 100 --teacher-games 0 --keep last --out runs/train-valhalla \
 	  --weights scenarios/valhalla/solo.learned.npz

@@ -149,7 +149,9 @@ def _copy(tmp_path, game):
 def test_learned_temperature_nan(tmp_path, value):
     d = _copy(tmp_path, "valka")
     p = d / "lonequest.toml"
-    p.write_text(p.read_text().replace('kind = "learned"\n', f'kind = "learned"\ntemperature = {value}\n', 1))
+    table = '[policies.learned]\nkind = "learned"\n'
+    assert table in p.read_text()
+    p.write_text(p.read_text().replace(table, f'{table}temperature = {value}\n', 1))
     _assert_one_line_error(_run(["run", p, "-q", "--out", tmp_path / "o"]), "lonequest.toml",
                            "policies.learned.temperature", "0.0 to 100.0", "nan")
     assert not (tmp_path / "o").exists()

@@ -209,7 +209,8 @@ def test_the_lonequest_copies_load_with_an_edit_to_a_printed_rulebook_value(tmp_
     # of the scenario must still find the learned policy's weights.
     data = tmp_path / "valka"
     data.mkdir()
-    for name in ("lonequest.toml", "cards.toml", "lonequest.learned.npz", "lonequest.value.npz"):
+    for name in ("lonequest.toml", "cards.toml", "lonequest.learned.npz", "lonequest.learned_v1.npz",
+                 "lonequest.value.npz"):
         shutil.copy(ROOT / "scenarios/valka" / name, data / name)
     scenario = data / "lonequest.toml"
     card_bytes = (data / "cards.toml").read_bytes()
