@@ -45,6 +45,16 @@ ALLOCATE = {
         "_resolve_war": "war counts", "_game_over": "scores", "apply_action": "a legal-action buffer",
         "resample": "the unseen-card pool", "heuristic": "Conflict leads and weights",
         "invariants": "count arrays"},
+    "simkit.games.valka.combat": {},
+    "simkit.games.valka.boons": {},
+    "simkit.games.valka.lonequest.battle": {"run_batch": "a dice script and its stream"},
+    "simkit.games.valka.lonequest.engine": {
+        "setup": "the Quest and Fighter orders to shuffle", "invariants": "count arrays"},
+    "simkit.games.valka.lonequest.features": {},
+    "simkit.games.valka.lonequest.policies": {},
+    "simkit.games.valka.multiplayer.view": {},
+    "simkit.games.valka.multiplayer.features": {},
+    "simkit.games.valka.multiplayer.policies": {},
     "simkit.games.valka.multiplayer.engine": {
         "matching_captures": "counts", "finish": "the best scores", "roll_off": "the candidates and rolls",
         "bolt": "the cards in a row", "attack": "the dice pool", "_shuffle_pool": "a sorted copy", "redistribute": "the card pool",

@@ -65,12 +65,12 @@ ONE_TIME = tuple(b.one_time for b in BOONS)
 BROTHERHOOD, MONSTERS, WIZARDS = 1, 4, 7
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_one_time(w):
     return w == BROTHERHOOD or w == MONSTERS or w == WIZARDS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tally(w, member, packed, new):
     """Fold one Frontline Fighter into the running count ``packed`` for Warband ``w`` (start from 0):
     ``member`` is its Warband (``JOKER`` for a Joker), ``new`` 1 if it just entered. The count is packed as
@@ -82,7 +82,7 @@ def tally(w, member, packed, new):
     return packed
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def members(packed):
     """``count * 16 + new`` for a Warband from its packed tally: Jokers join only a Warband with a real Fighter."""
     natives, new_natives, jokers, new_jokers = packed // 4096, (packed // 256) % 16, (packed // 16) % 16, packed % 16
@@ -91,7 +91,7 @@ def members(packed):
     return (natives + jokers) * 16 + new_natives + new_jokers
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def after_entry(level, count, new, need):
     """Fighters entered the Frontline: the Boon's new level and whether a one-time Boon happens now (-1 / 0/2/3
     packed as ``level * 2 + fires``)."""
@@ -101,7 +101,7 @@ def after_entry(level, count, new, need):
     return level * 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def after_loss(level, count):
     """A Fighter left the Frontline: a Horde ends at 2 or fewer, a Dyad below 2."""
     if level == HORDE and count <= 2:
@@ -111,7 +111,7 @@ def after_loss(level, count):
     return level
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def at_turn_start(level, count):
     """The start of the owner's turn: 3+ is a Horde (its one-time Boon happens again); a Dyad ends. Packed as
     ``level * 2 + fires``."""

@@ -36,7 +36,7 @@ from simkit.games.valka.strike_rule import (  # noqa: F401  (the public names of
     chance_strike, expected_strikes_to_defeat, outcome_distribution)
 
 # the rule of strike_rule.resolve, compiled for the kernels (the exact odds run the same source as plain Python)
-resolve = njit(cache=True)(strike_rule.resolve)
+resolve = njit(cache=True, _nrt=False)(strike_rule.resolve)
 
 
 @njit(cache=True)

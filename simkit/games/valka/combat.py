@@ -26,7 +26,7 @@ FIREBLAST_SPLASH = 1   #  and 1 damage to any other Frontline enemies on either 
 FB_MISS, FB_STRIKES, FB_SELF_HURT = range(3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score(printed, buff, boon_bonus):
     """A Fighter's total Strike, Shield or Health: the printed score, plus the value of the equipped Buff of that type
     (``0`` for none: "up to 3 Buffs per Fighter, one of each type"), plus 1 when a Boon adds to it (Goblins'
@@ -34,13 +34,13 @@ def score(printed, buff, boon_bonus):
     return printed + buff + (1 if boon_bonus else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def health_left(health, damage):
     """Total Health less the damage tokens on the Fighter."""
     return health - damage
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_defeated(health, damage):
     """"When a Fighter with 1 Health is dealt damage, it is moved to the Graveyard (or Claimed)": a Fighter whose
     damage has reached its total Health is defeated (also when a Health Buff leaves it: "Health Buffs remain on
@@ -48,7 +48,7 @@ def is_defeated(health, damage):
     return damage >= health
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def may_strike(kind, strike, shield, health_left_, team_total, chance_only, chance_any):
     """Whether a Fighter with total Strike ``strike`` may make strike ``kind`` on a target with total Shield
     ``shield``.
@@ -72,7 +72,7 @@ def may_strike(kind, strike, shield, health_left_, team_total, chance_only, chan
     return not chance_only and strike <= shield and team_total > shield
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def team_lane(packed, k, strike):
     """Put the Strike of the ``k``-th Fighter who may join a Team Strike into ``packed`` (8 bits each, at most 8
     Fighters: the other Frontline Fighters and, with the Reptilios' Horde Strike, the face-up Backline), so that
@@ -80,7 +80,7 @@ def team_lane(packed, k, strike):
     return packed | (min(max(strike, 0), 255) << (8 * k))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def team_pick(lead, packed, n, shield, need):
     """Who joins a Team Strike: a bit mask over the ``n`` Fighters whose Strikes are in ``packed`` (``team_lane``).
     The smallest set of at least ``need`` of them whose Strikes with the declaring Fighter's (``lead``; 0 for
@@ -100,7 +100,7 @@ def team_pick(lead, packed, n, shield, need):
     return best_mask
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def strike_damage(kind, berserker):
     """"Strikes deal 1 damage unless otherwise noted"; ``berserker``: a Barbarian (or Joker) with the Barbarians'
     Boon is in the strike, and "Berserker Barrage: True Strikes and Team Strikes deal 2 Damage"."""
@@ -109,27 +109,27 @@ def strike_damage(kind, berserker):
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def chance(a, d, strike, shield, lone_one_loses, defender_deals_damage):
     """The outcome code of a Chance Strike with natural rolls ``a`` (attacker) and ``d`` (defender): see
     ``chance_strike.resolve``."""
     return resolve(a, d, strike, shield, lone_one_loses, defender_deals_damage)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def defender_hurt(outcome):
     """The defending Fighter takes 1 damage: the strike won, or double 1s ("they both deal 1 damage to
     themselves")."""
     return outcome == ATTACKER_HITS or outcome == BOTH_HURT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attacker_hurt(outcome):
     """The striking Fighter takes 1 damage: the defender won and deals damage back, or double 1s."""
     return outcome == DEFENDER_HITS or outcome == BOTH_HURT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit_share(strike, shield, lone_one_loses, double_ones_hit):
     """The share of the 100 rolls of a Chance Strike of ``strike`` against ``shield`` in which the target is hurt:
     the strike wins, or (``double_ones_hit``) double 1s, where the target deals itself 1 damage. A Fireblast
@@ -143,14 +143,14 @@ def hit_share(strike, shield, lone_one_loses, double_ones_hit):
     return n / 100.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fireblast_is_true(power, shield, chance_only):
     """Fireblast: "make a Chance Strike or True Strike against them with +3": a True Strike when the Event's Strike
     ``power`` exceeds the target's Shield (never against Nature's Wrath), otherwise the d10s are rolled."""
     return not chance_only and power > shield
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fireblast(outcome):
     """What a rolled Fireblast does with the Chance Strike's ``outcome``: ``FB_STRIKES`` when it wins ("If you
     strike the enemy, deal 2 damage to it and 1 damage to any other Frontline enemies on either side of it");
@@ -164,19 +164,19 @@ def fireblast(outcome):
     return FB_MISS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def potion(damage):
     """Potion: "Remove all damage tokens on a Fighter." The damage left on it."""
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def swapped(damage):
     """Changeling: "Any swapped Fighter loses all damage." The damage left on it."""
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lightning_damage(roll):
     """Lightning Bolt: "roll a die … deal 1 damage to X enemies where X is the outcome of your roll"."""
     return roll

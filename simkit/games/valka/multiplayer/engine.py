@@ -214,7 +214,7 @@ def boon(s, env, p, w):
     return env[9][R_BOONS] == 1 and s[sb(p) + S_BOON + w] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def warband_count(s, env, p, w, newmask):
     """Frontline Fighters of Warband ``w`` with the Jokers (``boons.members``) and how many of them are in the
     slots of ``newmask`` (just entered): ``count * 16 + new``."""
@@ -226,7 +226,7 @@ def warband_count(s, env, p, w, newmask):
     return boons.members(packed)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update_boons(s, env, p):
     """"Persisting Warband Boons become inactive when your Frontline is reduced to 2 or fewer Fighters from the
     same Warband" (a Horde); a Deadly Dyad ends when fewer than 2 remain (``boons.after_loss``)."""
@@ -249,7 +249,7 @@ def fire_one_time(s, env, p, w):
         q_push(s, Q_STORM, p, 3, 0, 0, 0, 0, False)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enter_boons(s, env, p, newmask):
     """Fighters in ``newmask`` just entered the Frontline (``boons.after_entry``; rule ``boon_entry``)."""
     if env[9][R_BOONS] != 1:
@@ -264,7 +264,7 @@ def enter_boons(s, env, p, newmask):
             fire_one_time(s, env, p, w)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_turn_boons(s, env, p):
     """The start of ``p``'s turn (``boons.at_turn_start``): Hordes (again), Dyads end."""
     if env[9][R_BOONS] != 1:
@@ -284,25 +284,25 @@ def buff_value(env, c):
     return env[6][c - BUFF0] if c >= 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def strike_total(s, env, p, j):
     b = lb(p, j)
     return combat.score(env[2][s[b + L_CARD]], buff_value(env, s[b + L_BSTR]), j < ROW and boon(s, env, p, WB_GOBLINS))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shield_total(s, env, p, j):
     b = lb(p, j)
     return combat.score(env[4][s[b + L_CARD]], buff_value(env, s[b + L_BSHD]), j < ROW and boon(s, env, p, WB_KNIGHTS))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def health_total(s, env, p, j):
     b = lb(p, j)
     return combat.score(env[3][s[b + L_CARD]], buff_value(env, s[b + L_BHP]), False)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def health_left(s, env, p, j):
     return combat.health_left(health_total(s, env, p, j), s[lb(p, j) + L_DMG])
 
@@ -375,7 +375,7 @@ def score_of(s, env, p):
     return s[sb(p) + S_CAPN] if env[9][R_CAPTURE_COUNT] == 1 else s[sb(p) + S_INFAMY]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def defeat(s, env, p, j, killer):
     """"When a Fighter is reduced to 0 Health, that Fighter, and any Buffs equipped to it are moved to the
     Graveyard" — in Bounty Hunter "the player who defeated the Fighter claims it to their capture pile"."""
@@ -464,7 +464,7 @@ def eliminate(s, env, p):
         finish(s, env)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def retire(s, env, p):
     """"If you have no Frontline or Backline you've lost VÁLKA and are eliminated from the game.\""""
     b = sb(p)
@@ -557,7 +557,7 @@ def stall(s):
 
 # --- turns ----------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_turn(s, rng, env, p):
     """"Draw 3 Cards - Begin each turn (including your first turn) by drawing 3 new cards"; Horde Boons first."""
     s[H_ACTIVE] = p
@@ -734,7 +734,7 @@ def do_retreat(s, env, p, j):
     check_line(s, env, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def do_reinforce(s, env, p, j):
     """"Move one of your Backline Fighters and all Buffs equipped to it to your Frontline.\""""
     dst = first_empty(s, p, 0)
@@ -745,7 +745,7 @@ def do_reinforce(s, env, p, j):
     enter_boons(s, env, p, 1 << dst)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def do_change(s, env, p, q, j, card, f):
     """Changeling: "Swap a Fighter in your hand with a Fighter in yours or an opponent's Frontline. Buff cards do
     not move ... Any swapped Fighter loses all damage.\""""
@@ -1015,7 +1015,7 @@ def team_pool(s, env, p, lead, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def team_total(s, env, p, lead):
     """The Strike of ``lead`` plus every Fighter that may join its Team Strike (``lead``'s alone if none may)."""
     tot = strike_total(s, env, p, lead)
@@ -1034,7 +1034,7 @@ def team_total(s, env, p, lead):
     return tot if n > 0 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_ok(s, env, p, i, q, j, t):
     """Whether Fighter ``i`` of ``p`` may make strike ``t`` on ``q``'s Frontline slot ``j``."""
     if q == p or q >= s[H_NP] or not alive(s, q) or not can_attack(s, p, i) or i >= ROW:
@@ -1049,7 +1049,7 @@ def attack_ok(s, env, p, i, q, j, t):
     return combat.may_strike(t, st, sh, left, team, only_chance, env[9][R_CHANCE_ANY] == 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def team_members(s, env, p, i, sh, pool, n):
     """Who joins ``i``'s Team Strike on Shield ``sh``: a bit mask over ``pool`` (``combat.team_pick``)."""
     packed = 0
@@ -1269,7 +1269,7 @@ def has_fighter_in_hand(s, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_actions(s, env, out):
     if s[H_OVER] == 1:
         return 0
@@ -1392,7 +1392,7 @@ def legal_actions(s, env, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_attacks(s, env, p, out, n):
     """Every legal strike of ``p`` (the order: attacker, target seat, target slot, strike type)."""
     chance_any = env[9][R_CHANCE_ANY] == 1
@@ -1480,7 +1480,7 @@ def equip(s, env, p, a):
     mark_played(s, p, c)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_play(s, rng, env):
     p = s[H_FIRST]
     for _ in range(s[H_NP]):

@@ -12,21 +12,21 @@ ROW = 4
 EVENT_VALUE = (3.0, 1.5, 1.0, 1.5, 2.5, 4.0, 3.0, 3.5, 1.5, 1.5)  # a held Event's static value: fear .. grave_robber
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def p_hit(env, st, sh):
     d = st - sh
     d = max(-15, min(15, d))
     return env[8][86 + d + 15]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def p_hurt(env, st, sh):
     d = st - sh
     d = max(-15, min(15, d))
     return env[8][86 + 31 + d + 15]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fighter_worth(s, env, p, j):
     """A visible Fighter's worth: its static value plus its Buffs."""
     b = E.lb(p, j)
@@ -38,7 +38,7 @@ def fighter_worth(s, env, p, j):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leader(s, env, me):
     """The opponent who leads: most Infamy in Bounty Hunter, else the biggest Frontline (ties: the first)."""
     best, who = -1, -1
@@ -54,7 +54,7 @@ def leader(s, env, me):
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def left_of(s, me):
     np_ = s[H_NP]
     q = me
@@ -65,7 +65,7 @@ def left_of(s, me):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lightning_gain(s, p, q):
     """Expected-ish gain of a Lightning Bolt on ``q``: enemy Fighters hit minus twice own, over 5 points."""
     np_ = s[H_NP]
