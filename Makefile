@@ -119,7 +119,7 @@ train: setup
 	  --iterations 1 --teacher 8 --share 0.5 --eval-games 2000 --teacher-games 20 \
 	  --out runs/train-valeria --weights scenarios/valeria/kingdoms.learned.npz
 
-# The committed weights are what make train writes (on constraints.txt's versions): about an hour of CPU, not in CI.
+# The committed weights are what make train writes (on constraints.txt's versions): about 76 minutes of CPU, not in CI.
 train-check: train
 	git diff --exit-code --stat -- 'scenarios/*.npz'
 
