@@ -11,6 +11,7 @@ starts to allocate, has to be placed on one side.
 
 from __future__ import annotations
 
+import dis
 import importlib
 import types
 
@@ -75,18 +76,26 @@ def _inline(k):
 
 
 def _callees(k):
-    """The numba functions ``k`` names (``f(...)`` or ``module.f(...)``)."""
+    """The numba functions ``k`` names: ``f(...)`` (a global) or ``module.f(...)`` (an attribute of a module it
+    loads), read from the bytecode, so ``module.f`` is not mistaken for a global of the same name."""
     g = k.py_func.__globals__
-    names = set(k.py_func.__code__.co_names)
-    for c in k.py_func.__code__.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= set(c.co_names)
-    for n in names:
-        v = g.get(n)
-        if isinstance(v, CPUDispatcher):
-            yield v
-        elif isinstance(v, types.ModuleType):
-            yield from (w for w in (getattr(v, m, None) for m in names) if isinstance(w, CPUDispatcher))
+    codes = [k.py_func.__code__]
+    codes += [c for c in k.py_func.__code__.co_consts if isinstance(c, types.CodeType)]
+    for code in codes:
+        module = None
+        for ins in dis.get_instructions(code):
+            if ins.opname == "LOAD_GLOBAL":
+                v = g.get(ins.argval)
+                module = v if isinstance(v, types.ModuleType) else None
+                if isinstance(v, CPUDispatcher):
+                    yield v
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and module is not None:
+                w = getattr(module, ins.argval, None)
+                module = w if isinstance(w, types.ModuleType) else None
+                if isinstance(w, CPUDispatcher):
+                    yield w
+            else:
+                module = None
 
 
 def _counting_callees(k, seen=None):
