@@ -915,7 +915,7 @@ def bolt(s, env, p, r, x, visited, idle_lap, mode):
         r = (r + 1) % np_
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def event_target_ok(s, env, p, kind, q, j):
     """Whether Event ``kind`` played by ``p`` may target seat ``q`` slot ``j`` (0..7) now."""
     if q >= s[H_NP] or not alive(s, q):
@@ -1015,7 +1015,7 @@ def team_pool(s, env, p, lead, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def team_total(s, env, p, lead):
     """The Strike of ``lead`` plus every Fighter that may join its Team Strike (``lead``'s alone if none may)."""
     tot = strike_total(s, env, p, lead)
@@ -1220,7 +1220,7 @@ def grave_take(s, i):
     return c
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def add_event_targets(s, env, p, kind, out, n):
     if kind == EV_GRAVE_ROBBER:
         for i in range(s[GRAVE]):
@@ -1392,7 +1392,7 @@ def legal_actions(s, env, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def add_attacks(s, env, p, out, n):
     """Every legal strike of ``p`` (the order: attacker, target seat, target slot, strike type)."""
     chance_any = env[9][R_CHANCE_ANY] == 1

@@ -157,7 +157,7 @@ def score(s, env, q):
     return s[E.sb(q) + S_CAPN] / 10.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def state(s, env, st):
     """The numbers every action of the decision shares (once per decision): the SCALARS, then the leading
     opponent and the seat to the left (``policies``' readings)."""
@@ -256,7 +256,7 @@ def seat_numbers(s, p, q, st, idx, val, m):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def target_numbers(s, env, p, q, j, st, idx, val, m):
     """The numbers of a target at seat ``q`` slot ``j``: its seat's (``seat_numbers``) and, for a Fighter ``p``
     can see, its Health left, worth and Infamy (Bounty Hunter)."""
@@ -294,7 +294,7 @@ def features(s, env, a, is_base, st, idx, val):
     return numbers(s, env, a, cat, st, idx, val, m)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def numbers(s, env, a, cat, st, idx, val, m):
     """The action's own numbers (NUMBERS), after ``m`` features written."""
     p = s[H_TOMOVE]
@@ -344,7 +344,7 @@ def numbers(s, env, a, cat, st, idx, val, m):
     return strike_numbers(s, env, p, a, st, idx, val, m)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def strike_numbers(s, env, p, a, st, idx, val, m):
     """A strike's numbers: its chance to hit (1 for a True, Team or Reckless Strike) and, for a Chance Strike, to be
     hurt; whether a hit defeats the target (a Barbarian's True Strike deals 2); the target's numbers; the
@@ -372,7 +372,7 @@ def strike_numbers(s, env, p, a, st, idx, val, m):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def event_numbers(s, env, p, a, st, idx, val, m):
     """An Event's numbers: the target's (a Fighter it can see), a Fireblast's chance to strike true and its
     neighbours, a Lightning Bolt's balance of Fighters hit, a Potion's damage healed, a Thief's hand to take, a
