@@ -1157,6 +1157,46 @@ def test_market_trades_a_buff_for_another_type_of_the_same_cost():
         assert sum(s[L.WHERE + c] == L.HAND for c in range(L.N_BUFFS)) == 1  # one card out, one in
 
 
+def _market_by_the_rules(where, krone, trade):
+    """The Buff goods a Market that sells Buffs lists, written from the rule text: for each (type, value) in the
+    Loot deck (the lowest-numbered card), buy it at 5 Krone a point; trade the lowest Buff of its type in hand up
+    to it for 5 Krone a point of difference; and (market_trade = "same_cost") swap for it a Buff in hand of another
+    type and the same value."""
+    firsts, seen = [], set()
+    for c, b in enumerate(CARDS.buffs):
+        if where[c] == L.LOOT and (b.type, b.value) not in seen:
+            seen.add((b.type, b.value))
+            firsts.append(c)
+    hand = [(b.type, b.value) for c, b in enumerate(CARDS.buffs) if where[c] == L.HAND]
+    buys = [L.MK_BUY + c for c in firsts if 5 * CARDS.buffs[c].value <= krone]
+    trades = []
+    for c in firsts:
+        b = CARDS.buffs[c]
+        low = min((v for t, v in hand if t == b.type), default=None)
+        if low is not None and b.value > low and 5 * (b.value - low) <= krone:
+            trades.append(L.MK_TRADE + c)
+    swaps = [L.MK_SWAP + 3 * c + t for c in firsts for t in range(3)
+             if trade == "same_cost" and t != CARDS.buffs[c].type and (t, CARDS.buffs[c].value) in hand]
+    return [L.MK_STOP, *buys, *trades, *swaps]
+
+
+def test_market_lists_every_buy_trade_and_swap_the_rules_allow():
+    """The Market's Buff goods over 400 random splits of the Buffs between the Loot deck, the hand and play, and
+    random Krone, under both trade readings, against ``_market_by_the_rules``."""
+    gen = np.random.default_rng(11)
+    out = np.empty(L.MAX_ACTIONS, np.int64)
+    for trade in ("same_cost", "up"):
+        env = env_of(rules=rules_vector(market_trade=trade))
+        for _ in range(200):
+            s = blank_state(krone=int(gen.integers(0, 31)))
+            where = gen.choice([L.LOOT, L.HAND, L.EQUIPPED], size=L.N_BUFFS, p=[0.5, 0.3, 0.2])
+            s[L.WHERE:L.WHERE + L.N_BUFFS] = where
+            s[L.MK_SELLS] = 1  # Buffs only
+            n = E.market_list(s, env, out, True)
+            assert list(out[:n]) == _market_by_the_rules(where, int(s[L.KRONE]), trade)
+            assert E.market_count(s, env) == n
+
+
 def test_the_heuristic_swaps_a_spare_buff_for_a_type_it_lacks():
     # greedy_trader (buffs_per_type 2, Health first) holds three +1 Strikes and nothing else, with no Krone: it
     # swaps one +1 Strike for a +1 Health, then stops (two Strikes left: none spare)

@@ -1347,6 +1347,26 @@ def hand_buff(s, buffs, t, v):
 
 
 @njit(cache=True, _nrt=False)
+def hand_buff_keys(s, buffs):
+    """The Buffs in hand as a bit set over (type, value): bit ``8 * type + value`` (``hand_buff`` >= 0 for
+    every bit set), so that the Market lists its trades and swaps in one pass over the cards."""
+    keys = 0
+    for c in range(buffs.shape[0]):
+        if s[L.WHERE + c] == L.HAND:
+            keys |= 1 << (buffs[c, 0] * 8 + buffs[c, 1])
+    return keys
+
+
+@njit(cache=True, _nrt=False)
+def lowest_value(keys, t):
+    """The lowest value of a Buff of type ``t`` in ``hand_buff_keys``' set (``lowest_in_hand``'s value), or -1."""
+    for v in range(8):
+        if (keys >> (t * 8 + v)) & 1:
+            return v
+    return -1
+
+
+@njit(cache=True, _nrt=False)
 def market_list(s, env, out, write):
     """The Market's legal actions (into ``out`` when ``write``); returns their number. Markets: "Buff cards …
     at a cost of 5 Krone per point", trades ("a +1 Shield Buff and 5 Krone can be traded for a +2"), Events at
@@ -1359,6 +1379,7 @@ def market_list(s, env, out, write):
     if write:
         out[n] = L.MK_STOP
     n += 1
+    keys = hand_buff_keys(s, buffs)
     if sells & 1:
         seen = 0
         for c in range(buffs.shape[0]):  # one card per (type, value): the lowest-numbered
@@ -1374,8 +1395,8 @@ def market_list(s, env, out, write):
             key = 1 << (buffs[c, 0] * 8 + buffs[c, 1])
             if s[L.WHERE + c] == L.LOOT and not seen & key:
                 seen |= key
-                tr = lowest_in_hand(s, buffs, buffs[c, 0])
-                if tr >= 0 and buffs[c, 1] > buffs[tr, 1] and 5 * (buffs[c, 1] - buffs[tr, 1]) <= krone:
+                tv = lowest_value(keys, buffs[c, 0])  # lowest_in_hand's value
+                if tv >= 0 and buffs[c, 1] > tv and 5 * (buffs[c, 1] - tv) <= krone:
                     if write:
                         out[n] = L.MK_TRADE + c
                     n += 1
@@ -1404,7 +1425,7 @@ def market_list(s, env, out, write):
             if s[L.WHERE + c] == L.LOOT and not seen & key:
                 seen |= key
                 for t in range(3):
-                    if t != buffs[c, 0] and hand_buff(s, buffs, t, buffs[c, 1]) >= 0:
+                    if t != buffs[c, 0] and (keys >> (t * 8 + buffs[c, 1])) & 1:  # hand_buff(s, buffs, t, v) >= 0
                         if write:
                             out[n] = L.MK_SWAP + 3 * c + t
                         n += 1

@@ -159,7 +159,7 @@ def _put(idx, val, m, slot, value):
 N_STATE = N_SCALARS + 1  # the SCALARS, then the weakest Marauder's Health left
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def state(s, env, st):
     """The numbers every action of the decision shares (once per decision): the SCALARS, then the Health left
     of the weakest Marauder."""
@@ -197,7 +197,7 @@ def block(s, env, cat, st, idx, val, m):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def numbers(s, env, a, cat, st, idx, val, m):
     """The action's own numbers (NUMBERS), after ``m`` features written."""
     ph = s[L.PHASE]
@@ -239,7 +239,7 @@ def features(s, env, a, is_base, st, idx, val):
     return numbers(s, env, a, cat, st, idx, val, m)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def strike_numbers(s, env, a, weakest, idx, val, m):
     """A strike's numbers: its chance to hit, the target's Health left, Strike and whether it falls to a hit, the
     attacker's Health left and margin, whether the target is the weakest Marauder."""
@@ -268,7 +268,7 @@ def strike_numbers(s, env, a, weakest, idx, val, m):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def special_numbers(s, env, a, idx, val, m):
     """A special action's numbers: its target's Health left, a Fireblast's chance, a Lightning Bolt's balance of
     1-Health cards, what a Potion heals, a Bribe's or Retreat's destination."""
