@@ -48,3 +48,31 @@ def test_every_game_is_registered_through_entry_points():
         assert g.rules_file.endswith(".txt") and g.rules_version and (g.modes or g.odds_commands)
         assert all(m.rules_file is None or m.rules_file.endswith(".txt") for m in g.modes)
     assert games["valhalla"].mode("multi").rules_file == "valhalla-valkyries.txt"  # not the solo rulebook
+
+
+def _constants_assigned(tree: ast.Module) -> list[str]:
+    """The upper-case names a module assigns at its top level, once per assignment."""
+    names = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AnnAssign, ast.AugAssign)) else []
+        for t in targets:
+            for n in ([t] if isinstance(t, ast.Name) else t.elts if isinstance(t, ast.Tuple) else []):
+                if isinstance(n, ast.Name) and n.id.isupper():
+                    names.append(n.id)
+    return names
+
+
+def test_no_module_assigns_a_constant_twice():
+    """A layout's slot and an action code of one name: the Lonequest's state flag ``MK_RECRUIT`` was once
+    assigned again as the Market's Recruit action, so the engine kept the flag in Marauder 3's damage slot."""
+    for f in sorted(PKG.rglob("*.py")):
+        names = _constants_assigned(ast.parse(f.read_text()))
+        twice = sorted({n for n in names if names.count(n) > 1})
+        assert not twice, f"{f.relative_to(PKG)} assigns {twice} more than once"
+
+
+def test_the_constant_check_sees_a_second_assignment():
+    tree = ast.parse("A = 1\nB, C = 2, 3\nA = B + 1\nc = 4\nc = 5\nC += 1\n")
+    names = _constants_assigned(tree)
+    assert sorted({n for n in names if names.count(n) > 1}) == ["A", "C"]

@@ -47,11 +47,11 @@ SEARCH_PLAYERS = 4
 FIELD = "builder"
 # A Jarl kept in fewer deals than this is too few to judge: its share's 95% interval is wider than ±0.15 (Wilson,
 # 30 deals at a share near 0.2), wider than any edge measured, so it would tie with the best and the worst at once.
-# It stays in the Jarl table (with its seats and deals) but not in the lead, the range or the plot.
+# It stays in the Jarl table (with its seats and deals) but not in the lead, the range or the plot. The value table
+# uses the same floor: an item is tested when at least this many deals have a seat with it and as many without.
 MIN_DEALS = 30
 VALUE_PLAYERS = 4  # the table size of the value table (the seats compared sit at the same table size)
 VALUE_VARIANT = "valkyries"  # the deck that holds every blessing, Mission and Tactic
-MIN_DEALS = 30  # an item is tested when at least this many deals have a seat with it and as many a seat without
 
 
 # ---------------------------------------------------------------- helpers

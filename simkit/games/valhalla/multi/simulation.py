@@ -49,13 +49,12 @@ from simkit.games.valhalla.multi.state import hand, pb, team
 from simkit.games.valhalla.solo import layout as C
 
 SCALARS = ("cause", "shared", "winner", "turns", "battles", "attacker_wins", "cards_left")
-PER_SEAT = ("win", "glory", "shields", "taken", "jarl")
 BLESSINGS = ("bless_companions", "bless_clan", "bless_alone")  # +1, +2, +3 (card column C_BLESS - 1)
 MISSIONS = ("mission_no_rerolls", "mission_strength", "mission_three")  # by C_REQ
 TACTICS = ("tactic_strength", "tactic_reroll", "tactic_smaller", "tactic_delivery", "tactic_path",
            "tactic_silence")  # by C_EFFECT (T_STRENGTH .. T_SILENCE)
 RECORDS = (*BLESSINGS, "bless_glory", *MISSIONS, "missions_held", "valhalla_glory", *TACTICS)
-PER_SEAT = PER_SEAT + RECORDS
+PER_SEAT = ("win", "glory", "shields", "taken", "jarl") + RECORDS
 COLUMNS = SCALARS + tuple(f"{c}_{k}" for c in PER_SEAT for k in range(L.MAX_P))
 FNS = Fns(E.legal_actions, E.apply_action, E.is_over, E.to_move, E.reward, E.resample, pol.policy)
 SEARCHER = specialize(FNS, __name__, pol.LEARNED_FNS)

@@ -1055,7 +1055,7 @@ def quest_step(s, rng, env):
         elif op == OP_MARKET:
             s[L.MK_ACTIVE] = 1
             s[L.MK_SELLS] = code[pc + 1]
-            s[L.MK_RECRUIT] = code[pc + 2]
+            s[L.MK_RECRUITS] = code[pc + 2]
             s[L.MK_COUNT] = 0
             pc += 3
             break
@@ -1410,7 +1410,7 @@ def market_list(s, env, out, write):
         if write:
             out[n] = L.MK_STAMINA
         n += 1
-    if s[L.MK_RECRUIT] != 0 and krone >= 40 and L.deck_len(s, L.FD_HEAD) > 0:
+    if s[L.MK_RECRUITS] != 0 and krone >= 40 and L.deck_len(s, L.FD_HEAD) > 0:
         if write:
             out[n] = L.MK_RECRUIT
         n += 1

@@ -39,7 +39,7 @@ The decision-point machinery (what survives a decision; see ``engine``)::
                               a Quest (-1: none) as its bytecode interpreter's registers: program counter, end,
                               block stack (end, continue), what it waits for (W_*), the Location when its battle
                               began, a pending op's argument, and the branches of a pending Test Fate
-    MK_ACTIVE MK_SELLS MK_RECRUIT MK_COUNT    a Market: goods (quests.MARKET_GOODS bits), recruiting, actions taken
+    MK_ACTIVE MK_SELLS MK_RECRUITS MK_COUNT   a Market: goods (quests.MARKET_GOODS bits), recruits (1/0), actions taken
     RF_ACTIVE RF_POS RF_WAIT  returning the Frontline: next (fighter × 3 + Buff type), waiting for a Test Fate
     EQ_PENDING                an Equip decision is due (after a Fighter was drawn)
     TF_CTX TF_HARMFUL TF_RESULT  the pending Test Fate's context (0 Quest, 1 Rally, 2 Buff), whether losing it
@@ -147,8 +147,8 @@ Q_TF_ODD = Q_TF_EVEN + 1
 Q_TF_AFTER = Q_TF_ODD + 1
 MK_ACTIVE = Q_TF_AFTER + 1
 MK_SELLS = MK_ACTIVE + 1
-MK_RECRUIT = MK_SELLS + 1
-MK_COUNT = MK_RECRUIT + 1
+MK_RECRUITS = MK_SELLS + 1  # the state's flag; MK_RECRUIT (below) is the action
+MK_COUNT = MK_RECRUITS + 1
 RF_ACTIVE = MK_COUNT + 1
 RF_POS = RF_ACTIVE + 1
 RF_WAIT = RF_POS + 1

@@ -354,7 +354,7 @@ def heuristic_market(s, env, params):
     if (sells & 32) != 0 and krone >= 10 and s[L.STAMINA] < E.MAX_STAMINA and s[L.STAMINA] < params[8] \
             and krone >= 10 + reserve // 2:
         return L.MK_STAMINA
-    if s[L.MK_RECRUIT] != 0 and krone >= 40 and L.deck_len(s, L.FD_HEAD) > 0 and params[11] > 0 and spare >= 40:
+    if s[L.MK_RECRUITS] != 0 and krone >= 40 and L.deck_len(s, L.FD_HEAD) > 0 and params[11] > 0 and spare >= 40:
         return L.MK_RECRUIT
     if sells & 1:
         for k in range(3):
