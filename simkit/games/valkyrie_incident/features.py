@@ -184,7 +184,7 @@ LED = PLAYED0 + 5
 N_STATE = LED + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def state(s, env, st):
     """The War as the mover sees it from the face-up played cards and the Strength abilities added, once per
     decision (every action of a War decision reads it): its side's Strength less the other's on each Conflict,
@@ -236,7 +236,7 @@ def _card(env, c, clan, m, idx, val):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _war_ability(s, env, p, code, k, lk, ck, m, idx, val):
     """A War ability aimed at Conflict ``k`` (``k`` < 0: none): the lead it changes, the cards it draws (at most
     the Deck's size), the cards it makes the other seat discard."""
@@ -308,7 +308,7 @@ def block(s, env, cat, st, idx, val, m):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def numbers(s, env, a, cat, st, idx, val, m):
     """The action's own numbers (NUMBERS), after ``m`` features written (``st``: the decision's ``state``)."""
     cards, emblems, locs = env[0], env[1], env[2]
