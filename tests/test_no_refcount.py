@@ -39,8 +39,9 @@ ALLOCATE = {
     "simkit.games.valhalla.multi.setup": {"setup": "the deck order and the Jarl order to shuffle"},
     "simkit.games.valhalla.multi.policies": {},
     "simkit.games.valhalla.multi.features": {},
-    "simkit.games.valhalla.solo.engine": {"setup": "the deck order", "do_exchange": "the cards set aside",
-                                          "invariants": "count arrays"},
+    "simkit.games.valhalla.solo.engine": {"setup": "the deck order", "invariants": "count arrays"},
+    "simkit.games.valhalla.solo.features": {},
+    "simkit.games.valhalla.solo.policies": {},
     "simkit.games.valkyrie_incident.features": {},
     "simkit.games.valkyrie_incident.engine": {
         "_resolve_war": "war counts", "_game_over": "scores", "apply_action": "a legal-action buffer",

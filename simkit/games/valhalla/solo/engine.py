@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.core.decision import reseed, reshuffle_unseen
+from simkit.core.decision import reseed, reshuffle_unseen, stack_empty
 from simkit.core.rng import randbelow, shuffle
 from simkit.games.valhalla import battle as B
 from simkit.games.valhalla import dice as D
@@ -724,13 +724,16 @@ def setup(s, rng, env, shuffler, deck_cards):
     advance(s, rng, env)
 
 
-@njit(cache=True)
+_HAND_MAX = L.MAX_HAND  # a global name, so that numba sees the scratch size as a constant
+
+
+@njit(cache=True, _nrt=False)
 def do_exchange(s, rng):
     """"they place chosen cards aside, draw the same number of new cards, and shuffle the cards placed back into
     the deck" (the reshuffle draws from the game's chance stream)."""
     mask = s[L.EX_MASK]
     m = 0
-    aside = np.empty(L.MAX_HAND, np.int64)
+    aside = stack_empty(_HAND_MAX, np.int64)  # scratch on the stack: exchanging allocates nothing
     for h in range(s[L.HAND_N] - 1, -1, -1):
         if (mask >> h) & 1:
             aside[m] = remove_at(s, L.HAND_N, h)

@@ -60,7 +60,7 @@ MAX_NNZ = 2 + N_SCALARS + 8
 
 # --- counts the heuristic shares ---------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def estimate(s, env):
     """Expected strength of an attack now: Glory + each Warrior's strength × P(the dice activate it alone) +
     strength Battle Tactics in hand."""
@@ -78,7 +78,7 @@ def estimate(s, env):
     return e
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_total(s, env, pool):
     """The most strength the dice ``pool`` give with any activatable set of the candidate Battle Tactics, and
     that set."""
@@ -110,7 +110,7 @@ def base_strength(s, env):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_target(s, env):
     """The strength an attack on the active card must reach, its attack power included (the heuristic's
     target)."""
@@ -124,7 +124,7 @@ def attack_target(s, env):
 
 # --- the features ------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def category(s, a):
     """The kind of action ``a`` at the pending decision (an index into CATEGORIES)."""
     ph = s[L.PHASE]
@@ -164,7 +164,7 @@ def _put(idx, val, m, slot, value):
     return m + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _card(env, c, idx, val, m):
     """A card's own numbers: a Warrior's expected strength (strength × P(the dice activate it alone)), Glory and
     named weapons; a Battle Tactic's value and effect; a Mission."""
@@ -191,7 +191,7 @@ def _card(env, c, idx, val, m):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _named(s, env):
     """The weapon symbols (bitmask) that a team Warrior or a candidate Battle Tactic names."""
     need = env[1]

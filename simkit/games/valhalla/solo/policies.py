@@ -89,7 +89,7 @@ def card_value(cards, need, p_act, params, c):
     return 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def phase_a(s, env, legal, n, params):
     """Phase A: attack when the estimate reaches ``attack_ratio`` of the monster; else play two Warriors, one, draw;
     with a full team (or nothing else to do) attack from ``full_team_ratio``."""
@@ -131,7 +131,7 @@ def phase_a(s, env, legal, n, params):
     return L.A_ATTACK if can_attack else legal[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def keep_dice(s, env, t, m):
     """The rolled dice (packed counts) worth keeping: those the best activation of Warriors and Battle Tactics
     uses, then those that half-built ones (Warriors and Tactics not activated) need for their named symbols, and
@@ -210,7 +210,7 @@ def in_legal(legal, n, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll_decision(s, env, legal, n, params):
     """Weapon Delivery when it adds strength; stop once the best activation wins; otherwise reroll every die no
     (half-built) activation needs: free rerolls first, then basic ones (one of the rerolled dice is discarded)."""
@@ -239,7 +239,7 @@ def roll_decision(s, env, legal, n, params):
     return L.A_STOP
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def commit_decision(s, env, legal, n, params):
     """The legal set of Battle Tactics that wins at the least cost (value spent; ties: fewer cards); none when no
     set wins (or with ``tactics = 0``)."""
@@ -261,7 +261,7 @@ def commit_decision(s, env, legal, n, params):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic(s, env, legal, n, params, prng):
     """One decision of the heuristic (``params``) among ``legal[:n]``; reads only public information (never the
     deck order)."""

@@ -191,6 +191,19 @@ def write_row(s, env, row, counters):
         counters[k, 1] += s[L.EMPTY_ATTACKS + k]
 
 
+@njit(cache=True, _nrt=False)
+def play_out(s, rng, env, kind, par, prng, buf):
+    """A dealt game played to its end by one heuristic, `learned` or random policy (compiled without reference
+    counting: the engine's and the policy's bodies are inlined here, and each of their reads of the card tables
+    would otherwise count a reference)."""
+    steps = 0
+    while s[L.DONE] == 0 and steps < MAX_STEPS:
+        m = E.legal_actions(s, env, buf)
+        a = pol.policy(kind, s, env, buf, m, par, prng)
+        E.apply_action(s, rng, env, a)
+        steps += 1
+
+
 @njit(cache=True)
 def play_cells(key, n, T0, deck_ids, jarls, jarl_idx, kinds, params, rules, out, counters):
     """Play ``n`` games in each cell of one monster and side with heuristic or random policies; row c * n + g gets
@@ -211,12 +224,7 @@ def play_cells(key, n, T0, deck_ids, jarls, jarl_idx, kinds, params, rules, out,
             seed_stream(prng, key, g, 1)
             seed_stream(rng, key, g, 2)
             E.new_game(s, rng, env, shuffler, deck_ids)
-            steps = 0
-            while s[L.DONE] == 0 and steps < MAX_STEPS:
-                m = E.legal_actions(s, env, buf)
-                a = pol.policy(kind, s, env, buf, m, par, prng)
-                E.apply_action(s, rng, env, a)
-                steps += 1
+            play_out(s, rng, env, kind, par, prng, buf)
             write_row(s, env, out[c * n + g], counters)
 
 
