@@ -1379,7 +1379,7 @@ def market_list(s, env, out, write):
     if write:
         out[n] = L.MK_STOP
     n += 1
-    keys = hand_buff_keys(s, buffs)
+    keys = hand_buff_keys(s, buffs) if sells & 1 else 0  # read only where Buffs are sold
     if sells & 1:
         seen = 0
         for c in range(buffs.shape[0]):  # one card per (type, value): the lowest-numbered
