@@ -105,8 +105,9 @@ train: setup
 	  --base focused_tuned --init runs/valkyrie-standard-selfplay2.npz --opponent focused_tuned --epsilon 0.1 \
 	  --l2 1e-3 --budget 60000 --iterations 3 --seed 45 --eval-games 500 --keep last \
 	  --out runs/train-valkyrie-standard --weights scenarios/valkyrie_incident/standard.learned.npz
-	$(BIN)/simkit train scenarios/valkyrie_incident/train_blitz.toml --name learned --base focused --seed 2026 \
-	  --budget 160 --iterations 2 --share 0.25 --teacher 8 --eval-games 400 --teacher-games 2 --keep last \
+	$(BIN)/simkit train scenarios/valkyrie_incident/train_blitz.toml --name learned --method outcomes \
+	  --base focused_tuned --opponent focused_tuned --margin 0.5 --epsilon 0.1 --l2 1e-3 --budget 120000 \
+	  --iterations 3 --seed 47 --eval-games 250 --keep best \
 	  --out runs/train-valkyrie-blitz --weights scenarios/valkyrie_incident/blitz.learned.npz
 	$(BIN)/simkit train scenarios/valka/bounty_hunter.toml --name learned --method outcomes --base balanced_tuned \
 	  --opponent balanced --opponent aggressive --opponent cautious --margin 1 --epsilon 0.1 --l2 1e-3 \

@@ -49,7 +49,7 @@ def _rows(s, env, vec, buf):
 def test_feature_names_match_the_slots():
     assert len(F.FEATURES) == F.N_FEATURES == 1 + F.N_CAT + F.N_CAT * F.N_SCALARS + len(F.NUMBERS)
     assert F.FEATURES[F.CAT0 + F.K_PLAY * F.N_SCALARS + 10] == "play_x_conflicts_led"
-    assert F.FEATURES[F.LEAD_AFTER] == "lead_after" and F.FEATURES[-1] == "free_draft"
+    assert F.FEATURES[F.LEAD_AFTER] == "lead_after" and F.FEATURES[-1] == "excess_lead"
 
 
 @pytest.mark.parametrize("ruleset", ["standard", "blitz"])
@@ -156,6 +156,72 @@ def test_a_war_play_in_a_scripted_position():
     assert {F.FEATURES[i] for i in idx[:m]} - set(x) == {"is_base", "is_base_x_play"}
 
 
+def test_the_hands_race_and_the_stakes_in_a_scripted_position():
+    """The position above (leads -2, -2, +1, 0), with the Blitz slots on. Counted by hand: a play to Conflict 0 leaves the others at one led
+    and one trailed (and one even): it is pivotal, and takes the lead there when st > 2; to Conflict 2 the others are
+    two trailed: not pivotal; to Conflict 3 one led, two trailed: pivotal. The hands race is the mover's hand less
+    the other's, clipped to -2 .. +2, one slot per value, for every War action; the other seat's unused Emblem
+    ability is flagged until it is used. With the other hand empty, taking a lead is the last word; a lead above 4
+    after the play is the excess. None of it in the standard game, nor outside the War."""
+    s, env = _war_state()
+    std = env
+    env = (env[0], env[1], env[2], env[3].copy())
+    env[3][E.R_BLITZ] = 1  # the Blitz slots, on the standard position's four Conflicts (they count any number)
+    p = s[E.TO_MOVE]
+    o = 1 - p
+    for q in range(2):
+        s[E.N_PLAYED + q] = 0
+        s[E.TOK + q * E.MAX_CONF:E.TOK + (q + 1) * E.MAX_CONF] = 0
+    for i, (q, k, st) in enumerate([(p, 0, 3), (o, 0, 5), (o, 1, 2)]):
+        j = 0 if q == p else i - 1
+        s[E.PLAYED + q * E.NC + j] = -1
+        s[E.PLAYK + q * E.NC + j] = k
+        s[E.PLAYSTR + q * E.NC + j] = st
+    s[E.N_PLAYED + p], s[E.N_PLAYED + o] = 1, 2
+    s[E.TOK + p * E.MAX_CONF + 2] = 1
+    c = s[E.HAND + p * E.NC]
+    st = E.card_strength(s, env, c, p)
+    idx = np.empty(F.MAX_NNZ, np.int64)
+    val = np.empty(F.MAX_NNZ, np.float64)
+    shared = np.empty(F.N_STATE, np.float64)
+
+    def feats(a):
+        F.state(s, env, shared)
+        m = F.features(s, env, a, False, shared, idx, val)
+        return {F.FEATURES[i]: v for i, v in zip(idx[:m], val[:m])}
+
+    x0, x2, x3 = (feats(E.A_PLAY + c * 5 + k) for k in (0, 2, 3))
+    assert x0["pivotal"] == 1.0 and ("pivotal_takes_lead" in x0) == (st > 2)
+    assert "pivotal" not in x2 and "pivotal_takes_lead" not in x2
+    assert x3["pivotal"] == 1.0 and ("pivotal_takes_lead" in x3) == (st > 0)
+    assert x2.get("excess_lead", 0.0) == pytest.approx(max(0, 1 + st - 4) / 5.0)
+    assert "last_word_takes_lead" not in x0 and "last_word_takes_lead" not in x3
+    races = ("hands_behind2", "hands_behind1", "hands_even", "hands_ahead1", "hands_ahead2")
+    for mine, theirs, slot in [(3, 3, "hands_even"), (4, 3, "hands_ahead1"), (7, 2, "hands_ahead2"),
+                               (2, 3, "hands_behind1"), (1, 5, "hands_behind2")]:
+        s[E.N_HAND + p], s[E.N_HAND + o] = mine, theirs
+        x = feats(E.A_PLAY + c * 5 + 3)
+        assert [r for r in races if f"play_x_{r}" in x] == [slot]
+        assert x[f"play_x_{slot}"] == 1.0
+    s[E.EMB_USED + o] = 0
+    assert feats(E.A_PLAY + c * 5 + 3)["play_x_opp_emblem_ready"] == 1.0
+    s[E.EMB_USED + o] = 1
+    assert "play_x_opp_emblem_ready" not in feats(E.A_PLAY + c * 5 + 3)
+    s[E.N_HAND + o] = 0  # the mover's hand is 1 (the last case above)
+    x = feats(E.A_PLAY + c * 5 + 3)
+    assert ("last_word_takes_lead" in x) == (st > 0) and x["play_x_hands_ahead1"] == 1.0
+    # in the standard game, and outside the War: no race, no stakes
+    blitz_only = {f"{k}_x_{r}" for k in F.CATEGORIES for r in races + ("opp_emblem_ready",)} | {
+        "pivotal", "pivotal_takes_lead", "last_word_takes_lead", "excess_lead"}
+    F.state(s, std, shared)
+    m = F.features(s, std, E.A_PLAY + c * 5 + 3, False, shared, idx, val)
+    assert {F.FEATURES[i] for i in idx[:m]} & blitz_only == set()
+    s[E.PHASE] = E.P_LOCATION
+    F.state(s, env, shared)
+    m = F.features(s, env, E.A_LOC, False, shared, idx, val)
+    assert {F.FEATURES[i] for i in idx[:m]} & blitz_only == set()
+
+
 def _model(path, w):
     m = LM.Model("valkyrie-incident", "standard", list(F.FEATURES), w, np.zeros((0, F.N_FEATURES)), np.zeros(0),
                  np.zeros(0), "focused", {k: float(FOCUSED[v[0]]) for k, v in E.PARAMS.items()}, "x")
@@ -191,8 +257,9 @@ def test_a_learned_policy_that_trusts_is_base_plays_its_base(tmp_path):
 
 
 def test_the_training_decision_game_follows_the_scenario():
-    """``decision_game(ruleset, scenario)``: game ``seed`` is dealt in match-up ``seed % 5`` of the training
-    scenario (the Emblems fixed), its policies include the scenario's, and the learned machinery is bound."""
+    """``decision_game(ruleset, scenario)``: game ``seed`` is dealt in match-up ``seed % cells`` of the training
+    scenario (the Emblems fixed: 5 match-ups in the standard one, all 20 ordered pairs in Blitz's), its policies
+    include the scenario's, and the learned machinery is bound."""
     dg = decision_game("standard", SCEN / "train_standard.toml")
     cards = K.load_cards()
     alias = {cards.clans[e.clan]: i for i, e in enumerate(cards.emblems)}  # the scenario names Emblems by Clan
@@ -203,19 +270,23 @@ def test_the_training_decision_game_follows_the_scenario():
         assert (env[3][E.R_EMB0], env[3][E.R_EMB1]) == want[seed % 5]
     assert dg.policies["focused"][0] == HEURISTIC and np.array_equal(dg.policies["focused"][1], FOCUSED)
     assert dg.learned is E.LEARNED_FNS and dg.feature_names == F.FEATURES
-    blitz = decision_game("blitz", SCEN / "train_blitz.toml")
-    s, rng, env = blitz.new_game(0)
-    assert env[3][E.R_BLITZ] == 1 and s[E.EMB] == want[0][0] and s[E.EMB + 1] == want[0][1]
+    blitz = decision_game("blitz", SCEN / "train_blitz.toml")  # every ordered pair of distinct Emblems
+    pairs = [(a, b) for a in range(5) for b in range(5) if a != b]
+    assert blitz.cells == 20
+    for seed in (0, 7, 19, 20, 33):
+        s, rng, env = blitz.new_game(seed)
+        assert env[3][E.R_BLITZ] == 1 and (s[E.EMB], s[E.EMB + 1]) == pairs[seed % 20]
 
 
-def test_the_standard_training_scenario_judges_against_the_bundled_tuned_heuristic():
-    """``train_standard.toml`` plays every policy against the standard game's tuned heuristic, `focused_tuned`, in
-    both seats, and that heuristic's table is ``standard.toml``'s: retune it there, and this fails until the copy
-    follows. (``train_blitz.toml`` still judges against `focused`: the Blitz weights are expert iteration's.)"""
+@pytest.mark.parametrize("ruleset", ["standard", "blitz"])
+def test_the_training_scenario_judges_against_the_bundled_tuned_heuristic(ruleset):
+    """``train_RULESET.toml`` plays every policy against the ruleset's tuned heuristic, `focused_tuned`, in both
+    seats, and that heuristic's table is ``RULESET.toml``'s: retune it there, and this fails until the copy
+    follows."""
     from simkit.core.scenario import read_toml
 
-    train, _ = read_toml(SCEN / "train_standard.toml")
-    bundled, _ = read_toml(SCEN / "standard.toml")
+    train, _ = read_toml(SCEN / f"train_{ruleset}.toml")
+    bundled, _ = read_toml(SCEN / f"{ruleset}.toml")
     tuned = "focused_tuned"
     assert train["play"] == [tuned] and train["opponent"] == tuned
     assert train["policies"] == {tuned: bundled["policies"][tuned]}
@@ -238,12 +309,12 @@ def test_training_scenarios_share_the_bundled_data_hash(ruleset):
 
 @pytest.mark.parametrize("ruleset", ["standard", "blitz"])
 def test_the_committed_weights_are_current(ruleset, tmp_path):
-    """``RULESET.learned.npz`` (make train) was trained on this mode's features from its base heuristic (standard:
-    `focused_tuned`, from game outcomes; Blitz: `focused`, by expert iteration) with that heuristic's parameters,
-    and a copy of the bundled scenario playing it loads without a stale-policy warning."""
+    """``RULESET.learned.npz`` (make train) was trained on this mode's features from its base heuristic,
+    `focused_tuned`, from game outcomes, with that heuristic's parameters, and a copy of the bundled scenario playing
+    it loads without a stale-policy warning."""
     weights = SCEN / f"{ruleset}.learned.npz"
     m = LM.load_model(weights)
-    base = {"standard": "focused_tuned", "blitz": "focused"}[ruleset]
+    base = "focused_tuned"
     assert (m.game, m.mode, m.base) == ("valkyrie-incident", ruleset, base)
     assert tuple(m.feature_names) == F.FEATURES
     vec = decision_game(ruleset, SCEN / f"{ruleset}.toml").policies[base][1]  # what `simkit train` reads

@@ -88,7 +88,7 @@ GAME = Game(
         "random": "baseline: a legal action at random",
         "search": "search over focused: 8 rollouts per action (opponent's hand and Conflict cards resampled)",
         "learned": "learned: a linear scorer over the Valkyrie Incident features (features.py), trained from "
-                   "`focused` by expert iteration over `search` (make train); heuristic speed",
+                   "`focused_tuned` on game outcomes (make train); heuristic speed",
     },
     rule_options={
         "rules.deck_scoring": "which cards score 2/1: 'owned' (Deck, Pile and hand; default) or 'draw_pile'",
