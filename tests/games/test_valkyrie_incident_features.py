@@ -107,27 +107,32 @@ def _war_state(ruleset="standard"):
     return s, env
 
 
-def test_a_war_play_in_a_scripted_position():
-    """The mover has a card of Strength 3 on Conflict 0, the other seat cards of 5 there and 2 on Conflict 1, and an
-    ability added 1 to the mover's Conflict 2: leads -2, -2, +1, 0, so conflicts_led = (1 - 2) / 4. Playing hand
-    card c (Strength st here) to Conflict 0: lead_before -2/5, lead_after (st - 2)/5, contested, takes the lead
-    when st > 2; to Conflict 3: lead 0, not contested."""
+def _scripted_war():
+    """``_war_state`` with the played cards replaced: the mover a card of Strength 3 on Conflict 0, the other seat
+    cards of 5 there and 2 on Conflict 1, an ability's +1 on the mover's Conflict 2 (leads -2, -2, +1, 0)."""
     s, env = _war_state()
     p = s[E.TO_MOVE]
     o = 1 - p
     for q in range(2):
         s[E.N_PLAYED + q] = 0
         s[E.TOK + q * E.MAX_CONF:E.TOK + (q + 1) * E.MAX_CONF] = 0
-
-    def put(q, i, k, st):
+    for q, i, k, st in [(p, 0, 0, 3), (o, 0, 0, 5), (o, 1, 1, 2)]:
         s[E.PLAYED + q * E.NC + i] = -1  # the card itself is not read by these numbers
         s[E.PLAYK + q * E.NC + i] = k
         s[E.PLAYSTR + q * E.NC + i] = st
-    put(p, 0, 0, 3)
-    put(o, 0, 0, 5)
-    put(o, 1, 1, 2)
     s[E.N_PLAYED + p], s[E.N_PLAYED + o] = 1, 2
     s[E.TOK + p * E.MAX_CONF + 2] = 1
+    return s, env
+
+
+def test_a_war_play_in_a_scripted_position():
+    """The mover has a card of Strength 3 on Conflict 0, the other seat cards of 5 there and 2 on Conflict 1, and an
+    ability added 1 to the mover's Conflict 2: leads -2, -2, +1, 0, so conflicts_led = (1 - 2) / 4. Playing hand
+    card c (Strength st here) to Conflict 0: lead_before -2/5, lead_after (st - 2)/5, contested, takes the lead
+    when st > 2; to Conflict 3: lead 0, not contested."""
+    s, env = _scripted_war()
+    p = s[E.TO_MOVE]
+    o = 1 - p
     c = s[E.HAND + p * E.NC]
     st = E.card_strength(s, env, c, p)
     idx = np.empty(F.MAX_NNZ, np.int64)
@@ -163,22 +168,11 @@ def test_the_hands_race_and_the_stakes_in_a_scripted_position():
     the other's, clipped to -2 .. +2, one slot per value, for every War action; the other seat's unused Emblem
     ability is flagged until it is used. With the other hand empty, taking a lead is the last word; a lead above 4
     after the play is the excess. None of it in the standard game, nor outside the War."""
-    s, env = _war_state()
-    std = env
-    env = (env[0], env[1], env[2], env[3].copy())
+    s, std = _scripted_war()
+    env = (std[0], std[1], std[2], std[3].copy())
     env[3][E.R_BLITZ] = 1  # the Blitz slots, on the standard position's four Conflicts (they count any number)
     p = s[E.TO_MOVE]
     o = 1 - p
-    for q in range(2):
-        s[E.N_PLAYED + q] = 0
-        s[E.TOK + q * E.MAX_CONF:E.TOK + (q + 1) * E.MAX_CONF] = 0
-    for i, (q, k, st) in enumerate([(p, 0, 3), (o, 0, 5), (o, 1, 2)]):
-        j = 0 if q == p else i - 1
-        s[E.PLAYED + q * E.NC + j] = -1
-        s[E.PLAYK + q * E.NC + j] = k
-        s[E.PLAYSTR + q * E.NC + j] = st
-    s[E.N_PLAYED + p], s[E.N_PLAYED + o] = 1, 2
-    s[E.TOK + p * E.MAX_CONF + 2] = 1
     c = s[E.HAND + p * E.NC]
     st = E.card_strength(s, env, c, p)
     idx = np.empty(F.MAX_NNZ, np.int64)
