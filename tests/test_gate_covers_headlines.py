@@ -102,7 +102,7 @@ def test_the_pages_headlines_are_read():
     assert lq == [("scenarios/valka/lonequest.toml", frozenset({"learned"}), False)]
     vi = dict((s, p) for s, p, _ in got["reports/valkyrie-incident/report.md"])
     assert vi == {"scenarios/valkyrie_incident/standard.toml": {"learned"},
-                  "scenarios/valkyrie_incident/blitz.toml": {"focused_tuned"}}
+                  "scenarios/valkyrie_incident/blitz.toml": {"learned"}}
     bh = got["reports/multiplayer/bounty-hunter/report.md"]
     assert bh[0][2] and "balanced_tuned" in bh[0][1] and "random" not in bh[0][1]
 

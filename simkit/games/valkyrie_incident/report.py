@@ -381,7 +381,9 @@ def headline(policy: str, parts: list[tuple[str, Path, dict]]) -> str:
     ``parts`` = (label, run, match-up info)."""
     alpha, emb = [], []
     pols = [info.get("policy", policy) for _, _, info in parts]
-    one = len(set(pols)) == 1
+    # one ruleset: its policy named once, up front; two: each ruleset's rate names its own policy, even when the
+    # policies agree, so that each ruleset's claim names the policy it was played with (the gate reads it so)
+    one = len(parts) == 1
     for (label, run, info), pol in zip(parts, pols):
         a, d = _alpha_rate(run, pol)
         who = "" if one else f"`{pol}` in both seats, "
@@ -807,8 +809,8 @@ def bundled_report(out_dir: str | Path, quick: bool = False, jobs=None) -> list[
         f"{answer}\n\n"
         "## What was simulated\n\n"
         f"Each ruleset's policies (the `play` list of `scenarios/valkyrie_incident/standard.toml` and "
-        f"`blitz.toml`: the bundled `balanced` and `focused`, their `simkit tune` versions and, in the standard "
-        f"game, `learned`, trained from game outcomes against `focused_tuned`) are ranked by their "
+        f"`blitz.toml`: the bundled `balanced` and `focused`, their `simkit tune` versions and, in each ruleset, "
+        f"`learned`, trained from game outcomes against that ruleset's `focused_tuned`) are ranked by their "
         f"win rate against the field of bundled heuristics (`balanced`, `focused`, `concentrated`), in both seats "
         f"and all 20 ordered Emblem match-ups on common deals, root seed 2027; the strongest, {chosen}, then plays "
         f"itself in all 20 ordered match-ups of different Emblems, {games:,} games each, under the standard rules "
