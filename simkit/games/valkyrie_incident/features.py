@@ -260,11 +260,7 @@ def _stakes(s, st, tk, lk, gain, m, idx, val):
     whether the Conflict decides the Location between the others' leads (``pivotal``, and with the lead taken),
     whether the lead is taken where the other seat has no card left to answer, and the lead beyond 4."""
     p = s[E.TO_MOVE]
-    led = 0
-    for k in range(s[E.NCONF]):
-        if k != tk:
-            v = int(st[LEAD0 + k])
-            led += (v > 0) - (v < 0)
+    led = int(st[LED]) - ((lk > 0) - (lk < 0))  # the Conflicts led less those trailed, ``tk`` left out
     takes = lk <= 0 < lk + gain
     if -1 <= led <= 1:
         m = _put(idx, val, m, PIVOTAL, 1.0)
