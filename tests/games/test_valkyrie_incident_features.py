@@ -125,6 +125,16 @@ def _scripted_war():
     return s, env
 
 
+def _feats(s, env, a, is_base=False):
+    """Action ``a``'s non-zero features by name, the decision's ``state`` counted afresh."""
+    idx = np.empty(F.MAX_NNZ, np.int64)
+    val = np.empty(F.MAX_NNZ, np.float64)
+    shared = np.empty(F.N_STATE, np.float64)
+    F.state(s, env, shared)
+    m = F.features(s, env, a, is_base, shared, idx, val)
+    return {F.FEATURES[i]: v for i, v in zip(idx[:m], val[:m])}
+
+
 def test_a_war_play_in_a_scripted_position():
     """The mover has a card of Strength 3 on Conflict 0, the other seat cards of 5 there and 2 on Conflict 1, and an
     ability added 1 to the mover's Conflict 2: leads -2, -2, +1, 0, so conflicts_led = (1 - 2) / 4. Playing hand
@@ -135,14 +145,9 @@ def test_a_war_play_in_a_scripted_position():
     o = 1 - p
     c = s[E.HAND + p * E.NC]
     st = E.card_strength(s, env, c, p)
-    idx = np.empty(F.MAX_NNZ, np.int64)
-    val = np.empty(F.MAX_NNZ, np.float64)
-    shared = np.empty(F.N_STATE, np.float64)
-    F.state(s, env, shared)
 
     def feats(a):
-        m = F.features(s, env, a, False, shared, idx, val)
-        return {F.FEATURES[i]: v for i, v in zip(idx[:m], val[:m])}
+        return _feats(s, env, a)
 
     x = feats(E.A_PLAY + c * 5 + 0)
     assert x["play_x_bias"] == 1.0 and x["play_x_conflicts_led"] == pytest.approx(-0.25)
@@ -157,8 +162,7 @@ def test_a_war_play_in_a_scripted_position():
     z = feats(E.A_PLAY + c * 5 + 2)
     assert z["was_leading"] == 1.0 and z["lead_before"] == pytest.approx(0.2)
     # is_base adds the flag and the kind's flag, nothing else
-    m = F.features(s, env, E.A_PLAY + c * 5 + 0, True, shared, idx, val)
-    assert {F.FEATURES[i] for i in idx[:m]} - set(x) == {"is_base", "is_base_x_play"}
+    assert set(_feats(s, env, E.A_PLAY + c * 5 + 0, True)) - set(x) == {"is_base", "is_base_x_play"}
 
 
 def test_the_hands_race_and_the_stakes_in_a_scripted_position():
@@ -175,14 +179,9 @@ def test_the_hands_race_and_the_stakes_in_a_scripted_position():
     o = 1 - p
     c = s[E.HAND + p * E.NC]
     st = E.card_strength(s, env, c, p)
-    idx = np.empty(F.MAX_NNZ, np.int64)
-    val = np.empty(F.MAX_NNZ, np.float64)
-    shared = np.empty(F.N_STATE, np.float64)
 
     def feats(a):
-        F.state(s, env, shared)
-        m = F.features(s, env, a, False, shared, idx, val)
-        return {F.FEATURES[i]: v for i, v in zip(idx[:m], val[:m])}
+        return _feats(s, env, a)
 
     x0, x2, x3 = (feats(E.A_PLAY + c * 5 + k) for k in (0, 2, 3))
     assert x0["pivotal"] == 1.0 and ("pivotal_takes_lead" in x0) == (st > 2)
@@ -207,13 +206,9 @@ def test_the_hands_race_and_the_stakes_in_a_scripted_position():
     # in the standard game, and outside the War: no race, no stakes
     blitz_only = {f"{k}_x_{r}" for k in F.CATEGORIES for r in races + ("opp_emblem_ready",)} | {
         "pivotal", "pivotal_takes_lead", "last_word_takes_lead", "excess_lead"}
-    F.state(s, std, shared)
-    m = F.features(s, std, E.A_PLAY + c * 5 + 3, False, shared, idx, val)
-    assert {F.FEATURES[i] for i in idx[:m]} & blitz_only == set()
+    assert set(_feats(s, std, E.A_PLAY + c * 5 + 3)) & blitz_only == set()
     s[E.PHASE] = E.P_LOCATION
-    F.state(s, env, shared)
-    m = F.features(s, env, E.A_LOC, False, shared, idx, val)
-    assert {F.FEATURES[i] for i in idx[:m]} & blitz_only == set()
+    assert set(_feats(s, env, E.A_LOC)) & blitz_only == set()
 
 
 def _model(path, w):
