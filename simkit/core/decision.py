@@ -55,8 +55,11 @@ from simkit.core.rng import next_u64, randbelow
 # search configuration vector (int64): what a `search` policy's parameters compile to
 # (``CFG_DEPTH``: decisions a rollout plays before it reads the value; ``CFG_VALUE``: where the value model starts in
 # the base parameter vector, plus one; 0: no value, every rollout plays to the end)
-CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS, CFG_CAUTION, CFG_EXPLORE, CFG_DEPTH, CFG_VALUE = range(8)
-N_CFG = 8
+# ``CFG_GATE``: with a `learned` base, search only where its best score leads the second by less than this (in
+# thousandths; 0: search every decision)
+CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS, CFG_CAUTION, CFG_EXPLORE, CFG_DEPTH, CFG_VALUE, CFG_GATE = \
+    range(9)
+N_CFG = 9
 BUDGET_UNIFORM, BUDGET_HALVING, BUDGET_TREE = 0, 1, 2
 BUDGETS = {"uniform": BUDGET_UNIFORM, "halving": BUDGET_HALVING, "ismcts": BUDGET_TREE}
 # capacity of the rollouts' action buffer in `search_action`: every engine's MAX_ACTIONS must be at most this
@@ -207,6 +210,20 @@ def no_value_scores(s, env, legal, n, params, prng, scores):
         scores[i] = 0.0
 
 
+def learned_unsure(s, env, legal, n, base_params, prng, gate):
+    """Is the `learned` base policy unsure here: does its best score lead the second best by less than ``gate``?
+    (A gated `search` plays the base policy's action where it is sure, and searches only the rest.)"""
+    scores = stack_empty(ROLLOUT_BUFFER, np.float64)  # n <= MAX_ACTIONS <= ROLLOUT_BUFFER
+    _value_scores(s, env, legal, n, base_params, prng, scores)
+    top, second = -np.inf, -np.inf
+    for i in range(n):
+        if scores[i] > top:
+            top, second = scores[i], top
+        elif scores[i] > second:
+            second = scores[i]
+    return top - second < gate
+
+
 def search_action(s, rng, env, legal, n, cfg, base_params, srng):
     """The `search` policy's choice among ``legal[:n]`` (``search_values`` without the values)."""
     values = np.empty(max(n, 1), np.float64)
@@ -240,6 +257,8 @@ def search_values(s, rng, env, legal, n, cfg, base_params, srng, values):
     # the base policy's own choice here (what search improves on)
     reseed(prng2, srng)
     a_base = _policy(base_kind, s, env, legal, n, base_params, prng2)
+    if cfg[CFG_GATE] > 0 and not learned_unsure(s, env, legal, n, base_params, prng2, cfg[CFG_GATE] / 1000.0):
+        return a_base
     ib = 0
     for i in range(n):
         if legal[i] == a_base:
@@ -497,6 +516,7 @@ class Search(NamedTuple):
     rollout: Callable
     leaf_value: Callable
     rollout_value: Callable
+    learned_unsure: Callable
     search_action: Callable
     search_values: Callable
     ismcts_action: Callable
@@ -504,7 +524,8 @@ class Search(NamedTuple):
     play_to_end: Callable
 
 
-_TEMPLATES = (rollout, leaf_value, rollout_value, search_action, search_values, ismcts_action, choose, play_to_end)
+_TEMPLATES = (rollout, leaf_value, rollout_value, learned_unsure, search_action, search_values, ismcts_action, choose,
+              play_to_end)
 
 
 def _compile(templates, bindings: dict, module: str, prefix: str, nrt: bool = True) -> dict:
@@ -777,11 +798,13 @@ def specialize_learned(features: Callable, base_policy: Callable, n_params: int,
 
 def search_config(rollouts: int = 16, base_kind: int = HEURISTIC, budget: str = "halving",
                   max_steps: int = 100_000, caution: float = 1.0, exploration: float = 0.7, depth: int = 0,
-                  value_at: int = -1) -> np.ndarray:
+                  value_at: int = -1, gate: float = 0.0) -> np.ndarray:
     """The int64 configuration vector of a `search` policy (``caution`` in standard errors and ``exploration``,
     the tree's UCB constant, kept in hundredths; ``value_at``: where a value model starts in the base parameter
-    vector, -1 for none, and ``depth`` the decisions a rollout plays before reading it)."""
+    vector, -1 for none, and ``depth`` the decisions a rollout plays before reading it; ``gate``: with a `learned`
+    base, search only where its best score leads the second by less than this, kept in thousandths)."""
     cfg = np.zeros(N_CFG, np.int64)
+    cfg[CFG_GATE] = int(round(gate * 1000))
     cfg[CFG_DEPTH] = depth
     cfg[CFG_VALUE] = value_at + 1
     cfg[CFG_EXPLORE] = int(round(exploration * 100))

@@ -21,7 +21,8 @@ LEARNED_KINDS = {**SEARCH_KINDS, "learned": LEARNED}
 # a `search` policy's own parameters: rollouts per legal action (mean), the base policy of the rollouts (a
 # heuristic or random policy of the scenario, by name), how the rollouts are spent; with a value model (``value``,
 # a file ``simkit train --method value`` wrote) each rollout stops after ``depth`` decisions and the model's
-# estimate of the rest of the game stands in for it
+# estimate of the rest of the game stands in for it; with a `learned` base, ``gate`` searches only the decisions where
+# the base's best score leads the second by less than the gate (elsewhere it plays the base's action)
 SEARCH_DEFAULTS = {"rollouts": 16, "base": "", "budget": "halving", "caution": 1.0}
 EXPLORATION = 0.7  # the tree's UCB constant (budget = "ismcts")
 
@@ -77,6 +78,11 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
             exploration = t.get("exploration", float, values.get("exploration", EXPLORATION), min=0.0, max=10.0)
             if values["budget"] == "ismcts":
                 values["exploration"] = exploration
+            gate = t.get("gate", float, values.get("gate", 0.0), min=0.0, max=1000.0)
+            if gate > 0.0:
+                if values["budget"] == "ismcts":
+                    raise t.error("gate", "gates the flat search only; allowed budgets with a gate: halving, uniform")
+                values["gate"] = gate
             depth = t.get("depth", int, values.get("depth", 0), min=0, max=100_000)
             if t.has("value") or values.get("value"):
                 from simkit.core.learned import read_value_file
@@ -131,6 +137,11 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
                 raise fields.error(f"policies.{name}.base",
                                    f"names {base!r}, not a heuristic, learned or random policy; allowed values: "
                                    f"{', '.join(ok)}")
+            if values.get("gate") and known[base][0] != "learned":
+                ok = sorted(n for n, p in known.items() if p[0] == "learned")
+                raise fields.error(f"policies.{name}.gate",
+                                   f"reads the scores of a learned base policy, and base names {base!r}, a "
+                                   f"{known[base][0]} policy; allowed bases with a gate: {', '.join(ok) or 'none here'}")
             values["base_kind"], values["base_params"] = known[base][0], dict(known[base][1])
     return out
 
@@ -156,7 +167,8 @@ def compile_policy(kind: str, values: dict, params: dict):
         cfg = search_config(values["rollouts"], LEARNED_KINDS[values["base_kind"]], values["budget"],
                             caution=float(values.get("caution", SEARCH_DEFAULTS["caution"])),
                             exploration=float(values.get("exploration", EXPLORATION)),
-                            depth=int(values.get("depth", 0)), value_at=value_at)
+                            depth=int(values.get("depth", 0)), value_at=value_at,
+                            gate=float(values.get("gate", 0.0)))
         return SEARCH, np.zeros(len(params), np.float64), cfg, base
     if kind == "learned":
         vec = learned_vector(params, values)
