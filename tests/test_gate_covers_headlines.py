@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "reports" / "baseline"
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "reports").glob("**/report.md"))
 RUN_SCENARIO = re.compile(r"^\| scenario\s+\| (scenarios/\S+\.toml)\s+\|", re.M)
+# a run table's overrides row, right under its scenario row: --set 'PATH=VALUE' …
+RUN_OVERRIDES = re.compile(r"^\| scenario\s+\| (scenarios/\S+\.toml)\s+\|\n\| overrides\s+\| (.+?)\s+\|$", re.M)
 TICKED = re.compile(r"`([A-Za-z0-9_]+)`")
 
 
@@ -47,6 +50,18 @@ def _details_first_sentence(md: str) -> str:
     return re.split(r"(?<=[.)])\s+(?=\*\*|[A-Z])", para[len(DETAILS_MARKER):].strip(), maxsplit=1)[0]
 
 
+def page_policies(page: str, scenario: str) -> dict[str, str]:
+    """``{policy: kind}`` a page plays on ``scenario``: what each of its run tables' ``--set`` values make the
+    scenario play (a report may add a policy to ``play``, as the Lonequest's adds its lead ``learned_search``),
+    then the scenario's own ``play``."""
+    md = (ROOT / page).read_text(encoding="utf-8")
+    out: dict[str, str] = {}
+    for s, row in RUN_OVERRIDES.findall(md):
+        if s == scenario:
+            out.update(_policies(s, tuple(shlex.split(row)[1::2])))
+    return {**out, **_policies(scenario)}
+
+
 def headlines(page: str) -> list[tuple[str, frozenset[str], bool]]:
     """``[(scenario, policies, practical)]`` a page leads with: the policies its lead sentence and the first
     sentence of its details name, each on the scenario whose mode the text names last before it (a page of one
@@ -63,7 +78,7 @@ def headlines(page: str) -> list[tuple[str, frozenset[str], bool]]:
         before = {mode: text.rfind(mode, 0, m.start()) for mode in modes}
         mode = max(before, key=before.get)
         scenario = modes[mode] if len(scenarios) > 1 and before[mode] >= 0 else scenarios[0]
-        if m.group(1) in _policies(scenario):
+        if m.group(1) in page_policies(page, scenario):
             named.setdefault(scenario, set()).add(m.group(1))
     if named:
         return [(s, frozenset(p), False) for s, p in named.items()]
@@ -99,7 +114,7 @@ def test_the_pages_headlines_are_read():
     got = {page: headlines(page) for page in PAGES}
     assert all(got.values())
     lq = got["reports/lonequest/report.md"]
-    assert lq == [("scenarios/valka/lonequest.toml", frozenset({"learned"}), False)]
+    assert lq == [("scenarios/valka/lonequest.toml", frozenset({"learned_search"}), False)]
     vi = dict((s, p) for s, p, _ in got["reports/valkyrie-incident/report.md"])
     assert vi == {"scenarios/valkyrie_incident/standard.toml": {"learned"},
                   "scenarios/valkyrie_incident/blitz.toml": {"learned"}}
@@ -134,7 +149,7 @@ def headline_table(base: Path = BASE) -> str:
     rows = ["| page | leads with | scenario | baselines |", "|---|---|---|---|"]
     for page in PAGES:
         for scenario, pols, practical in headlines(page):
-            played = _policies(scenario)
+            played = page_policies(page, scenario)
             what = ", ".join(f"`{p}`" for p in played if p in pols)
             if practical:
                 what = f"the practical policies ({what})"

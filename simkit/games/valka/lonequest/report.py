@@ -6,6 +6,8 @@ polars (one ``group_by`` per table); no per-game rows are kept in memory.
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import polars as pl
@@ -377,6 +379,11 @@ SEARCH_BLOCK = 20
 SEARCH_CAP = 80
 
 
+# the report's lead policy, added to the scenario's play list: `learned` with a short search where it is unsure
+# (scenarios/valka/lonequest.toml), as strong as `search` but too slow for the scenario's everyday list
+REPORT_LEAD = "learned_search"
+
+
 def bundled_lonequest(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
     """Run the bundled Lonequest scenario (seed 2026) into ``out_dir/lonequest/run``, a smaller skill ladder with
     `search` (seed 2027), and write the report."""
@@ -387,10 +394,11 @@ def bundled_lonequest(out_dir: str | Path, quick: bool = False, jobs=None) -> li
     from simkit.core.scenario import read_toml
 
     base = Path(out_dir) / "lonequest"
-    run = run_bundled("valka/lonequest.toml", base / "run", 2_000 if quick else 10_000, seed=2026, jobs=jobs)
     path = registry.scenarios_dir() / "valka" / "lonequest.toml"
     sim = loader.load(path).simulation
-    play = [p for p, _, _ in sim.policy_specs]
+    play = [REPORT_LEAD, *(p for p, _, _ in sim.policy_specs if p != REPORT_LEAD)]
+    run = run_bundled("valka/lonequest.toml", base / "run", 2_000 if quick else 10_000, seed=2026, jobs=jobs,
+                      overrides=(f"play={json.dumps(play)}",))
     cap, block = (4, 2) if quick else (SEARCH_CAP, SEARCH_BLOCK)
     cores = jobs or os.cpu_count() or 1
     # blocks are a setting, never derived from the number of workers: the same games on any machine
