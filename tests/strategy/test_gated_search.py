@@ -1,7 +1,7 @@
 """A gated `search` (issue 41): over a `learned` base it searches only where the base's best score leads the
 second by less than ``gate``, and elsewhere plays the base's action. Checked on a hand-built Draw to Ten position
-whose every outcome is certain, with a scorer by hand; then through a scenario (a gate no score gap reaches plays
-exactly as its base) and the fields' one-line errors."""
+whose every outcome is certain, with a scorer by hand; then through a scenario (a gate below every lead of the scorer
+plays exactly as its base) and the fields' one-line errors."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from simkit.core.learned import Model
 from simkit.core.policies import compile_policy
 from simkit.core.rng import seed_stream
 from simkit.games.toy import engine as E
-from simkit.games.toy.simulation import decision_game
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_value_search import _position  # noqa: E402  (a Draw to Ten position by hand)
 
 SCENARIO = "scenarios/toy/draw.toml"
 FEATS = list(E.FEATURES)
@@ -35,17 +37,6 @@ def _weights(tmp_path, name="learned.npz"):
     m = Model("toy", "draw", FEATS, np.asarray(W, np.float64), np.zeros((0, len(FEATS))), np.zeros(0),
               np.zeros(0), "stop_at_0", {"stop_at": 0.0}, "x", {"method": "outcomes"})
     return m.save(tmp_path / name)
-
-
-def _position(total: int, deck: list[int]):
-    game = decision_game()
-    s, rng, env = game.new_game(0)
-    s[:] = 0
-    s[E.TOTAL] = total
-    s[E.DRAWS] = 2
-    s[E.DECK_N] = len(deck)
-    s[E.DECK:E.DECK + len(deck)] = deck
-    return game, s, rng, env
 
 
 def _search_values(tmp_path, gate: float, budget: str):
