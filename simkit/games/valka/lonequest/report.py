@@ -7,7 +7,6 @@ polars (one ``group_by`` per table); no per-game rows are kept in memory.
 from __future__ import annotations
 
 import json
-
 from pathlib import Path
 
 import polars as pl
