@@ -73,12 +73,13 @@ def headlines(page: str) -> list[tuple[str, frozenset[str], bool]]:
     assert lead, f"{page}: no lead sentence"
     text = lead + " " + _details_first_sentence(md)
     modes = {_sim(s).mode: s for s in scenarios}
+    plays = {s: page_policies(page, s) for s in scenarios}
     named: dict[str, set[str]] = {}
     for m in TICKED.finditer(text):
         before = {mode: text.rfind(mode, 0, m.start()) for mode in modes}
         mode = max(before, key=before.get)
         scenario = modes[mode] if len(scenarios) > 1 and before[mode] >= 0 else scenarios[0]
-        if m.group(1) in page_policies(page, scenario):
+        if m.group(1) in plays[scenario]:
             named.setdefault(scenario, set()).add(m.group(1))
     if named:
         return [(s, frozenset(p), False) for s, p in named.items()]
