@@ -56,10 +56,11 @@ from simkit.core.rng import next_u64, randbelow
 # (``CFG_DEPTH``: decisions a rollout plays before it reads the value; ``CFG_VALUE``: where the value model starts in
 # the base parameter vector, plus one; 0: no value, every rollout plays to the end)
 # ``CFG_GATE``: with a `learned` base, search only where its best score leads the second by less than this (in
-# thousandths; 0: search every decision)
-CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS, CFG_CAUTION, CFG_EXPLORE, CFG_DEPTH, CFG_VALUE, CFG_GATE = \
-    range(9)
-N_CFG = 9
+# thousandths; 0: search every decision); ``CFG_DECISIONS``: a bit mask of the decision kinds (the game's feature
+# kinds, ``Parts.kind``) searched, by the kind of the base policy's action (0: every kind)
+(CFG_ROLLOUTS, CFG_BASE_KIND, CFG_BUDGET, CFG_MAX_STEPS, CFG_CAUTION, CFG_EXPLORE, CFG_DEPTH, CFG_VALUE, CFG_GATE,
+ CFG_DECISIONS) = range(10)
+N_CFG = 10
 BUDGET_UNIFORM, BUDGET_HALVING, BUDGET_TREE = 0, 1, 2
 BUDGETS = {"uniform": BUDGET_UNIFORM, "halving": BUDGET_HALVING, "ismcts": BUDGET_TREE}
 # capacity of the rollouts' action buffer in `search_action`: every engine's MAX_ACTIONS must be at most this
@@ -224,6 +225,17 @@ def learned_unsure(s, env, legal, n, base_params, prng, gate):
     return top - second < gate
 
 
+def no_kind(s, env, a):
+    """The decision kind of a game whose features name none (never called: its searches search every kind)."""
+    return 0
+
+
+def searched_kind(s, env, a, mask):
+    """Is the base policy's action ``a`` of a kind a `search` with ``decisions`` searches (bit ``kind`` of
+    ``mask``)?"""
+    return (mask >> _kind(s, env, a)) & 1 == 1
+
+
 def search_action(s, rng, env, legal, n, cfg, base_params, srng):
     """The `search` policy's choice among ``legal[:n]`` (``search_values`` without the values)."""
     values = np.empty(max(n, 1), np.float64)
@@ -258,6 +270,8 @@ def search_values(s, rng, env, legal, n, cfg, base_params, srng, values):
     reseed(prng2, srng)
     a_base = _policy(base_kind, s, env, legal, n, base_params, prng2)
     if cfg[CFG_GATE] > 0 and not learned_unsure(s, env, legal, n, base_params, prng2, cfg[CFG_GATE] / 1000.0):
+        return a_base
+    if cfg[CFG_DECISIONS] != 0 and not searched_kind(s, env, a_base, cfg[CFG_DECISIONS]):
         return a_base
     ib = 0
     for i in range(n):
@@ -517,6 +531,7 @@ class Search(NamedTuple):
     leaf_value: Callable
     rollout_value: Callable
     learned_unsure: Callable
+    searched_kind: Callable
     search_action: Callable
     search_values: Callable
     ismcts_action: Callable
@@ -524,7 +539,7 @@ class Search(NamedTuple):
     play_to_end: Callable
 
 
-_TEMPLATES = (rollout, leaf_value, rollout_value, learned_unsure, search_action, search_values, ismcts_action, choose,
+_TEMPLATES = (rollout, leaf_value, rollout_value, learned_unsure, searched_kind, search_action, search_values, ismcts_action, choose,
               play_to_end)
 
 
@@ -566,9 +581,11 @@ def specialize(fns: Fns, module: str, learned: Learned | None = None) -> Search:
     value model (``leaf_value``); without it a search cannot have one."""
     value_scores = learned.learned_scores if learned is not None else \
         _compile((no_value_scores,), {}, module, "search")["no_value_scores"]
+    kind = learned.kind if learned is not None and learned.kind is not None else \
+        _compile((no_kind,), {}, module, "search", nrt=False)["no_kind"]
     bindings = dict(_legal_actions=fns.legal_actions, _apply_action=fns.apply_action, _is_over=fns.is_over,
                     _to_move=fns.to_move, _reward=fns.reward, _resample=fns.resample, _policy=fns.policy,
-                    _value_scores=value_scores)
+                    _value_scores=value_scores, _kind=kind)
     return Search(**_compile(_TEMPLATES, bindings, module, "search"))
 
 
@@ -730,6 +747,7 @@ class Learned(NamedTuple):
     learned_scores: Callable
     learned_action: Callable
     score_actions: Callable
+    kind: Callable | None = None  # the kind of an action (``Parts.kind``), for a `search` with ``decisions``
 
 
 _LEARNED_TEMPLATES = (action_features, learned_scores, learned_action)
@@ -793,17 +811,20 @@ def specialize_learned(features: Callable, base_policy: Callable, n_params: int,
     # in its caller's context): a function with it increfs and decrefs every array it is passed (the engine's card
     # tables), a few hundred nanoseconds a decision
     counting = parts is None or getattr(base_policy, "targetoptions", {}).get("_nrt") is not False
-    return Learned(**_compile(_LEARNED_TEMPLATES, bindings, module, "learned", nrt=counting), **fast)
+    return Learned(**_compile(_LEARNED_TEMPLATES, bindings, module, "learned", nrt=counting), **fast,
+                   kind=parts.kind if parts is not None else None)
 
 
 def search_config(rollouts: int = 16, base_kind: int = HEURISTIC, budget: str = "halving",
                   max_steps: int = 100_000, caution: float = 1.0, exploration: float = 0.7, depth: int = 0,
-                  value_at: int = -1, gate: float = 0.0) -> np.ndarray:
+                  value_at: int = -1, gate: float = 0.0, decisions: int = 0) -> np.ndarray:
     """The int64 configuration vector of a `search` policy (``caution`` in standard errors and ``exploration``,
     the tree's UCB constant, kept in hundredths; ``value_at``: where a value model starts in the base parameter
     vector, -1 for none, and ``depth`` the decisions a rollout plays before reading it; ``gate``: with a `learned`
-    base, search only where its best score leads the second by less than this, kept in thousandths)."""
+    base, search only where its best score leads the second by less than this, kept in thousandths;
+    ``decisions``: a bit mask of the decision kinds searched, by the kind of the base policy's action, 0 for all)."""
     cfg = np.zeros(N_CFG, np.int64)
+    cfg[CFG_DECISIONS] = decisions
     cfg[CFG_GATE] = int(round(gate * 1000))
     cfg[CFG_DEPTH] = depth
     cfg[CFG_VALUE] = value_at + 1

@@ -22,7 +22,8 @@ LEARNED_KINDS = {**SEARCH_KINDS, "learned": LEARNED}
 # heuristic or random policy of the scenario, by name), how the rollouts are spent; with a value model (``value``,
 # a file ``simkit train --method value`` wrote) each rollout stops after ``depth`` decisions and the model's
 # estimate of the rest of the game stands in for it; with a `learned` base, ``gate`` searches only the decisions where
-# the base's best score leads the second by less than the gate (elsewhere it plays the base's action)
+# the base's best score leads the second by less than the gate (elsewhere it plays the base's action), and
+# ``decisions = [KIND, ...]`` searches only where the base's action is of one of these kinds (the game's feature kinds)
 SEARCH_DEFAULTS = {"rollouts": 16, "base": "", "budget": "halving", "caution": 1.0}
 EXPLORATION = 0.7  # the tree's UCB constant (budget = "ismcts")
 
@@ -83,6 +84,11 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
                 if values["budget"] == "ismcts":
                     raise t.error("gate", "gates the flat search only; allowed budgets with a gate: halving, uniform")
                 values["gate"] = gate
+            if t.has("decisions"):
+                if values["budget"] == "ismcts":
+                    raise t.error("decisions", "restricts the flat search only; allowed budgets with decisions: "
+                                               "halving, uniform")
+                values["decisions"], values["decision_mask"] = read_decisions(t, fields)
             depth = t.get("depth", int, values.get("depth", 0), min=0, max=100_000)
             if t.has("value") or values.get("value"):
                 from simkit.core.learned import read_value_file
@@ -146,6 +152,37 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
     return out
 
 
+def decision_kinds(game, mode) -> list[str]:
+    """The decision kinds a `search` may be restricted to: the game mode's feature kinds, named by its
+    ``is_base_x_KIND`` features in the order of ``Parts.kind`` (empty for a mode without them)."""
+    from simkit.core import registry
+
+    try:
+        names = registry.get_mode(str(game), str(mode))[1].feature_names() or ()
+    except Exception:  # noqa: BLE001 - an unknown game or mode is reported where it is read
+        return []
+    return [n[len("is_base_x_"):] for n in names if n.startswith("is_base_x_")]
+
+
+def read_decisions(t, fields) -> tuple[list[str], int]:
+    """A `search`'s ``decisions = [KIND, ...]``: the kinds of decision it searches (by the kind of its base
+    policy's action; elsewhere it plays the base's action), as names and as a bit mask."""
+    allowed = decision_kinds(fields.data.get("game"), fields.data.get("mode"))
+    names = t.get("decisions", list)
+    if not allowed:
+        raise t.error("decisions", "names decision kinds, and this game's engine has none (no learned features); "
+                                   "remove it")
+    if not names:
+        raise t.error("decisions", f"must name at least one decision kind; allowed values: {', '.join(allowed)}")
+    mask = 0
+    for i, name in enumerate(names):
+        if name not in allowed:
+            raise t.error(f"decisions[{i}]",
+                          f"names an unknown decision kind {name!r}; allowed values: {', '.join(allowed)}")
+        mask |= 1 << allowed.index(name)
+    return list(names), mask
+
+
 def compile_policy(kind: str, values: dict, params: dict):
     """``(kind number, parameter vector, search configuration, base parameter vector)`` of a policy spec."""
     from simkit.core.decision import search_config
@@ -168,7 +205,7 @@ def compile_policy(kind: str, values: dict, params: dict):
                             caution=float(values.get("caution", SEARCH_DEFAULTS["caution"])),
                             exploration=float(values.get("exploration", EXPLORATION)),
                             depth=int(values.get("depth", 0)), value_at=value_at,
-                            gate=float(values.get("gate", 0.0)))
+                            gate=float(values.get("gate", 0.0)), decisions=int(values.get("decision_mask", 0)))
         return SEARCH, np.zeros(len(params), np.float64), cfg, base
     if kind == "learned":
         vec = learned_vector(params, values)

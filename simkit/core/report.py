@@ -216,10 +216,12 @@ def shown_path(p: str) -> str:
 
 
 def search_words(spec: dict, whose: str = "its base policy's positions") -> str:
-    """A `search` policy's table in words, for a page: its rollouts and base policy, and either how it spends them
-    (``budget``) or, standing on a learned value, where its rollouts stop and which value scores them (``whose``
-    positions the value was fitted to)."""
+    """A `search` policy's table in words, for a page: its rollouts and base policy (and the kinds of decision it
+    searches, if not all), and either how it spends them (``budget``) or, standing on a learned value, where its
+    rollouts stop and which value scores them (``whose`` positions the value was fitted to)."""
     head = f"{spec.get('rollouts', '?')} rollouts per action of `{spec.get('base', '?')}`"
+    if spec.get("decisions"):
+        head += f" at its {', '.join(f'`{k}`' for k in spec['decisions'])} decisions only"
     if not spec.get("value"):
         return f"{head}, {spec.get('budget', '')}"
     return (f"{head}, each cut after {spec.get('depth', '?')} decisions and scored by the learned value of {whose} "

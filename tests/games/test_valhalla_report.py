@@ -374,6 +374,29 @@ def test_the_search_ladder_says_what_vsearch_is_when_it_plays(report, tmp_path):
     plain = solo_report(run_dir, tmp_path / "p", search_ladder={"rungs": rungs, "games": n, "cells": 1, "seed": 1,
                                                                 "where": "one cell"})[0].read_text()
     assert "value-guided" not in plain.split("### With `search` (a smaller sample)", 1)[1].split("Every policy", 1)[0]
+    assert "learned_search" not in plain.split("### With `search` (a smaller sample)", 1)[1].split("Every policy", 1)[0]
+
+
+def test_the_search_ladder_says_what_learned_search_is_when_it_plays(report, tmp_path):
+    """Issue 41: the bundled search ladder plays `learned_search` (the learned policy searching a battle's rolls)
+    beside `search`; the introduction says what it is, in the words of its table, only when the ladder has it."""
+    from simkit.core.ladder import rungs_from
+    from simkit.core.report import search_words
+
+    table = {"kind": "search", "rollouts": 16, "base": "learned", "budget": "halving",
+             "decisions": ["roll_stop", "free_reroll"]}
+    said = search_words(table)
+    assert said == "16 rollouts per action of `learned` at its `roll_stop`, `free_reroll` decisions only, halving"
+    n = 30
+    rungs = rungs_from({"learned_search": np.ones(n), "search": np.ones(n), "random": np.zeros(n)},
+                       {"search": "search", "learned_search": "search"})
+    run_dir, _, _ = report
+    text = solo_report(run_dir, tmp_path / "l", search_ladder={"rungs": rungs, "games": n, "cells": 1, "seed": 1,
+                                                               "where": "one cell", "learned_search": said})[0]
+    section = text.read_text().split("### With `search` (a smaller sample)", 1)[1]
+    intro = section.split("Every policy played", 1)[0]
+    assert f"`learned_search` is the learned policy searching a battle's rolls ({said}; over all the cells" in intro
+    assert "| learned_search " in section
 
 
 # ---------------------------------------------------------------- does the ranking depend on the policy?

@@ -780,6 +780,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
             f"({search_ladder.get('where', '')}; root seed {search_ladder.get('seed', '?')}). "
             + (f"`vsearch` is the value-guided search ({search_ladder['vsearch']}; docs/strategy.md), at about a "
                "tenth of `search`'s cost. " if search_ladder.get("vsearch") else "")
+            + (f"`learned_search` is the learned policy searching a battle's rolls ({search_ladder['learned_search']}"
+               "; over all the cells it beats the tuned heuristic: docs/strategy.md), at about `search`'s cost. "
+               if search_ladder.get("learned_search") else "")
             + f"{search_verdict(sr)} `search` is too slow for the level comparison's hundreds of thousands of "
             "games, so the level question is answered under the strongest heuristic.\n\n"
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)",
@@ -954,12 +957,16 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     play = list(man.get("policies", {}))
     # one block of all n games, whatever the workers: a block size derived from the cores gave other games on
     # another machine (the committed page is this single block's)
-    # with the value-guided search of that cell (`vsearch`, issue 41) when the scenario defines it
-    searches = ["search", *(["vsearch"] if "vsearch" in (read_toml(path)[0].get("policies") or {}) else [])]
+    # with the value-guided search of that cell (`vsearch`, issue 41) and the learned policy searching a battle's
+    # rolls (`learned_search`) when the scenario defines them
+    defined = read_toml(path)[0].get("policies") or {}
+    searches = ["search", *(p for p in ("vsearch", "learned_search") if p in defined)]
     srungs = ladder(path, [*play, *searches], games=n, seed=2028, jobs=cores, overrides=where, block_size=n)
     spec = lambda name: loader.build(path, {**read_toml(path)[0], "play": [name]}).policy_specs[0][2]  # noqa: E731
     what = search_words(spec("search"))
     vwhat = {"vsearch": search_words(spec("vsearch"), "this cell's positions")} if "vsearch" in searches else {}
+    if "learned_search" in searches:
+        vwhat["learned_search"] = search_words(spec("learned_search"))
     cell = ", ".join(f"{k[:-1] if k.endswith('s') else k} {', '.join(map(str, v))}" for k, v in SEARCH_CELL.items())
     from simkit.games.valhalla.solo import yardstick
 
