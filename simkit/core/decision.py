@@ -539,8 +539,8 @@ class Search(NamedTuple):
     play_to_end: Callable
 
 
-_TEMPLATES = (rollout, leaf_value, rollout_value, learned_unsure, searched_kind, search_action, search_values, ismcts_action, choose,
-              play_to_end)
+_TEMPLATES = (rollout, leaf_value, rollout_value, learned_unsure, searched_kind, search_action, search_values,
+              ismcts_action, choose, play_to_end)
 
 
 def _compile(templates, bindings: dict, module: str, prefix: str, nrt: bool = True) -> dict:

@@ -153,15 +153,14 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
 
 
 def decision_kinds(game, mode) -> list[str]:
-    """The decision kinds a `search` may be restricted to: the game mode's feature kinds, named by its
-    ``is_base_x_KIND`` features in the order of ``Parts.kind`` (empty for a mode without them)."""
+    """The decision kinds a `search` may be restricted to: the game mode's feature kinds (its features'
+    ``CATEGORIES``, in the order of ``Parts.kind``; empty for a mode without them)."""
     from simkit.core import registry
 
     try:
-        names = registry.get_mode(str(game), str(mode))[1].feature_names() or ()
+        return list(registry.get_mode(str(game), str(mode))[1].decision_kinds())
     except Exception:  # noqa: BLE001 - an unknown game or mode is reported where it is read
         return []
-    return [n[len("is_base_x_"):] for n in names if n.startswith("is_base_x_")]
 
 
 def read_decisions(t, fields) -> tuple[list[str], int]:

@@ -53,6 +53,28 @@ class Mode:
         module, name = self.features.split(":")
         return tuple(literal_from_source(module, name))
 
+    def decision_kinds(self) -> tuple[str, ...]:
+        """The kinds of decision the mode's features name (``CATEGORIES`` beside its ``FEATURES``, the order of
+        ``Parts.kind``; read from the source, never imported: a scenario's errors stay fast); empty without."""
+        if self.features is None:
+            return ()
+        import ast
+        import importlib.util
+
+        spec = importlib.util.find_spec(self.features.split(":")[0])
+        try:
+            tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+        except (AttributeError, TypeError, OSError, SyntaxError):
+            return ()
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CATEGORIES"
+                                                    for t in node.targets):
+                try:
+                    return tuple(ast.literal_eval(node.value))
+                except ValueError:
+                    return ()
+        return ()
+
 
 @dataclass
 class LazyCommand:

@@ -27,8 +27,20 @@ BASE_KIND, BASE = GAME.policies["builder_tuned"]
 
 
 def test_the_kinds_are_the_engines_feature_kinds_in_order():
+    """Every mode's kinds, read from its features' source, are the kinds its ``is_base_x_KIND`` features name, in
+    order (the order of ``Parts.kind``); a mode without kinds has none."""
+    from simkit.core import registry
+
     assert decision_kinds("valhalla", "solo") == list(F.CATEGORIES)
-    assert decision_kinds("toy", "draw") == []  # its features name no kinds
+    assert decision_kinds("toy", "draw") == [] and decision_kinds("valeria", "kingdoms") == []
+    with_kinds = 0
+    for game, mode in registry.all_modes():
+        kinds = decision_kinds(game.name, mode.name)
+        if kinds:
+            with_kinds += 1
+            names = mode.feature_names()
+            assert list(names[1:1 + len(kinds)]) == [f"is_base_x_{k}" for k in kinds], (game.name, mode.name)
+    assert with_kinds == 8  # Valhalla Solo and multiplayer, Lonequest, three VÁLKA multiplayer, two Incident
 
 
 def _mask(names):
