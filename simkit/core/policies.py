@@ -157,9 +157,11 @@ def decision_kinds(game, mode) -> list[str]:
     ``CATEGORIES``, in the order of ``Parts.kind``; empty for a mode without them)."""
     from simkit.core import registry
 
+    from simkit.errors import InputError
+
     try:
         return list(registry.get_mode(str(game), str(mode))[1].decision_kinds())
-    except Exception:  # noqa: BLE001 - an unknown game or mode is reported where it is read
+    except InputError:  # an unknown game or mode is reported where it is read
         return []
 
 

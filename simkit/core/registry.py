@@ -58,22 +58,7 @@ class Mode:
         ``Parts.kind``; read from the source, never imported: a scenario's errors stay fast); empty without."""
         if self.features is None:
             return ()
-        import ast
-        import importlib.util
-
-        spec = importlib.util.find_spec(self.features.split(":")[0])
-        try:
-            tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
-        except (AttributeError, TypeError, OSError, SyntaxError):
-            return ()
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CATEGORIES"
-                                                    for t in node.targets):
-                try:
-                    return tuple(ast.literal_eval(node.value))
-                except ValueError:
-                    return ()
-        return ()
+        return tuple(source_literal(self.features.split(":")[0], "CATEGORIES", ()))
 
 
 @dataclass
@@ -94,11 +79,13 @@ class LazyCommand:
         return getattr(importlib.import_module(module), attr)
 
 
-def literal_from_source(module: str, name: str):
-    """The literal value of ``NAME = {...}`` in a module's source, read without importing the module (which
-    may import numba); imports it when the value is not a plain literal."""
+_MISSING = object()
+
+
+def source_literal(module: str, name: str, default):
+    """The literal value of ``NAME = {...}`` in a module's source, read without importing the module; ``default``
+    when the module has no such plain literal."""
     import ast
-    import importlib
     import importlib.util
 
     spec = importlib.util.find_spec(module)
@@ -109,7 +96,16 @@ def literal_from_source(module: str, name: str):
                 return ast.literal_eval(node.value)
     except (AttributeError, TypeError, ValueError, OSError, SyntaxError):
         pass
-    return getattr(importlib.import_module(module), name)
+    return default
+
+
+def literal_from_source(module: str, name: str):
+    """The literal value of ``NAME = {...}`` in a module's source, read without importing the module (which
+    may import numba); imports it when the value is not a plain literal."""
+    import importlib
+
+    value = source_literal(module, name, _MISSING)
+    return getattr(importlib.import_module(module), name) if value is _MISSING else value
 
 
 @dataclass

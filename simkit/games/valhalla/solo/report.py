@@ -959,10 +959,10 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     # another machine (the committed page is this single block's)
     # with the value-guided search of that cell (`vsearch`, issue 41) and the learned policy searching a battle's
     # rolls (`learned_search`) when the scenario defines them
-    defined = read_toml(path)[0].get("policies") or {}
-    searches = ["search", *(p for p in ("vsearch", "learned_search") if p in defined)]
+    data = read_toml(path)[0]
+    searches = ["search", *(p for p in ("vsearch", "learned_search") if p in (data.get("policies") or {}))]
     srungs = ladder(path, [*play, *searches], games=n, seed=2028, jobs=cores, overrides=where, block_size=n)
-    spec = lambda name: loader.build(path, {**read_toml(path)[0], "play": [name]}).policy_specs[0][2]  # noqa: E731
+    spec = lambda name: loader.build(path, {**data, "play": [name]}).policy_specs[0][2]  # noqa: E731
     what = search_words(spec("search"))
     vwhat = {"vsearch": search_words(spec("vsearch"), "this cell's positions")} if "vsearch" in searches else {}
     if "learned_search" in searches:
