@@ -667,3 +667,32 @@ def test_the_lead_says_levels_it_cannot_tell_apart():
     assert said.startswith("Levels I and III are not told apart: ") and "a difference of +0.001 [-0.002, +0.004]" in said
     rise = Estimate(-0.0200, -0.0230, -0.0171, 1)
     assert "a rise of 0.020 [0.017, 0.023]" in lead_sentence(three, one, rise, "easier", ("I", "III"), 17, "b", 1)
+
+
+def test_the_search_ladder_says_how_its_sample_was_sized(ranked, tmp_path):
+    """The bundled search ladder is played in blocks until every rung is within ±SEARCH_PRECISION (at most
+    SEARCH_CAP games): the page says the rule and the games it took, from the ladder's own rungs; the sensitivity
+    section says `search` plays one cell (too few cells for a ranking), not too few games."""
+    from simkit.core.ladder import rungs_from
+    from simkit.games.valhalla.solo.report import SEARCH_BLOCK, SEARCH_CAP, SEARCH_PRECISION
+
+    from simkit.core.ladder import games_for_precision
+
+    # the cap never cuts the rule short: at any rate the intervals are within the precision by then
+    assert SEARCH_PRECISION <= 0.05 and games_for_precision(SEARCH_PRECISION, SEARCH_BLOCK) <= SEARCH_CAP
+    rng = np.random.default_rng(9)
+    n = 6 * SEARCH_BLOCK
+    rungs = rungs_from({"search": (rng.random(n) < 0.98).astype(float),
+                        "builder_tuned": (rng.random(n) < 0.9).astype(float),
+                        "aggressive": (rng.random(n) < 0.25).astype(float)}, {"search": "search"})
+    run_dir, _ = ranked
+    text = solo_report(run_dir, tmp_path / "s", search_ladder={
+        "rungs": rungs, "games": n, "cells": 1, "seed": 1, "where": "one cell",
+        "precision": SEARCH_PRECISION, "cap": SEARCH_CAP, "block": SEARCH_BLOCK})[0].read_text()
+    section = text.split("### With `search` (a smaller sample)", 1)[1]
+    rule = (f"games were played in blocks of {SEARCH_BLOCK} until every rung's 95% interval was within "
+            f"±{SEARCH_PRECISION:g}")
+    assert rule in section
+    assert n < SEARCH_CAP and f"which took {n:,} games." in section  # (a ladder stopped by its rule, below the cap)
+    assert f"`search` plays {n:,} games in only 1 cell, too few cells for a ranking of its own" in text
+    assert "plays too few games" not in text

@@ -707,9 +707,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
                  "every practical policy share a row (`≡`)."),
              "label": "Jarl", "what": "Jarl", "plural": "Jarls",
              "table": jtable, "games": {name: pj[(best, j)]["games"] for name, j in jname.items()}},
-        ], best, (f"`search` plays too few games ({search_ladder['games']:,} in {search_ladder['cells']} cell"
-                  f"{'s' if search_ladder['cells'] != 1 else ''}) for a ranking of its own (see the ladder above)."
-                  if search_ladder else ""))
+        ], best, (f"`search` plays {search_ladder['games']:,} games in only {search_ladder['cells']} cell"
+                  f"{'s' if search_ladder['cells'] != 1 else ''}, too few cells for a ranking of its own (see the "
+                  "ladder above)." if search_ladder else ""))
 
     # --- how far players get: monster cards defeated (first heuristic policy) ---
     sizes = _monster_sizes(man)
@@ -786,7 +786,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
             + f"{search_verdict(sr)} `search` is too slow for the level comparison's hundreds of thousands of "
             "games, so the level question is answered under the strongest heuristic.\n\n"
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)",
-                              **({"precision": search_ladder["precision"]} if "precision" in search_ladder else {}))
+                              **{k: search_ladder[k] for k in ("precision", "cap", "block") if k in search_ladder})
             + "\n")
     deep = None
     level_text, level_files = "", []
@@ -922,9 +922,13 @@ LEVEL_GAMES = 80_000
 JARLS_GAMES = 2_500
 # the ladder with `search` (seconds a game): one cell, the one the README measures search on
 SEARCH_CELL = {"monsters": ["dragon"], "variants": ["base"], "levels": [1], "jarls": [LEVEL_JARL]}
-# its sample: the fewest games that keep every rung's 95% interval within ±SEARCH_PRECISION at any rate (30), in one
-# block (the committed page's)
-SEARCH_PRECISION = 0.17
+# its sample: blocks of SEARCH_BLOCK games until every rung's 95% interval is within ±SEARCH_PRECISION, at most
+# SEARCH_CAP games (the blocks are a setting, never derived from the workers: the same games on any machine). The
+# widest rung is `aggressive` (about 0.25 here: some 300 games); ±0.05 tells `search` (about 0.98 in this cell) from
+# `builder_tuned` (about 0.91), which 30 games (±0.17, before 2026-12-07) could not
+SEARCH_PRECISION = 0.05
+SEARCH_BLOCK = 25
+SEARCH_CAP = 400
 
 
 def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
@@ -936,7 +940,6 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     import os
 
     from simkit.core import loader, registry
-    from simkit.core.ladder import games_for_precision as ladder_games_for
     from simkit.core.ladder import ladder, rungs_from_rows
     from simkit.core.scenario import read_toml
 
@@ -951,17 +954,17 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
                             jobs=jobs, overrides=[f'play=["{best}"]'])
     levels = run_bundled("valhalla/solo.toml", base / "levels-run", 1_000 if quick else LEVEL_GAMES, seed=2027,
                          jobs=jobs, overrides=[f'jarls=["{LEVEL_JARL}"]', f'play=["{best}"]'])
-    n = 2 if quick else ladder_games_for(SEARCH_PRECISION)
+    cap, block = (2, 2) if quick else (SEARCH_CAP, SEARCH_BLOCK)
     cores = jobs or os.cpu_count() or 1
     where = [f"{k}={json.dumps(v)}" for k, v in SEARCH_CELL.items()]
     play = list(man.get("policies", {}))
-    # one block of all n games, whatever the workers: a block size derived from the cores gave other games on
-    # another machine (the committed page is this single block's)
     # with the value-guided search of that cell (`vsearch`, issue 41) and the learned policy searching a battle's
     # rolls (`learned_search`) when the scenario defines them
     data = read_toml(path)[0]
     searches = ["search", *(p for p in ("vsearch", "learned_search") if p in (data.get("policies") or {}))]
-    srungs = ladder(path, [*play, *searches], games=n, seed=2028, jobs=cores, overrides=where, block_size=n)
+    srungs = ladder(path, [*play, *searches], games=cap, seed=2028, jobs=cores, overrides=where, block_size=block,
+                    **({} if quick else {"precision": SEARCH_PRECISION}))
+    n = srungs[0].games
     spec = lambda name: loader.build(path, {**data, "play": [name]}).policy_specs[0][2]  # noqa: E731
     what = search_words(spec("search"))
     vwhat = {"vsearch": search_words(spec("vsearch"), "this cell's positions")} if "vsearch" in searches else {}
@@ -973,7 +976,8 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     yard = yardstick.bundled(n=5 if quick else yardstick.BATTLES)
     return solo_report(run, base, levels, {"rungs": srungs, "games": n, "cells": 1, "seed": 2028, "search": what,
                                             "where": cell, **vwhat,
-                                            **({} if quick else {"precision": SEARCH_PRECISION})},
+                                            **({} if quick else {"precision": SEARCH_PRECISION, "cap": cap,
+                                                                 "block": block})},
                        jarls_run=jarls_run, yardstick=yard)
 
 
