@@ -156,7 +156,6 @@ def decision_kinds(game, mode) -> list[str]:
     """The decision kinds a `search` may be restricted to: the game mode's feature kinds (its features'
     ``CATEGORIES``, in the order of ``Parts.kind``; empty for a mode without them)."""
     from simkit.core import registry
-
     from simkit.errors import InputError
 
     try:

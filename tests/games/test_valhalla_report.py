@@ -673,10 +673,8 @@ def test_the_search_ladder_says_how_its_sample_was_sized(ranked, tmp_path):
     """The bundled search ladder is played in blocks until every rung is within ±SEARCH_PRECISION (at most
     SEARCH_CAP games): the page says the rule and the games it took, from the ladder's own rungs; the sensitivity
     section says `search` plays one cell (too few cells for a ranking), not too few games."""
-    from simkit.core.ladder import rungs_from
+    from simkit.core.ladder import games_for_precision, rungs_from
     from simkit.games.valhalla.solo.report import SEARCH_BLOCK, SEARCH_CAP, SEARCH_PRECISION
-
-    from simkit.core.ladder import games_for_precision
 
     # the cap never cuts the rule short: at any rate the intervals are within the precision by then
     assert SEARCH_PRECISION <= 0.05 and games_for_precision(SEARCH_PRECISION, SEARCH_BLOCK) <= SEARCH_CAP
