@@ -39,6 +39,9 @@ ALLOCATE = {
     "simkit.games.valhalla.multi.setup": {"setup": "the deck order and the Jarl order to shuffle"},
     "simkit.games.valhalla.multi.policies": {},
     "simkit.games.valhalla.multi.features": {},
+    "simkit.games.valhalla.solo.battle_roll": {
+        "outcome_tables": "the tables", "new_roll": "the tables, the memo and the stack",
+        "no_roll": "its three (nearly) empty arrays"},
     "simkit.games.valhalla.solo.engine": {"setup": "the deck order", "invariants": "count arrays"},
     "simkit.games.valhalla.solo.features": {},
     "simkit.games.valhalla.solo.policies": {},

@@ -694,3 +694,24 @@ def test_the_search_ladder_says_how_its_sample_was_sized(ranked, tmp_path):
     assert n < SEARCH_CAP and f"which took {n:,} games." in section  # (a ladder stopped by its rule, below the cap)
     assert f"`search` plays {n:,} games in only 1 cell, too few cells for a ranking of its own" in text
     assert "plays too few games" not in text
+
+
+def test_the_search_ladder_says_what_builder_exact_is_when_it_plays(report, tmp_path):
+    """The bundled search ladder plays `builder_exact` (`builder_tuned` with `exact_rolls`); the introduction says
+    what it is only when the ladder has it, and the scenario's table is `builder_tuned`'s but for its rolls."""
+    from simkit.core.ladder import rungs_from
+    from simkit.core.registry import scenarios_dir
+    from simkit.core.scenario import read_toml
+    from simkit.games.valhalla.solo.report import EXACT
+
+    n = 30
+    rungs = rungs_from({EXACT: np.ones(n), "search": np.ones(n), "random": np.zeros(n)},
+                       {"search": "search", EXACT: "heuristic"})
+    run_dir, _, _ = report
+    section = solo_report(run_dir, tmp_path / "x", search_ladder={"rungs": rungs, "games": n, "cells": 1, "seed": 1,
+                                                                  "where": "one cell", "exact": EXACT})[0]
+    section = section.read_text().split("### With `search` (a smaller sample)", 1)[1]
+    assert f"`{EXACT}` is `builder_tuned` playing every roll exactly (`exact_rolls`" in section.split("Every policy", 1)[0]
+    assert f"| {EXACT} " in section
+    policies = read_toml(scenarios_dir() / "valhalla" / "solo.toml")[0]["policies"]
+    assert policies[EXACT] == {**policies["builder_tuned"], "exact_rolls": 1}

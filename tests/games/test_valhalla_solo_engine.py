@@ -14,6 +14,7 @@ from simkit.core.stats import paired_difference, wilson
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo import policies as pol
+from simkit.games.valhalla.solo.battle_roll import new_roll
 from simkit.games.valhalla.solo.simulation import FNS, rules_vector
 
 AXE, SWORD, HAMMER, SPEAR, BOW, WILD = range(6)
@@ -66,7 +67,8 @@ def make_env(cards_spec, monster, face, p_act=None, rules=RULES, jarl=(0, 0), fa
             mweap[k, sym] += 1
     p = np.zeros(n) if p_act is None else np.asarray(p_act, float)
     faces = np.full(6, face, np.int32) if faces is None else np.asarray(faces, np.int32)
-    return (cards, need, p, mon, mweap, mwild, CLAN_ABILITY, np.array(jarl, np.int64), faces, rules.copy())
+    return (cards, need, p, mon, mweap, mwild, CLAN_ABILITY, np.array(jarl, np.int64), faces, rules.copy(),
+            new_roll(faces, S))
 
 
 def state(team=(), hand=(), deck=(), discard=(), glory=0, mon=0):

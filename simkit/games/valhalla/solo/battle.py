@@ -335,6 +335,7 @@ def position(deck, team, hand, monster: str, card: int = 1, side: str = "base", 
     key given twice takes two copies), ``card`` the 1-based monster card of ``side``, ``glory`` the Glory in
     Valhalla, ``jarl`` a Jarl key (None: no ability). Unknown or impossible choices raise ``InputError``."""
     from simkit.games.valhalla.battle_cli import check_position
+    from simkit.games.valhalla.solo.battle_roll import new_roll
     from simkit.games.valhalla.solo.simulation import deck_tables, rules_vector, tables
 
     team_ids, hand_ids = check_position(deck, team, hand, monster, card, side, jarl)
@@ -346,7 +347,7 @@ def position(deck, team, hand, monster: str, card: int = 1, side: str = "base", 
         j = deck.jarl_keys.index(jarl)
         jarl_row = np.array([D["arrays"]["jarl_ability"][j], D["arrays"]["jarl_value"][j]], np.int64)
     rules = rules_vector(variant=side, wild_warriors=wild_warriors, monster_powers=monster_powers, dice=dice)
-    env = (*T0[:7], jarl_row, T0[7], rules)
+    env = (*T0[:7], jarl_row, T0[7], rules, new_roll(T0[7], T0[1].shape[1]))
     s = np.zeros(L.STATE_SIZE, np.int32)
     s[L.SHIELDS], s[L.GLORY], s[L.WGLORY], s[L.MON], s[L.B_PATH] = 4, glory, glory, card - 1, -1
     for c in team_ids:

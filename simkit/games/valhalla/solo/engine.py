@@ -4,7 +4,7 @@ The state ``s`` (int32, see ``layout``) records which decision is pending
 (``PHASE``) and everything a battle in progress needs; ``rng`` (uint64[4]) is
 the game's chance stream (dice, and the reshuffle after the set-up exchange);
 ``env`` is ``(cards, need, p_act, mon, mweap, mwild, clan_ability, jarl_row,
-faces, rules)``. The deck is shuffled at set-up from a separate shuffler
+faces, rules, roll)`` (``roll``: a policy's scratch, ``battle_roll.new_roll``). The deck is shuffled at set-up from a separate shuffler
 stream, so every difficulty level, Jarl and policy starts from the same deck
 order (common random numbers).
 

@@ -64,7 +64,8 @@ Actions (``legal_actions`` lists them in this order; ids are < MAX_ACTIONS)::
                               0 = none, last)
 
 Card tables (built from ``deck.toml`` and ``cards.toml``); ``env`` is
-``(cards, need, p_act, mon, mweap, mwild, clan_ability, jarl_row, faces, rules)``:
+``(cards, need, p_act, mon, mweap, mwild, clan_ability, jarl_row, faces, rules, roll)`` (``roll``: the
+tables and scratch of the exact rolls, ``battle_roll.new_roll``):
 
     cards  int32[N, C_*]   one row per physical card (columns below)
     need   int32[N, S]     specific weapon symbols a card needs

@@ -26,6 +26,7 @@ from simkit.core.rng import randbelow
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import features as F
 from simkit.games.valhalla.solo import layout as L
+from simkit.games.valhalla.solo.battle_roll import LIMIT, best_roll
 from simkit.games.valhalla.solo.features import attack_target, base_strength, best_total, estimate
 
 KINDS = LEARNED_KINDS
@@ -44,8 +45,13 @@ PARAMS = {
     "tactics": (8, 1.0, "play strength, reroll and Weapon Delivery Battle Tactics (1 yes, 0 never)", 0.0, 1.0),
     "send_on_loss": (9, 1.0, "after a lost battle, send the activated Warrior with the most Glory to Valhalla "
                      "(1 yes)", 0.0, 1.0),
+    # declared without a range: never tuned (a tuning run would play thousands of slow games)
+    "exact_rolls": (10, 0.0, "at every roll play the battle-optimal action instead of the rules above: stop, "
+                    "Weapon Delivery or reroll, whichever wins the battle most often (solved exactly, "
+                    "battle_roll.py; about 20 ms a roll) (1 yes)"),
 }
 N_PARAMS = len(PARAMS)
+EXACT_ROLLS = PARAMS["exact_rolls"][0]
 
 PRESETS = {
     "builder": ("heuristic", {"attack_ratio": 1.0, "full_team_ratio": 0.8}),
@@ -213,7 +219,9 @@ def in_legal(legal, n, a):
 @njit(cache=True, _nrt=False)
 def roll_decision(s, env, legal, n, params):
     """Weapon Delivery when it adds strength; stop once the best activation wins; otherwise reroll every die no
-    (half-built) activation needs: free rerolls first, then basic ones (one of the rerolled dice is discarded)."""
+    (half-built) activation needs: free rerolls first, then basic ones (one of the rerolled dice is discarded).
+    (With ``exact_rolls``, ``policy`` plays the battle-optimal roll instead, and these rules only where the battle
+    is too large to solve.)"""
     S = env[1].shape[1]
     cards = env[0]
     pool = E.battle_pool(s, env[1].shape[1])
@@ -344,15 +352,21 @@ learned_action = LEARNED_FNS.learned_action
 
 @njit(cache=True, inline="always")
 def policy(kind, s, env, legal, n, params, prng):
-    """The decision interface's policy: ``heuristic`` (steered by ``params``), ``random`` (uniform) or ``learned``
-    (a scorer over ``features``, with ``heuristic`` as its base); reads only public information (never the deck
-    order)."""
+    """The decision interface's policy: ``heuristic`` (steered by ``params``; with ``exact_rolls``, the
+    battle-optimal roll of ``battle_roll.best_roll`` at every roll), ``random`` (uniform) or ``learned`` (a scorer
+    over ``features``, with ``heuristic`` as its base); reads only public information (never the deck order). The
+    exact rolls are called here rather than in ``roll_decision``: there the call slowed every heuristic game by
+    about 5% (``simkit bench``)."""
     if n == 1:
         return legal[0]
     if kind == RANDOM:
         return legal[randbelow(prng, n)]
     if kind == LEARNED:
         return learned_action(s, env, legal, n, params, prng)
+    if params[EXACT_ROLLS] > 0 and s[L.PHASE] == L.PH_ROLL:
+        a = best_roll(s, env, env[10], LIMIT)
+        if a >= 0:
+            return a
     return heuristic(s, env, legal, n, params, prng)
 
 

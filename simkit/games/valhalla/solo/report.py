@@ -783,6 +783,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
             + (f"`learned_search` is the learned policy searching a battle's rolls ({search_ladder['learned_search']}"
                "; over all the cells it beats the tuned heuristic: docs/strategy.md), at about `search`'s cost. "
                if search_ladder.get("learned_search") else "")
+            + (f"`{search_ladder['exact']}` is `builder_tuned` playing every roll exactly (`exact_rolls`: the "
+               "stop, Weapon Delivery or reroll that wins the battle most often, solved exactly; no search), at "
+               "about a quarter of a CPU-second a game. " if search_ladder.get("exact") else "")
             + f"{search_verdict(sr)} `search` is too slow for the level comparison's hundreds of thousands of "
             "games, so the level question is answered under the strongest heuristic.\n\n"
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)",
@@ -927,6 +930,7 @@ SEARCH_CELL = {"monsters": ["dragon"], "variants": ["base"], "levels": [1], "jar
 # widest rung is `aggressive` (about 0.25 here: some 300 games); ±0.05 tells `search` (about 0.98 in this cell) from
 # `builder_tuned` (about 0.91), which 30 games (±0.17, before 2026-12-07) could not
 SEARCH_PRECISION = 0.05
+EXACT = "builder_exact"  # the scenario's `builder_tuned` with exact rolls: a rung of the search ladder when defined
 SEARCH_BLOCK = 25
 SEARCH_CAP = 400
 
@@ -958,10 +962,11 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     cores = jobs or os.cpu_count() or 1
     where = [f"{k}={json.dumps(v)}" for k, v in SEARCH_CELL.items()]
     play = list(man.get("policies", {}))
-    # with the value-guided search of that cell (`vsearch`, issue 41) and the learned policy searching a battle's
-    # rolls (`learned_search`) when the scenario defines them
+    # with the value-guided search of that cell (`vsearch`, issue 41), the learned policy searching a battle's
+    # rolls (`learned_search`) and the tuned heuristic rolling exactly (`builder_exact`) when the scenario defines
+    # them
     data = read_toml(path)[0]
-    searches = ["search", *(p for p in ("vsearch", "learned_search") if p in (data.get("policies") or {}))]
+    searches = ["search", *(p for p in ("vsearch", "learned_search", EXACT) if p in (data.get("policies") or {}))]
     srungs = ladder(path, [*play, *searches], games=cap, seed=2028, jobs=cores, overrides=where, block_size=block,
                     **({} if quick else {"precision": SEARCH_PRECISION}))
     n = srungs[0].games
@@ -970,6 +975,8 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     vwhat = {"vsearch": search_words(spec("vsearch"), "this cell's positions")} if "vsearch" in searches else {}
     if "learned_search" in searches:
         vwhat["learned_search"] = search_words(spec("learned_search"))
+    if EXACT in searches:
+        vwhat["exact"] = EXACT
     cell = ", ".join(f"{k[:-1] if k.endswith('s') else k} {', '.join(map(str, v))}" for k, v in SEARCH_CELL.items())
     from simkit.games.valhalla.solo import yardstick
 

@@ -37,6 +37,7 @@ from simkit.games.valhalla.monster_dice import _compositions
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo import policies as pol
+from simkit.games.valhalla.solo.battle_roll import new_roll, no_roll
 from simkit.games.valhalla.solo.features import FEATURES
 from simkit.games.valhalla.solo.scenario import DISCARDS, PATH, VARIANTS, read_solo  # noqa: F401  (re-exported)
 
@@ -204,6 +205,15 @@ def play_out(s, rng, env, kind, par, prng, buf):
         steps += 1
 
 
+@njit(cache=True, _nrt=False)
+def exact_rolls(params):
+    """Does a cell's policy (a row of ``params``) roll exactly (``exact_rolls``)?"""
+    for c in range(params.shape[0]):
+        if params.shape[1] > pol.EXACT_ROLLS and params[c, pol.EXACT_ROLLS] > 0:
+            return True
+    return False
+
+
 @njit(cache=True)
 def play_cells(key, n, T0, deck_ids, jarls, jarl_idx, kinds, params, rules, out, counters):
     """Play ``n`` games in each cell of one monster and side with heuristic or random policies; row c * n + g gets
@@ -215,8 +225,9 @@ def play_cells(key, n, T0, deck_ids, jarls, jarl_idx, kinds, params, rules, out,
     prng = np.empty(4, np.uint64)
     shuffler = np.empty(4, np.uint64)
     buf = np.empty(L.MAX_ACTIONS, np.int64)
+    roll = new_roll(faces, need.shape[1]) if exact_rolls(params) else no_roll()
     for c in range(kinds.shape[0]):
-        env = (cards, need, p_act, mon, mweap, mwild, clan_ability, jarls[jarl_idx[c]], faces, rules[c])
+        env = (cards, need, p_act, mon, mweap, mwild, clan_ability, jarls[jarl_idx[c]], faces, rules[c], roll)
         kind = kinds[c]
         par = params[c]
         for g in range(n):
@@ -238,8 +249,9 @@ def play_cells_search(key, n, T0, deck_ids, jarls, jarl_idx, kinds, params, cfgs
     prng = np.empty(4, np.uint64)
     shuffler = np.empty(4, np.uint64)
     buf = np.empty(L.MAX_ACTIONS, np.int64)
+    roll = new_roll(faces, need.shape[1]) if exact_rolls(params) or exact_rolls(base_params) else no_roll()
     for c in range(kinds.shape[0]):
-        env = (cards, need, p_act, mon, mweap, mwild, clan_ability, jarls[jarl_idx[c]], faces, rules[c])
+        env = (cards, need, p_act, mon, mweap, mwild, clan_ability, jarls[jarl_idx[c]], faces, rules[c], roll)
         for g in range(n):
             seed_stream(shuffler, key, g, 0)
             seed_stream(prng, key, g, 1)
@@ -364,12 +376,15 @@ def build_solo(fields) -> SoloSim:
     return SoloSim(**read_solo(fields))
 
 
-def cell_env(sim: SoloSim, group: int = 0, cell: int = 0):
-    """The ``env`` of one cell of a simulation (tables, the cell's Jarl row and rule vector)."""
+def cell_env(sim: SoloSim, group: int = 0, cell: int = 0, roll=None):
+    """The ``env`` of one cell of a simulation (tables, the cell's Jarl row and rule vector, and ``roll``: the
+    exact rolls' tables and scratch, ``battle_roll.new_roll``, made when not given)."""
     g = sim.groups[group]
     cards, need, p_act, mon, mweap, mwild, clan_ability, faces = g["T0"]
+    if roll is None:
+        roll = new_roll(faces, need.shape[1])
     return (cards, need, p_act, mon, mweap, mwild, clan_ability, sim.jarl_tab[g["jarl_idx"][cell]].copy(), faces,
-            g["rules"][cell].copy())
+            g["rules"][cell].copy(), roll)
 
 
 def decision_game(scenario: str | Path | None = None) -> DecisionGame:
@@ -384,7 +399,8 @@ def decision_game(scenario: str | Path | None = None) -> DecisionGame:
 
     sim = loader.load(Path(scenario) if scenario else scenarios_dir() / "valhalla" / "solo.toml").simulation
     first = sim.policy_specs[0][0]
-    deals = [(cell_env(sim, gi, ci), g["deck_ids"]) for gi, g in enumerate(sim.groups)
+    roll = new_roll(sim.groups[0]["T0"][7], sim.groups[0]["T0"][1].shape[1])  # one scratch for every deal
+    deals = [(cell_env(sim, gi, ci, roll), g["deck_ids"]) for gi, g in enumerate(sim.groups)
              for ci, (_, _, p) in enumerate(g["cells"]) if p[0] == first]
 
     def new_game(seed: int):

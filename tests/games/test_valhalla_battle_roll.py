@@ -1,0 +1,131 @@
+"""The fast battle-optimal roll (``battle_roll.py``) against the exact solver (``battle.py``): the same values at
+every roll decision the engine reaches, the action it picks optimal, hand-computed outcome tables, and a battle
+too large given up."""
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from simkit.core.rng import seed_stream
+from simkit.core.seeding import block_key
+from simkit.games.valhalla.deck import load_deck
+from simkit.games.valhalla.solo import battle_roll as R
+from simkit.games.valhalla.solo import engine as E
+from simkit.games.valhalla.solo import layout as L
+from simkit.games.valhalla.solo import policies as pol
+from simkit.games.valhalla.solo.battle import BattleSolver, position
+
+DECK = load_deck()
+
+
+def test_outcome_tables_by_hand():
+    # a die of faces 0, 0, 1: two dice show {0, 0} 4/9, {0, 1} 4/9, {1, 1} 1/9; three dice 8/27, 12/27, 6/27, 1/27
+    pools, probs, n = R.outcome_tables(np.array([0, 0, 1], np.int64), 1, 3)
+    assert list(n) == [1, 2, 3, 4]
+    assert dict(zip(pools[2, :3], probs[2, :3])) == pytest.approx({2: 4 / 9, 1 + 16: 4 / 9, 32: 1 / 9})
+    assert dict(zip(pools[3, :4], probs[3, :4])) == pytest.approx({3: 8 / 27, 2 + 16: 12 / 27, 1 + 32: 6 / 27,
+                                                                   48: 1 / 27})
+    # the bundled die (six symbols, one face each): 10 dice have C(15, 5) = 3003 outcomes, and they add up to 1
+    s, env = position(DECK, ["raven_thrall"], [], "troll", 4, glory=17)
+    pools, probs, n = R.outcome_tables(env[8], env[1].shape[1], L.MAX_DICE)
+    assert n[L.MAX_DICE] == 3003
+    assert probs.sum(axis=1) == pytest.approx(np.ones(L.MAX_DICE + 1))
+
+
+def roll_decisions(s0, env, games, seed):
+    """The engine's roll decisions of ``games`` battles from ``s0`` (its own dice), played by the fast solver."""
+    roll = R.new_roll(env[8], env[1].shape[1])
+    rng, key = np.empty(4, np.uint64), block_key(seed, 0)
+    for g in range(games):
+        s = s0.copy()
+        if s[L.PHASE] == L.PH_SILENCE:
+            s[L.PHASE] = L.ST_ROLL
+        seed_stream(rng, key, g, 2)
+        E.advance(s, rng, env)
+        while s[L.PHASE] == L.PH_ROLL:
+            a = R.best_roll(s, env, roll, R.LIMIT)
+            yield s.copy(), a, R.decision_value(s.copy(), env, roll, False)  # the same generation: read back
+            E.apply_action(s, rng, env, a)
+            E.advance(s, rng, env)
+
+
+@pytest.mark.parametrize("team, hand, kw", [
+    # free rerolls (Solveig), a reroll Battle Tactic and a strength Tactic
+    (["raven_hunter", "frost_champion"], ["battle_fury", "second_wind"], {"card": 2, "glory": 2, "jarl": "solveig"}),
+    # Weapon Delivery, a strength Tactic, Hödr's extra die, an Ice Giant (rime giant: extra die, ≠ dice)
+    (["rime_giant", "raven_hunter"], ["weapon_delivery_axe", "shield_wall"], {"jarl": "hodr"}),
+    # a defence (one more than the monster's strength) with a "smaller team" Tactic
+    (["boar_rider", "boar_champion"], ["ambush"], {"attacking": False}),
+    # one axe Warrior, basic rerolls only: every decision has the same answer by hand (reroll all but one)
+    (["raven_thrall"], [], {"card": 4, "glory": 17, "monster_powers": False}),
+])
+def test_values_and_actions_equal_the_exact_solver(team, hand, kw):
+    s0, env = position(DECK, team, hand, "troll", **kw)
+    exact = BattleSolver(s0, env)
+    seen = 0
+    for s, a, v in roll_decisions(s0, env, 12, 3):
+        best = exact.decision(s.copy(), None)
+        assert v == pytest.approx(float(best), abs=1e-12)
+        assert float(exact.after(s.copy(), a, None)) == pytest.approx(float(best), abs=1e-12)  # an optimal action
+        seen += 1
+    assert seen >= 12
+
+
+def test_one_axe_warrior_by_hand():
+    # Glory 17 + the Raven Thrall's 1 (an axe or the ⊗: 2 faces of 6) = 18, powers off: with d dice rolled and
+    # none an axe, keep discarding one and rerolling the rest: P(win) = 1 - (2/3)^(d-1 + d-2 + ... + 1)
+    s0, env = position(DECK, ["raven_thrall"], [], "troll", 4, glory=17, monster_powers=False)
+    S, need = env[1].shape[1], env[1][s0[L.TEAM]]
+    misses = 0
+    for s, a, v in roll_decisions(s0, env, 300, 5):
+        d = int(s[L.ND])
+        dice = [int(x) for x in s[L.DICE:L.DICE + d]]
+        if any(x == S or need[x] > 0 for x in dice):  # an axe or a ⊗ showing: the battle is won, stop
+            assert (v, a) == (1.0, L.A_STOP)
+            continue
+        misses += 1
+        assert v == pytest.approx(float(1 - F(2, 3) ** (d * (d - 1) // 2)), abs=1e-12)
+        assert a == L.A_BASIC + (1 << d) - 1  # reroll every die (the last one discarded)
+    assert misses >= 20
+
+
+def test_a_battle_too_large_is_given_up():
+    s0, env = position(DECK, ["raven_hunter", "frost_champion"], ["battle_fury", "second_wind"], "troll", 2,
+                       glory=2, jarl="solveig")
+    roll = R.new_roll(env[8], env[1].shape[1])
+    s, _, _ = next(roll_decisions(s0, env, 1, 3))
+    assert R.best_roll(s, env, roll, 5) == -1
+    assert R.best_roll(s, env, roll, R.LIMIT) >= 0
+
+
+def test_one_scratch_serves_many_battles():
+    # two battles, one scratch, their decisions interleaved: every solve starts from an empty memo
+    kw = {"card": 2, "jarl": "solveig"}
+    a0, env = position(DECK, ["raven_hunter", "frost_champion"], ["battle_fury", "second_wind"], "troll", glory=2,
+                       **kw)
+    b0, _ = position(DECK, ["raven_hunter"], ["second_wind"], "troll", glory=5, **kw)
+    exact = {id(a0): BattleSolver(a0, env), id(b0): BattleSolver(b0, env)}
+    roll = R.new_roll(env[8], env[1].shape[1])
+    pairs = zip(roll_decisions(a0, env, 6, 7), roll_decisions(b0, env, 6, 8))
+    for (sa, _, _), (sb, _, _) in pairs:
+        for s, s0 in ((sa, a0), (sb, b0)):
+            a = R.best_roll(s, env, roll, R.LIMIT)
+            best = float(exact[id(s0)].decision(s.copy(), None))
+            assert R.decision_value(s.copy(), env, roll, False) == pytest.approx(best, abs=1e-12)
+            assert float(exact[id(s0)].after(s.copy(), a, None)) == pytest.approx(best, abs=1e-12)
+
+
+def test_the_heuristic_with_exact_rolls_plays_the_solvers_roll():
+    s0, env = position(DECK, ["raven_hunter", "frost_champion"], ["battle_fury", "second_wind"], "troll", 2,
+                       glory=2, jarl="solveig")
+    roll = R.new_roll(env[8], env[1].shape[1])
+    legal = np.empty(L.MAX_ACTIONS, np.int64)
+    on, off = pol.param_vector({"exact_rolls": 1.0}), pol.param_vector()
+    prng = np.zeros(4, np.uint64)
+    differ = 0
+    for s, a, _ in roll_decisions(s0, env, 8, 3):
+        n = E.legal_actions(s, env, legal)
+        assert pol.policy(pol.HEURISTIC, s, env, legal, n, on, prng) == R.best_roll(s, env, roll, R.LIMIT) == a
+        differ += pol.policy(pol.HEURISTIC, s, env, legal, n, off, prng) != a
+    assert differ > 0  # the rules alone play another roll somewhere in these battles
