@@ -172,8 +172,14 @@ def test_a_second_run_on_the_same_out_is_refused(tmp_path, reference):
     while _manifest_pid(out) != first.pid:
         assert first.poll() is None and time.time() < deadline, first.communicate()
         time.sleep(0.01)
-    second = simkit("run", SCENARIO, *ARGS[:4], "--seed", "12", "--quiet", "--jobs", "1", "--out", str(out),
-                    cwd=tmp_path)
+    # the first run paused while the second starts (under a loaded CI the first could finish, and release the
+    # folder, before the second process had imported simkit: the race this test is about would not happen)
+    os.killpg(first.pid, signal.SIGSTOP)
+    try:
+        second = simkit("run", SCENARIO, *ARGS[:4], "--seed", "12", "--quiet", "--jobs", "1", "--out", str(out),
+                        cwd=tmp_path)
+    finally:
+        os.killpg(first.pid, signal.SIGCONT)
     assert second.returncode == 2, second.stderr
     err = second.stderr.strip()
     assert len(err.splitlines()) == 1 and "another simkit run is writing this run folder" in err, err

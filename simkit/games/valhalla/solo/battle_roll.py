@@ -223,15 +223,8 @@ def _prepare(t, env, a):
         return 0
     if a < L.A_BASIC:
         m = a - L.A_FREE
-        if t[L.B_FREE] == 0:  # the reroll Battle Tactic with the most rerolls is played
-            best, best_v = -1, -1
-            for h in range(t[L.HAND_N]):
-                c = t[L.HAND + h]
-                if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_REROLL \
-                        and cards[c, L.C_VALUE] > best_v:
-                    best, best_v = h, cards[c, L.C_VALUE]
-            t[L.B_FREE] += best_v
-            E.play_tactic(t, best)
+        if t[L.B_FREE] == 0:
+            E.play_reroll_tactic(t, cards)
         t[L.B_FREE] -= 1
     else:
         m = a - L.A_BASIC

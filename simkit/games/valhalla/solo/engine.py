@@ -252,6 +252,19 @@ def hand_effect(s, cards, effect):
 
 
 @njit(cache=True, inline="always")
+def play_reroll_tactic(s, cards):
+    """A free reroll with none left: the reroll Battle Tactic with the most rerolls is played for its free
+    rerolls."""
+    best, best_v = -1, -1
+    for h in range(s[L.HAND_N]):
+        c = s[L.HAND + h]
+        if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_REROLL and cards[c, L.C_VALUE] > best_v:
+            best, best_v = h, cards[c, L.C_VALUE]
+    s[L.B_FREE] += best_v
+    play_tactic(s, best)
+
+
+@njit(cache=True, inline="always")
 def play_tactic(s, h):
     """A Battle Tactic from hand index h into play ("Used Battle Tactics cards go to the discard pile after the
     battle")."""
@@ -970,15 +983,7 @@ def apply_action(s, rng, env, a):
             s[L.PHASE] = L.ST_ROLLED
         elif a < L.A_BASIC:
             if s[L.B_FREE] == 0:
-                # a reroll Battle Tactic (the one with the most rerolls) is played for its free rerolls
-                best, best_v = -1, -1
-                for h in range(s[L.HAND_N]):
-                    c = s[L.HAND + h]
-                    if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_REROLL \
-                            and cards[c, L.C_VALUE] > best_v:
-                        best, best_v = h, cards[c, L.C_VALUE]
-                s[L.B_FREE] += best_v
-                play_tactic(s, best)
+                play_reroll_tactic(s, cards)
             s[L.B_FREE] -= 1
             reroll_mask(s, rng, env, a - L.A_FREE)
             post_roll(s, rng, env)
