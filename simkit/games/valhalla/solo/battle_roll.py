@@ -178,9 +178,9 @@ def _slot(keys, stamps, gen, h):
 @njit(cache=True, inline="always")
 def _store(memo, h, v):
     keys, vals, stamps, meta = memo[0], memo[1], memo[2], memo[3]
-    i = _slot(keys, stamps, meta[0], h)
-    keys[i], vals[i], stamps[i] = h, v, meta[0]
-    meta[1] += 1
+    i = _slot(keys, stamps, meta[M_GEN], h)
+    keys[i], vals[i], stamps[i] = h, v, meta[M_GEN]
+    meta[M_COUNT] += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -200,8 +200,8 @@ def _terminal(s, env, memo):
     pool = E.battle_pool(s, env[1].shape[1])
     h = np.int64(_mix(np.uint64(pool) ^ np.uint64(0xC0FFEE)))
     keys, vals, stamps, meta = memo[0], memo[1], memo[2], memo[3]
-    i = _slot(keys, stamps, meta[0], h)
-    if stamps[i] == meta[0]:
+    i = _slot(keys, stamps, meta[M_GEN], h)
+    if stamps[i] == meta[M_GEN]:
         return vals[i]
     v, _, _ = best_total(s, env, pool)
     won = 1.0 if base_strength(s, env) + v >= s[L.B_NEEDED] else 0.0
@@ -319,11 +319,11 @@ def _enter(d, memo, env, top):
     else -1.0 with the frame ready (its legal actions listed)."""
     keys, vals, stamps, meta, SS, _, _, _, legal, fi, ff = memo
     h = _key(SS[d], env[1].shape[1], 0)
-    i = _slot(keys, stamps, meta[0], h)
-    if stamps[i] == meta[0] and not top:
+    i = _slot(keys, stamps, meta[M_GEN], h)
+    if stamps[i] == meta[M_GEN] and not top:
         return vals[i]
-    if meta[1] >= meta[2] or d + 1 >= SS.shape[0]:
-        meta[3] = 1  # given up
+    if meta[M_COUNT] >= meta[M_LIMIT] or d + 1 >= SS.shape[0]:
+        meta[M_GIVEN_UP] = 1  # given up
         return 0.0
     fi[d, F_N] = E.legal_actions(SS[d], env, legal[d])
     fi[d, F_J], fi[d, F_STEP], fi[d, F_H], fi[d, F_BEST_A] = 0, NEXT_ACTION, h, legal[d, 0]
@@ -350,7 +350,7 @@ def decision_value(s, env, roll, top):
         return v
     d = 0
     while True:
-        if meta[3] == 1:
+        if meta[M_GIVEN_UP] == 1:
             return 0.0
         st = fi[d, F_STEP]
         if st == NEXT_ACTION:
@@ -358,7 +358,7 @@ def decision_value(s, env, roll, top):
                 v = ff[d, 0]
                 _store(memo, fi[d, F_H], v)
                 if d == 0:
-                    meta[4] = fi[0, F_BEST_A]
+                    meta[M_BEST] = fi[0, F_BEST_A]
                     return v
                 d -= 1
                 ff[d, 2] += v
@@ -371,8 +371,8 @@ def decision_value(s, env, roll, top):
                 _copy(TT[d], SS[d])
                 k = _prepare(TT[d], env, a)
                 hq = _key(TT[d], S, 1 + k)
-                iq = _slot(keys, stamps, meta[0], hq)
-                if stamps[iq] != meta[0]:  # the dice to roll: over their outcomes
+                iq = _slot(keys, stamps, meta[M_GEN], hq)
+                if stamps[iq] != meta[M_GEN]:  # the dice to roll: over their outcomes
                     fi[d, F_K], fi[d, F_KEPT], fi[d, F_O], fi[d, F_HQ] = k, E.dice_pool(TT[d]), 0, hq
                     fi[d, F_STEP] = NEXT_OUTCOME
                     ff[d, 1] = 0.0
@@ -417,8 +417,8 @@ def decision_value(s, env, roll, top):
                 _clan_rerolls(w, env, -1)
             if E.roll_has_options(w, env):  # a decision: from the memo, or a new frame
                 hw = _key(w, S, 0)
-                iw = _slot(keys, stamps, meta[0], hw)
-                if stamps[iw] == meta[0]:
+                iw = _slot(keys, stamps, meta[M_GEN], hw)
+                if stamps[iw] == meta[M_GEN]:
                     v = vals[iw]
                 else:
                     _copy(SS[d + 1], w)

@@ -930,9 +930,9 @@ SEARCH_CELL = {"monsters": ["dragon"], "variants": ["base"], "levels": [1], "jar
 # widest rung is `aggressive` (about 0.25 here: some 300 games); ±0.05 tells `search` (about 0.98 in this cell) from
 # `builder_tuned` (about 0.91), which 30 games (±0.17, before 2026-12-07) could not
 SEARCH_PRECISION = 0.05
-EXACT = "builder_exact"  # the scenario's `builder_tuned` with exact rolls: a rung of the search ladder when defined
 SEARCH_BLOCK = 25
 SEARCH_CAP = 400
+EXACT = "builder_exact"  # the scenario's `builder_tuned` with exact rolls: a rung of the search ladder when defined
 
 
 def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
