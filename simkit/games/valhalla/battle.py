@@ -177,45 +177,62 @@ def tset_feasible(s, tn, cn, cards, need, clan_ability, wild, pool, tset):
 
 
 @njit(cache=True, _nrt=False)
-def post_roll(s, tn, cn, nd, dv, ice_i, free_i, given_i, rng, cards, need, clan_ability, wild, colours, faces,
-              max_dice):
-    """Powers of activated Warriors after a roll (activated: in the best activation of the team by the dice so far
-    and the Weapon Delivery cards at ``dv``). "The first Ice Giant that the player activates gives them one
-    additional die" (``s[ice_i]``: already given); a clan "reroll" power gives a free reroll (``s[free_i]``) per
-    activated Warrior that has it, once each (``s[given_i]``: already given)."""
-    S = need.shape[1]
-    # only a team with such a power needs the activation here
-    want = False
+def wants_post_roll(s, tn, ice_i, cards, clan_ability):
+    """Does the team have a power ``post_roll`` may give: a clan "reroll" power, or an Ice Giant power while
+    ``s[ice_i]`` (its extra die already given) is 0? Only then does a roll need the team's activation."""
     for i in range(s[tn]):
         w = s[tn + 1 + i]
         cl = cards[w, C_CLAN]
         if cards[w, C_SPECIAL] == 1 and cl >= 0 and (clan_ability[cl] == A_REROLL or (
                 clan_ability[cl] == A_ICE_GIANT and s[ice_i] == 0)):
-            want = True
-    if not want:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def ice_giant_activated(s, tn, ice_i, cards, clan_ability, m):
+    """"The first Ice Giant that the player activates gives them one additional die": True when the activation
+    ``m`` holds an Ice Giant with its power and the extra die is not yet given (``s[ice_i]`` 0)."""
+    if s[ice_i] != 0 or m <= 0:
+        return False
+    for i in range(s[tn]):
+        w = s[tn + 1 + i]
+        cl = cards[w, C_CLAN]
+        if (m >> i) & 1 and cl >= 0 and clan_ability[cl] == A_ICE_GIANT and cards[w, C_SPECIAL] == 1:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def give_clan_rerolls(s, tn, free_i, given_i, cards, clan_ability, m):
+    """A clan "reroll" power gives a free reroll (``s[free_i]``) per Warrior of the activation ``m`` that has it,
+    once each (``s[given_i]``: how many already given)."""
+    cr = 0
+    for i in range(s[tn]):
+        w = s[tn + 1 + i]
+        if (m >> i) & 1 and cards[w, C_SPECIAL] == 1 and cards[w, C_CLAN] >= 0 \
+                and clan_ability[cards[w, C_CLAN]] == A_REROLL:
+            cr += 1
+    if cr > s[given_i]:
+        s[free_i] += cr - s[given_i]
+        s[given_i] = cr
+
+
+@njit(cache=True, _nrt=False)
+def post_roll(s, tn, cn, nd, dv, ice_i, free_i, given_i, rng, cards, need, clan_ability, wild, colours, faces,
+              max_dice):
+    """Powers of activated Warriors after a roll (activated: in the best activation of the team by the dice so far
+    and the Weapon Delivery cards at ``dv``): an activated Ice Giant's extra die (``ice_giant_activated``), then,
+    with the team activated again, the clan rerolls (``give_clan_rerolls``)."""
+    if not wants_post_roll(s, tn, ice_i, cards, clan_ability):
         return
+    S = need.shape[1]
     for _ in range(2):
         m, st = best_joint(s, tn, cn, cards, need, clan_ability, wild, colours,
                            pile_pool(s, nd) + deliv_pool(s, dv, S), 0)
-        if s[ice_i] == 0 and m > 0:
-            rolled = False
-            for i in range(s[tn]):
-                w = s[tn + 1 + i]
-                cl = cards[w, C_CLAN]
-                if (m >> i) & 1 and cl >= 0 and clan_ability[cl] == A_ICE_GIANT and cards[w, C_SPECIAL] == 1:
-                    s[ice_i] = 1
-                    add_die(s, nd, rng, faces, max_dice)
-                    rolled = True
-                    break
-            if rolled:
-                continue
-        cr = 0
-        for i in range(s[tn]):
-            w = s[tn + 1 + i]
-            if (m >> i) & 1 and cards[w, C_SPECIAL] == 1 and cards[w, C_CLAN] >= 0 \
-                    and clan_ability[cards[w, C_CLAN]] == A_REROLL:
-                cr += 1
-        if cr > s[given_i]:
-            s[free_i] += cr - s[given_i]
-            s[given_i] = cr
+        if ice_giant_activated(s, tn, ice_i, cards, clan_ability, m):
+            s[ice_i] = 1
+            add_die(s, nd, rng, faces, max_dice)
+            continue
+        give_clan_rerolls(s, tn, free_i, given_i, cards, clan_ability, m)
         break

@@ -26,6 +26,7 @@ import icepool
 import numpy as np
 
 from simkit.core.dice import probabilities
+from simkit.games.valhalla import battle as FB
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo import policies as pol
@@ -125,45 +126,26 @@ class BattleSolver:
     def _post_roll(self, s) -> list:
         """``engine.post_roll`` with its Ice Giant die enumerated: [(probability, state)]."""
         env, cards, ca = self.env, self.env[0], self.env[6]
-        want = False
-        for i in range(s[L.TEAM_N]):
-            w = s[L.TEAM + i]
-            cl = cards[w, L.C_CLAN]
-            if cards[w, L.C_SPECIAL] == 1 and cl >= 0 and (ca[cl] == L.A_REROLL or (
-                    ca[cl] == L.A_ICE_GIANT and s[L.B_ICE_DONE] == 0)):
-                want = True
-        if not want:
+        if not FB.wants_post_roll(s, L.TEAM_N, L.B_ICE_DONE, cards, ca):
             return [(Fraction(1), s)]
         m, _ = E.best_joint(s, env, E.battle_pool(s, self.S), 0)
-        if s[L.B_ICE_DONE] == 0 and m > 0:
-            for i in range(s[L.TEAM_N]):
-                w = s[L.TEAM + i]
-                if (m >> i) & 1 and E.is_ice_giant(cards, ca, w) and cards[w, L.C_SPECIAL] == 1:
-                    s[L.B_ICE_DONE] = 1
-                    if s[L.ND] >= L.MAX_DICE:
-                        return self._clan_rerolls(s)
-                    out = []
-                    for dice, p in _reroll_outcomes(self.faces, 1):
-                        t = s.copy()
-                        self._set_dice(t, [int(x) for x in s[L.DICE:L.DICE + s[L.ND]]] + list(dice))
-                        out += [(p * q, u) for q, u in self._clan_rerolls(t)]
-                    return out
+        if FB.ice_giant_activated(s, L.TEAM_N, L.B_ICE_DONE, cards, ca, m):
+            s[L.B_ICE_DONE] = 1
+            if s[L.ND] >= L.MAX_DICE:
+                return self._clan_rerolls(s)
+            out = []
+            for dice, p in _reroll_outcomes(self.faces, 1):
+                t = s.copy()
+                self._set_dice(t, [int(x) for x in s[L.DICE:L.DICE + s[L.ND]]] + list(dice))
+                out += [(p * q, u) for q, u in self._clan_rerolls(t)]
+            return out
         return self._clan_rerolls(s, m)
 
     def _clan_rerolls(self, s, m=None) -> list:
         """The second pass of ``post_roll``: a free reroll per activated clan-reroll Warrior (once each)."""
-        cards, ca = self.env[0], self.env[6]
         if m is None:
             m, _ = E.best_joint(s, self.env, E.battle_pool(s, self.S), 0)
-        cr = 0
-        for i in range(s[L.TEAM_N]):
-            w = s[L.TEAM + i]
-            if (m >> i) & 1 and cards[w, L.C_SPECIAL] == 1 and cards[w, L.C_CLAN] >= 0 \
-                    and ca[cards[w, L.C_CLAN]] == L.A_REROLL:
-                cr += 1
-        if cr > s[L.B_CLAN_GIVEN]:
-            s[L.B_FREE] += cr - s[L.B_CLAN_GIVEN]
-            s[L.B_CLAN_GIVEN] = cr
+        FB.give_clan_rerolls(s, L.TEAM_N, L.B_FREE, L.B_CLAN_GIVEN, self.env[0], self.env[6], m)
         return [(Fraction(1), s)]
 
     def _roll(self, s, kept, k) -> list:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.games.valhalla import battle as FB
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo.features import base_strength, best_total
@@ -253,51 +254,27 @@ def _activated(s, env):
 
 
 @njit(cache=True, _nrt=False)
-def _wants_post_roll(s, env):
-    cards, ca = env[0], env[6]
-    for i in range(s[L.TEAM_N]):
-        w = s[L.TEAM + i]
-        cl = cards[w, L.C_CLAN]
-        if cards[w, L.C_SPECIAL] == 1 and cl >= 0 and (ca[cl] == L.A_REROLL or (
-                ca[cl] == L.A_ICE_GIANT and s[L.B_ICE_DONE] == 0)):
-            return True
-    return False
-
-
-@njit(cache=True, _nrt=False)
 def _clan_rerolls(s, env, m):
     """A free reroll per activated clan-reroll Warrior, once each (``m``: the activation; -1: compute it)."""
-    cards, ca = env[0], env[6]
     if m == -1:
         m = _activated(s, env)
-    cr = 0
-    for i in range(s[L.TEAM_N]):
-        w = s[L.TEAM + i]
-        if (m >> i) & 1 and cards[w, L.C_SPECIAL] == 1 and cards[w, L.C_CLAN] >= 0 \
-                and ca[cards[w, L.C_CLAN]] == L.A_REROLL:
-            cr += 1
-    if cr > s[L.B_CLAN_GIVEN]:
-        s[L.B_FREE] += cr - s[L.B_CLAN_GIVEN]
-        s[L.B_CLAN_GIVEN] = cr
+    FB.give_clan_rerolls(s, L.TEAM_N, L.B_FREE, L.B_CLAN_GIVEN, env[0], env[6], m)
 
 
 @njit(cache=True, _nrt=False)
 def _settle(s, env):
     """``engine.post_roll`` up to its one draw: True when an activated Ice Giant's extra die is to be rolled (its
     flag set; the caller rolls it and then gives the clan rerolls), else the clan rerolls given and False."""
-    if not _wants_post_roll(s, env):
-        return False
     cards, ca = env[0], env[6]
+    if not FB.wants_post_roll(s, L.TEAM_N, L.B_ICE_DONE, cards, ca):
+        return False
     m = _activated(s, env)
-    if s[L.B_ICE_DONE] == 0 and m > 0:
-        for i in range(s[L.TEAM_N]):
-            w = s[L.TEAM + i]
-            if (m >> i) & 1 and E.is_ice_giant(cards, ca, w) and cards[w, L.C_SPECIAL] == 1:
-                s[L.B_ICE_DONE] = 1
-                if s[L.ND] >= L.MAX_DICE:
-                    _clan_rerolls(s, env, -1)
-                    return False
-                return True
+    if FB.ice_giant_activated(s, L.TEAM_N, L.B_ICE_DONE, cards, ca, m):
+        s[L.B_ICE_DONE] = 1
+        if s[L.ND] >= L.MAX_DICE:
+            _clan_rerolls(s, env, -1)
+            return False
+        return True
     _clan_rerolls(s, env, m)
     return False
 
