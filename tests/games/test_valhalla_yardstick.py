@@ -169,3 +169,20 @@ def test_policies_that_battle_alike_are_named_once():
     assert sm["a"]["lost"].estimate == pytest.approx(0.125) and sm["a"]["lost"].high < 1
     rows[1]["b"], rows[1]["b lost"] = F(1, 4), F(1, 12)
     assert Y.battle_alike(y, "a") == [] and "battles as" not in Y.section(y)[1]
+
+
+def test_cell_env_makes_the_exact_rolls_scratch_only_for_a_policy_that_rolls_exactly(sim):
+    """``cell_env``: the exact rolls' 5 MB scratch when ``params`` roll exactly (or are not given), else the small
+    ``no_roll``, with which the yardstick still plays a game of ``builder_tuned`` (it never reads the scratch)."""
+    from simkit.games.valhalla.solo.battle_roll import META
+
+    tuned = next(p for p in sim.policy_specs if p[0] == "builder_tuned")
+    _, par, _, _ = compile_policy(tuned[1], tuned[2], pol.PARAMS)
+    assert par[pol.EXACT_ROLLS] == 0
+    exact = par.copy()
+    exact[pol.EXACT_ROLLS] = 1
+    assert cell_env(sim, 0, 0, params=par)[10][0].shape[0] == META
+    assert cell_env(sim, 0, 0, params=exact)[10][0].shape[0] > META
+    assert cell_env(sim, 0, 0)[10][0].shape[0] > META
+    battles_small, _ = Y.play_battles(sim, "builder_tuned", 3, (0, 0), block_key(9, 0))
+    assert len(battles_small) > 0

@@ -376,13 +376,16 @@ def build_solo(fields) -> SoloSim:
     return SoloSim(**read_solo(fields))
 
 
-def cell_env(sim: SoloSim, group: int = 0, cell: int = 0, roll=None):
+def cell_env(sim: SoloSim, group: int = 0, cell: int = 0, roll=None, params=None):
     """The ``env`` of one cell of a simulation (tables, the cell's Jarl row and rule vector, and ``roll``: the
-    exact rolls' tables and scratch, ``battle_roll.new_roll``, made when not given)."""
+    exact rolls' tables and scratch, ``battle_roll.new_roll``). When ``roll`` is not given it is made, unless the
+    policies that will play (``params``, rows of parameter vectors) never roll exactly: then the small
+    ``no_roll``."""
     g = sim.groups[group]
     cards, need, p_act, mon, mweap, mwild, clan_ability, faces = g["T0"]
     if roll is None:
-        roll = new_roll(faces, need.shape[1])
+        needed = params is None or exact_rolls(np.atleast_2d(np.asarray(params, np.float64)))
+        roll = new_roll(faces, need.shape[1]) if needed else no_roll()
     return (cards, need, p_act, mon, mweap, mwild, clan_ability, sim.jarl_tab[g["jarl_idx"][cell]].copy(), faces,
             g["rules"][cell].copy(), roll)
 

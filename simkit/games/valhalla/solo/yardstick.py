@@ -67,10 +67,10 @@ def play_battles(sim, policy: str, game: int, cell: tuple[int, int], key) -> tup
     from simkit.games.valhalla.solo.simulation import MAX_STEPS, cell_env
 
     gi, ci = cell
-    env = cell_env(sim, gi, ci)
-    deck_ids = sim.groups[gi]["deck_ids"]
     spec = next(p for p in sim.policy_specs if p[0] == policy)
     kind, par, _, _ = compile_policy(spec[1], spec[2], pol.PARAMS)
+    env = cell_env(sim, gi, ci, params=par)  # the exact rolls' scratch only for a policy that rolls exactly
+    deck_ids = sim.groups[gi]["deck_ids"]
     s = np.zeros(L.STATE_SIZE, np.int32)
     rng, prng, shuffler = (np.empty(4, np.uint64) for _ in range(3))
     seed_stream(shuffler, key, game, 0)
