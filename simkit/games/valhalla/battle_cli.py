@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 from pathlib import Path
 
 import click
 
-from simkit.core.oddscli import emit, odds_options
+from simkit.core.oddscli import (battle_mc_check, check_file_options, emit_battle, exact_text, first_choices,
+                                   keys, mc_cells, odds_options)
 from simkit.core.tables import render, fraction_str
 from simkit.errors import InputError
 
 SIDES = ("base", "plus40")
-MAX_FRACTION_CHARS = 40  # longer exact fractions are shown as decimals in table/Markdown
 FIRST_ROLLS = 8  # the most likely first rolls shown with their optimal and heuristic choices
 HEURISTICS = ("builder", "aggressive")  # the named heuristic presets (policies.PRESETS); random on request
 # The most solver states a battle may have by its upper bound (``state_bound``), estimated from the position before
 # anything is solved; over it the battle is refused at once (--max-work). The bound is loose (the README example's
 # is 11 million against its 9,000 states), so the solver's own count (battle.MAX_STATES) still stops what the bound admits.
 MAX_WORK = 20_000_000
-
-
-def _keys(text: str) -> list[str]:
-    return [k.strip() for k in text.split(",") if k.strip()]
-
-
-def _exact(x: Fraction) -> str:
-    f = fraction_str(x)
-    return f"{f} ≈ {float(x):.6f}" if len(f) <= MAX_FRACTION_CHARS else f"≈ {float(x):.10f}"
 
 
 def check_position(deck, team, hand, monster: str, card: int, side: str, jarl):
@@ -196,30 +186,14 @@ def text_output(head: list[str], rows, first, agree, policy_names, fmt, mc_row=N
     lines = [("- " if md else "") + h for h in head]
     disp = []
     for r in rows:
-        d = {"Play": r["play"], "P(win) exact": _exact(Fraction(r["win"])),
+        d = {"Play": r["play"], "P(win) exact": exact_text(Fraction(r["win"])),
              "Lost against optimal": f"{r['lost_vs_optimal_p']:.6f}"}
         if "silence" in r:
             d["Silence"] = "yes" if r["silence"] else "no"
-        if mc_row is not None:  # the Monte Carlo check plays the optimal table only
-            opt = r["play"] == "optimal"
-            d["MC [95%]"] = mc_row["text"] if opt else ""
-            d["inside"] = mc_row["inside"] if opt else ""
-            d["MC n"] = mc_row["n"] if opt else ""
-        disp.append(d)
+        disp.append(mc_cells(d, r, mc_row))
     parts = ["\n".join(lines) + "\n", ("## " if md else "") + "P(win) of the battle\n\n" + render(disp, fmt)]
-    fr = []
-    for r in first[:FIRST_ROLLS]:
-        d = {"First roll": r["roll"], "P(roll)": f"{r['probability_p']:.4f}", "Optimal choice": r["optimal"],
-             "P(win | optimal)": f"{r['optimal_win']:.4f}"}
-        for n in policy_names:
-            d[f"{n} choice"] = r[n]
-            d[f"P(win | {n})"] = f"{r[n + '_win']:.4f}"
-        fr.append(d)
-    shares = "; ".join(f"{n}: {float(v):.4f}" for n, v in agree.items())
-    parts.append(("## " if md else "") + f"The {min(FIRST_ROLLS, len(first))} most likely first rolls (of "
-                 f"{len(first)}): the optimal choice and each policy's\n\n" + render(fr, fmt)
-                 + (f"\nShare of first rolls (by probability) on which the policy's choice, followed by optimal "
-                    f"play, wins as often as the optimal choice: {shares}\n" if shares else ""))
+    parts.append(first_choices(first, FIRST_ROLLS, "roll", "First roll", "P(roll)", "rolls", policy_names, agree,
+                               fmt))
     return "\n".join(parts)
 
 
@@ -264,51 +238,34 @@ def battle_cmd(team, hand, monster, card, side, defend, glory, jarl, dice, deck_
     """
     from simkit.games.valhalla.deck import load_deck
 
-    for opt, p in (("--deck", deck_path), ("--cards", cards_path)):
-        if p is not None and not Path(p).is_file():
-            raise InputError(f"{opt} {p}: " + ("is a folder, expected a .toml file" if Path(p).is_dir()
-                                               else "file not found"))
-    policy_names = _keys(policies)
+    check_file_options(deck=deck_path, cards=cards_path)
+    policy_names = keys(policies)
     check_policies(policy_names)
     deck = load_deck(deck_path, cards_path)
-    check_position(deck, _keys(team), _keys(hand), monster, card, side, jarl)
-    solver, rows, first, agree = solve(deck, _keys(team), _keys(hand), monster, card, side, defend, glory, jarl,
+    check_position(deck, keys(team), keys(hand), monster, card, side, jarl)
+    solver, rows, first, agree = solve(deck, keys(team), keys(hand), monster, card, side, defend, glory, jarl,
                                        dice, wild_warriors, monster_powers, policy_names, max_work)
     mon = (deck.monsters[monster].cards_plus40 if side == "plus40" else deck.monsters[monster].cards_base)[card - 1]
     from simkit.games.valhalla.solo import engine as E
 
     attacking = not defend
     needed = int(E.monster_strength(solver.s0, solver.env, attacking, bool(solver.silence_choice()))) + int(defend)
-    head = [f"Team: {', '.join(_keys(team))}; hand: {', '.join(_keys(hand)) or '(none)'}; Glory {glory}; "
+    head = [f"Team: {', '.join(keys(team))}; hand: {', '.join(keys(hand)) or '(none)'}; Glory {glory}; "
             f"Jarl: {jarl or '(none)'}; {dice} dice",
             f"{'Defence against' if defend else 'Attack on'} {mon.name} (card {card} of {monster!r}, {side} side): "
             f"strength {mon.strength}" + (f", power {mon.power_effect} {mon.power_value}"
                                            if mon.power_effect != "none" else "")
             + f"; the player needs {needed}" + (" (with the Silence)" if solver.silence_choice() else ""),
-            f"Optimal P(win) = {_exact(Fraction(rows[0]['win']))}"]
+            f"Optimal P(win) = {exact_text(Fraction(rows[0]['win']))}"]
     mc_row = None
     if mc:
-        from simkit.core.seeding import normalize_seed
-        from simkit.core.stats import wilson
         from simkit.games.valhalla.solo.battle import play
 
-        root = normalize_seed(seed)
-        wins = play(solver, mc, root)
-        est = wilson(wins, mc)
-        p = rows[0]["win_p"]
-        mc_row = {"text": f"{est.estimate:.4f} [{est.low:.4f}, {est.high:.4f}]",
-                  "inside": "yes" if est.low <= p <= est.high else "NO", "n": mc}
-        rows[0].update(win_mc=est.estimate, win_low=est.low, win_high=est.high, mc_n=mc)
-        click.echo(f"Monte Carlo: {mc:,} battles played by the engine with the optimal table, seed {root}", err=True)
+        mc_row = battle_mc_check(play, solver, mc, seed, rows)
     if plot:
         from simkit.core.plotting import bars
 
         bars(plot, [r["play"] for r in rows], [r["win_p"] for r in rows], ylabel="P(win the battle)",
              title=f"Valhalla Solo battle against {mon.name}: optimal play and the policies")
-    if fmt == "json":
-        emit(json.dumps({"plays": rows, "first_rolls": first,
-                         "agreement": {n: fraction_str(v) for n, v in agree.items()}}, indent=2) + "\n", out)
-    elif fmt == "csv":
-        emit(render(rows, "csv"), out)
-    else:
-        emit(text_output(head, rows, first, agree, policy_names, fmt, mc_row), out)
+    emit_battle(fmt, out, rows, first, "first_rolls", agree,
+                lambda: text_output(head, rows, first, agree, policy_names, fmt, mc_row))

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 from pathlib import Path
 
 import click
 
-from simkit.core.oddscli import emit, odds_options
+from simkit.core.oddscli import (battle_mc_check, check_file_options, emit_battle, exact_text, first_choices,
+                                   keys, mc_cells, odds_options)
 from simkit.core.tables import fraction_str, render
 from simkit.errors import InputError
 from simkit.games.valka.cards import BUFF_TYPES, EVENT_KINDS, WARBANDS
 
-MAX_FRACTION_CHARS = 40  # longer exact fractions are shown as decimals in table/Markdown
 FIRST = 8  # the most likely first decisions shown with their optimal and policy choices
 STANDING_NOTE = ("P(cleared) counts a battle in which the last Marauder and the last Fighter fall together as won; "
                  "P(cleared, Warband standing) counts it lost when no Fighter is left on the Frontline or in the "
@@ -96,15 +95,6 @@ def state_bound(cards, position_args, stamina: int, krone: int, boons: bool, pla
             if w in warbands:
                 bound *= most + 1
     return bound * MACHINERY
-
-
-def _keys(text: str) -> list[str]:
-    return [k.strip() for k in text.split(",") if k.strip()]
-
-
-def _exact(x: Fraction) -> str:
-    f = fraction_str(x)
-    return f"{f} ≈ {float(x):.6f}" if len(f) <= MAX_FRACTION_CHARS else f"≈ {float(x):.10f}"
 
 
 def _buff(text: str, option: str) -> tuple[int, int]:
@@ -269,31 +259,15 @@ def text_output(head, rows, first, agree, policy_names, fmt, mc_row=None) -> str
     md = fmt == "md"
     disp = []
     for r in rows:
-        d = {"Play": r["play"], "P(cleared) exact": _exact(Fraction(r["win"])),
+        d = {"Play": r["play"], "P(cleared) exact": exact_text(Fraction(r["win"])),
              "Lost against optimal": f"{r['lost_vs_optimal_p']:.6f}",
-             "P(cleared, Warband standing)": _exact(Fraction(r["win_standing"]))}
-        if mc_row is not None:
-            opt = r["play"] == "optimal"
-            d["MC [95%]"] = mc_row["text"] if opt else ""
-            d["inside"] = mc_row["inside"] if opt else ""
-            d["MC n"] = mc_row["n"] if opt else ""
-        disp.append(d)
+             "P(cleared, Warband standing)": exact_text(Fraction(r["win_standing"]))}
+        disp.append(mc_cells(d, r, mc_row))
     parts = ["\n".join(("- " if md else "") + h for h in head) + "\n",
              ("## " if md else "") + "P(clearing the Marauders)\n\n" + render(disp, fmt) + "\n" + STANDING_NOTE]
     if first:
-        fr = []
-        for r in first[:FIRST]:
-            d = {"First decision": r["situation"], "P": f"{r['probability_p']:.4f}", "Optimal choice": r["optimal"],
-                 "P(win | optimal)": f"{r['optimal_win']:.4f}"}
-            for n in policy_names:
-                d[f"{n} choice"] = r[n]
-                d[f"P(win | {n})"] = f"{r[n + '_win']:.4f}"
-            fr.append(d)
-        shares = "; ".join(f"{n}: {float(v):.4f}" for n, v in agree.items())
-        parts.append(("## " if md else "") + f"The {min(FIRST, len(first))} most likely first decisions (of "
-                     f"{len(first)}): the optimal choice and each policy's\n\n" + render(fr, fmt)
-                     + (f"\nShare of first decisions (by probability) on which the policy's choice, followed by "
-                        f"optimal play, wins as often as the optimal choice: {shares}\n" if shares else ""))
+        parts.append(first_choices(first, FIRST, "situation", "First decision", "P", "decisions", policy_names,
+                                   agree, fmt))
     return "\n".join(parts)
 
 
@@ -346,14 +320,12 @@ def lonequest_battle_cmd(front, marauders, hand, warband, fighter_deck, warband_
     """
     from simkit.games.valka.cards import load_cards
 
-    if cards_path is not None and not Path(cards_path).is_file():
-        raise InputError(f"--cards {cards_path}: " + ("is a folder, expected a .toml file"
-                                                      if Path(cards_path).is_dir() else "file not found"))
-    policy_names = _keys(policies)
+    check_file_options(cards=cards_path)
+    policy_names = keys(policies)
     check_policies(policy_names)
     cards = load_cards(cards_path)
-    args = check_position(cards, warband, _keys(front), _keys(hand), _keys(marauders), _keys(fighter_deck),
-                          _keys(warband_deck))
+    args = check_position(cards, warband, keys(front), keys(hand), keys(marauders), keys(fighter_deck),
+                          keys(warband_deck))
     check_bound(cards, args, stamina, krone, boons, policy_names, max_work)
     from simkit.games.valka.lonequest.simulation import rules_vector
 
@@ -361,35 +333,22 @@ def lonequest_battle_cmd(front, marauders, hand, warband, fighter_deck, warband_
                          warband_boons=boons, step_cap=1_000_000)
     solver, rows, first, agree = solve(cards, (*args, stamina, krone), rules, policy_names, max_work, boons,
                                        max_runs)
-    head = [f"Frontline: {', '.join(_keys(front))}; hand: {', '.join(_keys(hand)) or '(none)'}; Warband {warband}; "
+    head = [f"Frontline: {', '.join(keys(front))}; hand: {', '.join(keys(hand)) or '(none)'}; Warband {warband}; "
             f"Stamina {stamina}, Krone {krone}",
-            f"Marauders: {', '.join(_keys(marauders))}; Fighter deck: {len(args[5])} cards; Warband deck: "
+            f"Marauders: {', '.join(keys(marauders))}; Fighter deck: {len(args[5])} cards; Warband deck: "
             f"{len(args[6])} cards",
-            f"Optimal P(clearing the Marauders) = {_exact(Fraction(rows[0]['win']))}; with the Warband standing "
-            f"(a Fighter left on the Frontline or in the Warband Deck) = {_exact(Fraction(rows[0]['win_standing']))}"]
+            f"Optimal P(clearing the Marauders) = {exact_text(Fraction(rows[0]['win']))}; with the Warband "
+            f"standing (a Fighter left on the Frontline or in the Warband Deck) = "
+            f"{exact_text(Fraction(rows[0]['win_standing']))}"]
     mc_row = None
     if mc:
-        from simkit.core.seeding import normalize_seed
-        from simkit.core.stats import wilson
         from simkit.games.valka.lonequest.battle import play
 
-        root = normalize_seed(seed)
-        wins = play(solver, mc, root)
-        est = wilson(wins, mc)
-        p = rows[0]["win_p"]
-        mc_row = {"text": f"{est.estimate:.4f} [{est.low:.4f}, {est.high:.4f}]",
-                  "inside": "yes" if est.low <= p <= est.high else "NO", "n": mc}
-        rows[0].update(win_mc=est.estimate, win_low=est.low, win_high=est.high, mc_n=mc)
-        click.echo(f"Monte Carlo: {mc:,} battles played by the engine with the optimal table, seed {root}", err=True)
+        mc_row = battle_mc_check(play, solver, mc, seed, rows)
     if plot:
         from simkit.core.plotting import bars
 
         bars(plot, [r["play"] for r in rows], [r["win_p"] for r in rows], ylabel="P(clearing the Marauders)",
              title="Lonequest battle: optimal play and the policies")
-    if fmt == "json":
-        emit(json.dumps({"plays": rows, "first_decisions": first,
-                         "agreement": {n: fraction_str(v) for n, v in agree.items()}}, indent=2) + "\n", out)
-    elif fmt == "csv":
-        emit(render(rows, "csv"), out)
-    else:
-        emit(text_output(head, rows, first, agree, policy_names, fmt, mc_row), out)
+    emit_battle(fmt, out, rows, first, "first_decisions", agree,
+                lambda: text_output(head, rows, first, agree, policy_names, fmt, mc_row))
