@@ -8,14 +8,13 @@ from pathlib import Path
 import click
 import numpy as np
 
-from simkit.core.oddscli import emit, monte_carlo, odds_options
+from simkit.core.oddscli import MAX_FRACTION_CHARS, emit, monte_carlo, odds_options
 from simkit.core.tables import render, fraction_str
 from simkit.errors import InputError
 from simkit.games.valhalla import cards as cards_mod
 
 SIDES = ("base", "plus40")
 SUMMARY_TURNS = 5  # P(attack on turn t) columns in the compact summary
-MAX_FRACTION_CHARS = 40  # longer exact fractions are shown as decimals in table/Markdown
 
 RULE_CITATION = (
     "\"The player rolls the monster dice … If all of the weapons on the card are filled, the monster attacks\" "
