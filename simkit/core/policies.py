@@ -214,6 +214,17 @@ def compile_policy(kind: str, values: dict, params: dict):
     return SEARCH_KINDS[kind], vec, search_config(), vec
 
 
+def decision_policies(policy_specs, params: dict) -> dict[str, tuple[int, np.ndarray]]:
+    """A scenario's policies for the decision-point interface (``DecisionGame.policies``): every one but `search`
+    (a search plays through the engine's own searcher) as ``(kind number, parameter vector)``."""
+    out = {}
+    for name, kind, values in policy_specs:
+        if kind != "search":
+            k, vec, _, _ = compile_policy(kind, values, params)
+            out[name] = (k, vec)
+    return out
+
+
 def learned_vector(params: dict, values: dict) -> np.ndarray:
     """A `learned` policy's parameter vector: its base heuristic's parameters, then the model
     (``simkit.core.decision``: the layout)."""

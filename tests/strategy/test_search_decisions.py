@@ -136,3 +136,17 @@ def test_decisions_in_a_game_without_kinds_is_a_one_line_error(tmp_path):
     _assert_one_line_error(r, "draw.toml", "field 'policies.search.decisions'",
                            "this game's engine has none (no learned features)")
     assert not (tmp_path / "run").exists()
+
+
+def test_decision_policies_are_every_policy_but_search_compiled():
+    """``decision_policies``: the decision game's policies are the scenario's non-search ones, each the kind and
+    vector ``compile_policy`` gives (a search plays through the engine's own searcher)."""
+    from simkit.core.policies import SEARCH, decision_policies
+
+    specs = [("tuned", "heuristic", {"attack_ratio": 1.5}), ("s", "search", {}), ("r", "random", {})]
+    got = decision_policies(specs, P.PARAMS)
+    assert list(got) == ["tuned", "r"]
+    for name, kind, values in specs[::2]:
+        k, vec, _, _ = compile_policy(kind, values, P.PARAMS)
+        assert got[name][0] == k != SEARCH and np.array_equal(got[name][1], vec)
+    assert got["tuned"][1][P.PARAMS["attack_ratio"][0]] == 1.5

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from simkit.core import decision as D
-from simkit.core.policies import LEARNED_KINDS, SEARCH, compile_policy, read_policies, stack_params
+from simkit.core.policies import LEARNED_KINDS, SEARCH, compile_policy, decision_policies, read_policies, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.toy.rules_version import RULES_VERSION
@@ -152,10 +152,6 @@ def decision_game(scenario=None) -> D.DecisionGame:
         E.new_game(s, rng, env)
         return s, rng, env
 
-    pols = {}
-    for name, kind, values in sim.policy_specs:
-        if kind != "search":
-            k, p, _, _ = compile_policy(kind, values, E.PARAMS)
-            pols[name] = (k, p)
+    pols = decision_policies(sim.policy_specs, E.PARAMS)
     return D.DecisionGame("toy/draw", FNS, E.MAX_ACTIONS, new, pols, E.invariants, 1, SEARCHER, E.LEARNED_FNS,
                           E.FEATURES)

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from simkit.core import decision as D
-from simkit.core.policies import SEARCH, compile_policy, stack_params
+from simkit.core.policies import SEARCH, compile_policy, decision_policies, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valeria.rules_version import RULES_VERSION
@@ -334,10 +334,7 @@ def decision_game(scenario=None) -> D.DecisionGame:
 
         sim = loader.load(scenario).simulation
         envs = [sim.env_for(n) for n in sim.players]
-        for name, kind, values in sim.policy_specs:
-            if kind != "search":
-                k, p, _, _ = compile_policy(kind, values, E.PARAMS)
-                pols[name] = (k, p)
+        pols.update(decision_policies(sim.policy_specs, E.PARAMS))
 
     def new(seed: int):
         env = envs[seed % len(envs)]

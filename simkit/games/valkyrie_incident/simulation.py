@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from simkit.core import decision as D
-from simkit.core.policies import SEARCH, compile_policy, stack_params
+from simkit.core.policies import SEARCH, compile_policy, decision_policies, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valkyrie_incident.rules_version import RULES_VERSION
@@ -289,10 +289,7 @@ def decision_game(ruleset: str = "standard", scenario=None) -> D.DecisionGame:
         sim = loader.load(scenario).simulation
         base = sim.env()
         envs = [_cell_env(base, np.array(m, np.int64)) for m in sim.matchups]
-        for name, kind, values in sim.policy_specs:
-            if kind != "search":
-                k, p, _, _ = compile_policy(kind, values, E.PARAMS)
-                pols[name] = (k, p)
+        pols.update(decision_policies(sim.policy_specs, E.PARAMS))
 
     def new(seed: int):
         env = envs[seed % len(envs)]

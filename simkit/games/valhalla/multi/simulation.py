@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from simkit.core.decision import DecisionGame, Fns, specialize
-from simkit.core.policies import SEARCH, compile_policy, stack_params
+from simkit.core.policies import SEARCH, compile_policy, decision_policies, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valhalla.rules_version import RULES_VERSION
@@ -386,11 +386,7 @@ def decision_game(scenario: str | Path | None = None) -> DecisionGame:
         E.new_game(s, rng, env, shuffler, deck_ids)
         return s, rng, env
 
-    policies = {}
-    for name, kind, values in sim.policy_specs:
-        if kind != "search":
-            k, vec, _, _ = compile_policy(kind, values, pol.PARAMS)
-            policies[name] = (k, vec)
+    policies = decision_policies(sim.policy_specs, pol.PARAMS)
     dg = DecisionGame("valhalla/multi", FNS, L.MAX_ACTIONS, new_game, policies, E.invariants,
                       max(sim.players), SEARCHER, learned=pol.LEARNED_FNS, feature_names=FEATURES)
     dg.cells = len(deals)  # game seed in deal seed % cells (simkit.core.value.held_out)

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from simkit.core.decision import DecisionGame, Fns, specialize
-from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, stack_params
+from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, decision_policies, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valka.rules_version import RULES_VERSION
@@ -298,11 +298,7 @@ def decision_game(scenario: str | Path | None = None) -> DecisionGame:
         E.advance(s, rng, env)
         return s, rng, env
 
-    policies = {}
-    for name, kind, values in sim.policy_specs:
-        if kind != "search":
-            k, vec, _, _ = compile_policy(kind, values, pol.PARAMS)
-            policies[name] = (k, vec)
+    policies = decision_policies(sim.policy_specs, pol.PARAMS)
     dg = DecisionGame(name="valka/lonequest", fns=fns(), max_actions=L.MAX_ACTIONS, new_game=new_game,
                       policies=policies, invariants=E.invariants, search=SEARCHER, learned=pol.LEARNED_FNS,
                       feature_names=FEATURES)

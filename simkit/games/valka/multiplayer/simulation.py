@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from simkit.core import decision as D
-from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, stack_params
+from simkit.core.policies import HEURISTIC, SEARCH, compile_policy, decision_policies, stack_params
 from simkit.core.rng import seed_stream
 from simkit.core.simulation import Metric, Simulation, distinct
 from simkit.games.valka.rules_version import RULES_VERSION
@@ -389,10 +389,7 @@ def decision_game(variant: str = "bounty-hunter", players: int = 4, scenario=Non
         sim = loader.load(scenario).simulation
         envs = [make_env(sim.cards, rules_vector(variant, np_, **sim.options)) for np_ in sim.players]
         players = max(sim.players)
-        for name, kind, values in sim.policy_specs:
-            if kind != "search":
-                k, p, _, _ = compile_policy(kind, values, P.PARAMS)
-                pols[name] = (k, p)
+        pols.update(decision_policies(sim.policy_specs, P.PARAMS))
 
     def new(seed: int):
         env = envs[seed % len(envs)]
