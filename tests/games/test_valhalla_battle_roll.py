@@ -129,3 +129,37 @@ def test_the_heuristic_with_exact_rolls_plays_the_solvers_roll():
         assert pol.policy(pol.HEURISTIC, s, env, legal, n, on, prng) == R.best_roll(s, env, roll, R.LIMIT) == a
         differ += pol.policy(pol.HEURISTIC, s, env, legal, n, off, prng) != a
     assert differ > 0  # the rules alone play another roll somewhere in these battles
+
+
+def test_exact_last_stand_solves_only_the_defence_rolls_the_rules_give_up():
+    """``exact_last_stand``: at a defence roll where the rules stop while the dice lose, the battle-optimal roll;
+    everywhere else (attacks, rolls the rules reroll or win) the rules' own roll. Checked at every roll decision
+    of builder_tuned games, and it must change some roll."""
+    from simkit.games.valhalla.solo.features import base_strength, best_total
+    from simkit.games.valhalla.solo.simulation import decision_game
+
+    dg = decision_game()
+    _, tuned = dg.policies["builder_tuned"]
+    stand = tuned.copy()
+    stand[pol.LAST_STAND] = 1.0
+    legal = np.empty(L.MAX_ACTIONS, np.int64)
+    solved = kept = 0
+    for g in range(40):
+        s, rng, env = dg.new_game(g)
+        prng = np.array([g, 1, 2, 3], np.uint64)
+        while not dg.fns.is_over(s):
+            n = E.legal_actions(s, env, legal)
+            a = pol.policy(pol.HEURISTIC, s, env, legal, n, tuned, prng.copy())
+            if s[L.PHASE] == L.PH_ROLL and n > 1:
+                b = pol.policy(pol.HEURISTIC, s, env, legal, n, stand, prng.copy())
+                now, _, _ = best_total(s, env, E.battle_pool(s, env[1].shape[1]))
+                short = base_strength(s, env) + now < s[L.B_NEEDED]
+                if s[L.B_ATTACK] == 0 and a == L.A_STOP and short:
+                    best = R.best_roll(s, env, env[10], R.LIMIT)
+                    assert b == (best if best >= 0 else a)
+                    solved += b != a
+                else:
+                    assert b == a
+                    kept += 1
+            E.apply_action(s, rng, env, a)
+    assert solved > 0 and kept > 0

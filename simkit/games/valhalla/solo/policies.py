@@ -49,9 +49,13 @@ PARAMS = {
     "exact_rolls": (10, 0.0, "at every roll play the battle-optimal action instead of the rules above: stop, "
                     "Weapon Delivery or reroll, whichever wins the battle most often (solved exactly, "
                     "battle_roll.py; about 20 ms a roll) (1 yes)"),
+    "exact_last_stand": (11, 0.0, "in a defence, where the rules above would stop short of winning (and lose a "
+                         "shield), play the battle-optimal roll instead: the one roll where it pays most for "
+                         "least (about 8 ms a game; docs/strategy.md) (1 yes)"),
 }
 N_PARAMS = len(PARAMS)
 EXACT_ROLLS = PARAMS["exact_rolls"][0]
+LAST_STAND = PARAMS["exact_last_stand"][0]
 
 PRESETS = {
     "builder": ("heuristic", {"attack_ratio": 1.0, "full_team_ratio": 0.8}),
@@ -350,13 +354,28 @@ LEARNED_FNS = specialize_learned(F.features, heuristic, N_PARAMS, F.N_FEATURES, 
 learned_action = LEARNED_FNS.learned_action
 
 
+@njit(cache=True, _nrt=False)
+def last_stand(s, env, legal, n, params, prng):
+    """A defence roll with ``exact_last_stand``: the rules' roll, unless they stop while the dice lose (a shield
+    lost, valhalla-solo.txt: "Defeat in defense"): then the battle-optimal roll (``battle_roll.best_roll``; the
+    rules' stop where the battle is too large to solve)."""
+    a = heuristic(s, env, legal, n, params, prng)
+    if a == L.A_STOP:
+        now, _, _ = best_total(s, env, E.battle_pool(s, env[1].shape[1]))
+        if base_strength(s, env) + now < s[L.B_NEEDED]:
+            b = best_roll(s, env, env[10], LIMIT)
+            if b >= 0:
+                return b
+    return a
+
+
 @njit(cache=True, inline="always")
 def policy(kind, s, env, legal, n, params, prng):
     """The decision interface's policy: ``heuristic`` (steered by ``params``; with ``exact_rolls``, the
-    battle-optimal roll of ``battle_roll.best_roll`` at every roll), ``random`` (uniform) or ``learned`` (a scorer
-    over ``features``, with ``heuristic`` as its base); reads only public information (never the deck order). The
-    exact rolls are called here rather than in ``roll_decision``: there the call slowed every heuristic game by
-    about 5% (``simkit bench``)."""
+    battle-optimal roll of ``battle_roll.best_roll`` at every roll; with ``exact_last_stand``, ``last_stand``),
+    ``random`` (uniform) or ``learned`` (a scorer over ``features``, with ``heuristic`` as its base); reads only
+    public information (never the deck order). The exact rolls are called here rather than in ``roll_decision``:
+    there the call slowed every heuristic game by about 5% (``simkit bench``)."""
     if n == 1:
         return legal[0]
     if kind == RANDOM:
@@ -367,6 +386,8 @@ def policy(kind, s, env, legal, n, params, prng):
         a = best_roll(s, env, env[10], LIMIT)
         if a >= 0:
             return a
+    if params[LAST_STAND] > 0 and s[L.PHASE] == L.PH_ROLL and s[L.B_ATTACK] == 0:
+        return last_stand(s, env, legal, n, params, prng)
     return heuristic(s, env, legal, n, params, prng)
 
 

@@ -207,9 +207,11 @@ def play_out(s, rng, env, kind, par, prng, buf):
 
 @njit(cache=True, _nrt=False)
 def exact_rolls(params):
-    """Does a cell's policy (a row of ``params``) roll exactly (``exact_rolls``)?"""
+    """Does a cell's policy (a row of ``params``) ever roll exactly (``exact_rolls`` or ``exact_last_stand``)?"""
     for c in range(params.shape[0]):
         if params.shape[1] > pol.EXACT_ROLLS and params[c, pol.EXACT_ROLLS] > 0:
+            return True
+        if params.shape[1] > pol.LAST_STAND and params[c, pol.LAST_STAND] > 0:
             return True
     return False
 
