@@ -30,6 +30,7 @@ from simkit.games.valhalla import battle as FB
 from simkit.games.valhalla.solo import engine as E
 from simkit.games.valhalla.solo import layout as L
 from simkit.games.valhalla.solo import policies as pol
+from simkit.games.valhalla.solo.battle_roll import prepare_roll
 
 MAX_STATES = 60_000  # memoised states of one battle (decisions and rerolls, every policy); beyond: refused
 
@@ -174,26 +175,12 @@ class BattleSolver:
         if a == L.A_STOP:
             return self.terminal(s, who)
         t = s.copy()
-        cards = self.env[0]
-        if a < L.A_SEND:  # Weapon Delivery: a card that counts as a die
-            h = a - L.A_DELIVER
-            t[L.DELIV + cards[t[L.HAND + h], L.C_SYMBOL]] += 1
-            E.play_tactic(t, h)
+        # the part before the dice fall: a Weapon Delivery played, a free reroll spent (a reroll Tactic when none is
+        # left), a basic reroll's die discarded; ``t`` keeps the dice that stay
+        k = prepare_roll(t, self.env, a)
+        if a < L.A_SEND:  # Weapon Delivery: a card that counts as a die, nothing rolled
             return self.chance(self._post_roll(t), who)
-        dice = [int(x) for x in t[L.DICE:L.DICE + t[L.ND]]]
-        if a < L.A_BASIC:
-            m = a - L.A_FREE
-            if t[L.B_FREE] == 0:
-                E.play_reroll_tactic(t, cards)
-            t[L.B_FREE] -= 1
-        else:
-            m = a - L.A_BASIC
-            top = max(i for i in range(len(dice)) if (m >> i) & 1)
-            dice.pop(top)  # "discard 1 die from their pool of dice to reroll any of the remaining dice"
-            m &= (1 << top) - 1
-            t[L.B_BASIC_USED] = 1
-        kept = [d for i, d in enumerate(dice) if not (m >> i) & 1]
-        k = len(dice) - len(kept)
+        kept = [int(x) for x in t[L.DICE:L.DICE + t[L.ND]]]
         memo = ("q", who, tuple(kept), k, self.key(t)[1:])
         if memo not in self._v:
             self._v[memo] = self.chance(self._roll(t, kept, k), who)

@@ -211,10 +211,11 @@ def _terminal(s, env, memo):
 
 
 @njit(cache=True, _nrt=False)
-def _prepare(t, env, a):
+def prepare_roll(t, env, a):
     """The part of roll action ``a`` before the dice fall (``engine.apply_action``): the Weapon Delivery played,
     the free reroll spent (a reroll Battle Tactic played when none is left), the basic reroll's die discarded;
-    ``t`` keeps the dice that stay. Returns the number of dice to roll."""
+    ``t`` keeps the dice that stay. Returns the number of dice to roll. (The exact Fraction solver,
+    ``battle.BattleSolver.after``, takes the same step.)"""
     cards = env[0]
     S = env[1].shape[1]
     if a < L.A_SEND:  # Weapon Delivery: a card that counts as a die
@@ -346,7 +347,7 @@ def decision_value(s, env, roll, top):
                 q = _terminal(SS[d], env, memo)
             else:
                 _copy(TT[d], SS[d])
-                k = _prepare(TT[d], env, a)
+                k = prepare_roll(TT[d], env, a)
                 hq = _key(TT[d], S, 1 + k)
                 iq = _slot(keys, stamps, meta[M_GEN], hq)
                 if stamps[iq] != meta[M_GEN]:  # the dice to roll: over their outcomes
