@@ -4,9 +4,10 @@ The state ``s`` (int32, see ``layout``) records which decision is pending
 (``PHASE``) and everything a battle in progress needs; ``rng`` (uint64[4]) is
 the game's chance stream (dice, and the reshuffle after the set-up exchange);
 ``env`` is ``(cards, need, p_act, mon, mweap, mwild, clan_ability, jarl_row,
-faces, rules, roll)`` (``roll``: a policy's scratch, ``battle_roll.new_roll``). The deck is shuffled at set-up from a separate shuffler
-stream, so every difficulty level, Jarl and policy starts from the same deck
-order (common random numbers).
+faces, rules, roll)`` (``roll``: a policy's scratch, ``battle_roll.new_roll``).
+The deck is shuffled at set-up from a separate shuffler stream, so every
+difficulty level, Jarl and policy starts from the same deck order (common
+random numbers).
 
 Interface functions (exact signatures of ``simkit.core.decision``):
 ``legal_actions``, ``apply_action``, ``is_over``, ``to_move``, ``reward``,

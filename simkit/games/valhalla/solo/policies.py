@@ -382,12 +382,13 @@ def policy(kind, s, env, legal, n, params, prng):
         return legal[randbelow(prng, n)]
     if kind == LEARNED:
         return learned_action(s, env, legal, n, params, prng)
-    if params[EXACT_ROLLS] > 0 and s[L.PHASE] == L.PH_ROLL:
-        a = best_roll(s, env, env[10], LIMIT)
-        if a >= 0:
-            return a
-    if params[LAST_STAND] > 0 and s[L.PHASE] == L.PH_ROLL and s[L.B_ATTACK] == 0:
-        return last_stand(s, env, legal, n, params, prng)
+    if s[L.PHASE] == L.PH_ROLL:
+        if params[EXACT_ROLLS] > 0:  # (a battle too large for it is too large for ``last_stand`` too)
+            a = best_roll(s, env, env[10], LIMIT)
+            if a >= 0:
+                return a
+        elif params[LAST_STAND] > 0 and s[L.B_ATTACK] == 0:
+            return last_stand(s, env, legal, n, params, prng)
     return heuristic(s, env, legal, n, params, prng)
 
 
