@@ -715,3 +715,48 @@ def test_the_search_ladder_says_what_builder_exact_is_when_it_plays(report, tmp_
     assert f"| {EXACT} " in section
     policies = read_toml(scenarios_dir() / "valhalla" / "solo.toml")[0]["policies"]
     assert policies[EXACT] == {**policies["builder_tuned"], "exact_rolls": 1}
+    # and the report's lead, `builder_stand`, is `builder_tuned` making its last stands exactly
+    assert policies["builder_stand"] == {**policies["builder_tuned"], "exact_last_stand": 1}
+
+
+def test_a_page_whose_strongest_heuristic_solves_battles_answers_under_the_fast_one_and_names_it(tmp_path):
+    """When the skill ladder's top heuristic makes its last stands exactly (`exact_last_stand`, too slow for the
+    level runs), the answer is the level run's policy, called the strongest at heuristic speed; the headline names
+    the stronger one with its paired gap (the ladder's own row, the mean of the per-game differences), and the
+    stronger one is the reference of "Does the ranking depend on the policy?"."""
+    from simkit.core.scenario import read_toml
+
+    tuned = read_toml(SCEN / "solo.toml")[0]["policies"]["builder_tuned"]
+    spec = "".join(f"{k} = {v}\n" for k, v in tuned.items() if k != "kind")
+    scenario = tmp_path / "stand.toml"
+    scenario.write_text(
+        'game = "valhalla"\nmode = "solo"\n'
+        f'cards = "{(SCEN / "cards.toml").as_posix()}"\n'
+        f'deck = "{(SCEN / "deck.toml").as_posix()}"\n'
+        'monsters = ["dragon"]\nvariants = ["base"]\nlevels = [1, 3]\n'
+        'jarls = ["sigurd", "egil"]\nplay = ["stand", "fast", "random"]\n'
+        f'[policies.fast]\nkind = "heuristic"\n{spec}'
+        f'[policies.stand]\nkind = "heuristic"\n{spec}exact_last_stand = 1\n'
+    )
+    run_dir, jarls_dir = tmp_path / "run", tmp_path / "jarls"
+    simkit.run(scenario, games=300, seed=5, jobs=1, out=run_dir)
+    simkit.run(scenario, games=300, seed=6, jobs=1, out=jarls_dir, overrides=['play=["fast"]'])
+    text = solo_report(run_dir, tmp_path / "report", jarls_run=jarls_dir)[0].read_text()
+    head = text.split("**The details.** ", 1)[1].split("\n", 1)[0]
+    assert head.startswith("**Over all 2 Jarls** under the strongest policy at heuristic speed, **`fast`**")
+    df = simkit.results.load(run_dir)
+    won = {p: df.filter(pl.col("policy") == p).sort(KEYS[:-1]).group_by(["block", "game"], maintain_order=True)
+           .agg(pl.col("won").cast(pl.Float64).mean())["won"].to_numpy() for p in ("stand", "fast")}
+    d = won["stand"] - won["fast"]
+    ladder = {r["policy"]: r for r in _table(text, "## Skill ladder")}
+    assert ladder["stand"]["rank"] == "1"  # the exact last stands win more here (+0.03 on these games)
+    said = re.search(r"`stand` \(makes its last stands exactly[^)]*\) (beats|ranks above \(not told apart from\)) "
+                     r"`fast` over the main run's cells by ([+-]\d\.\d{4}) \[([+-]\d\.\d{4}), ([+-]\d\.\d{4})\]", head)
+    assert said, head
+    assert float(said.group(2)) == pytest.approx(d.mean(), abs=5e-5 + 1e-9)
+    assert float(said.group(2)) == -float(DIFF.match(ladder["fast"]["vs best (paired)"]).group(1))
+    assert (said.group(1) == "beats") == (float(said.group(3)) > 0)
+    sens = text.split("## Does the ranking depend on the policy?", 1)[1].split("\n## ", 1)[0]
+    assert "against the ranking under the strongest practical policy, `stand`" in sens
+    assert "Policy `fast` (the strongest policy at heuristic speed: the top heuristic of the skill ladder among " \
+           "those that never solve a battle exactly)" in text

@@ -169,6 +169,13 @@ def test_policies_that_battle_alike_are_named_once():
     assert sm["a"]["lost"].estimate == pytest.approx(0.125) and sm["a"]["lost"].high < 1
     rows[1]["b"], rows[1]["b lost"] = F(1, 4), F(1, 12)
     assert Y.battle_alike(y, "a") == [] and "battles as" not in Y.section(y)[1]
+    # two policies alike that are not the lead (the page led by `builder_stand`, whose last stands differ): named
+    # once, after the first of them
+    rows[1]["c"], rows[1]["c lost"] = F(1, 4), F(1, 12)
+    rows[0]["b"], rows[0]["b lost"], rows[0]["b agrees"] = F(3, 4), F(0), True
+    text = Y.section(y)[1]
+    assert "`c` plays every one of these 2 battles as `b` does" in text
+    assert text.count("battles as") == 1
 
 
 def test_cell_env_makes_the_exact_rolls_scratch_only_for_a_policy_that_rolls_exactly(sim):
@@ -184,5 +191,25 @@ def test_cell_env_makes_the_exact_rolls_scratch_only_for_a_policy_that_rolls_exa
     assert cell_env(sim, 0, 0, params=par)[10][0].shape[0] == META
     assert cell_env(sim, 0, 0, params=exact)[10][0].shape[0] > META
     assert cell_env(sim, 0, 0)[10][0].shape[0] > META
-    battles_small, _ = Y.play_battles(sim, "builder_tuned", 3, (0, 0), block_key(9, 0))
-    assert len(battles_small) > 0
+    battles_small, env = Y.play_battles(sim, "builder_tuned", 3, (0, 0), block_key(9, 0))
+    assert len(battles_small) > 0 and env[10][0].shape[0] == META
+    # battles played by builder_tuned but solved for a policy that makes its last stands exactly: the scratch (the
+    # solver's policy would otherwise find none, and fall back to the rules' roll)
+    stand = par.copy()
+    stand[pol.LAST_STAND] = 1
+    battles, env = Y.play_battles(sim, "builder_tuned", 3, (0, 0), block_key(9, 0), [par, stand])
+    assert env[10][0].shape[0] > META
+    assert [(a.tolist(), None if b is None else b.tolist()) for a, b in battles] == \
+        [(a.tolist(), None if b is None else b.tolist()) for a, b in battles_small]
+
+
+def test_the_bundled_yardstick_plays_the_first_heuristic_of_play_and_solves_every_heuristic():
+    """``bundled`` with the report's ``--set`` values: games of the first heuristic of ``play`` (the page's lead,
+    `builder_stand` when the report puts it first), every heuristic solved on the same battles (`random` left out),
+    and the lead's last stands never lose more than `builder_tuned`'s rules on any of them."""
+    y = Y.bundled(n=3, overrides=['play=["builder_stand", "builder_tuned", "random"]', 'monsters=["dragon"]',
+                                  'variants=["base"]', 'levels=[1]', 'jarls=["sigurd"]'])
+    assert y.policy == "builder_stand" and y.policies == ["builder_stand", "builder_tuned"]
+    assert len(y.rows) == 3
+    for r in y.rows:
+        assert 0 <= r["builder_stand lost"] <= r["builder_tuned lost"]

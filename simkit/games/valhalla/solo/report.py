@@ -56,6 +56,20 @@ MEANS = (
     ("defences_lost", "defences lost"),
 )
 PAIR_KEYS = ["block", "game", "monster", "variant", "jarl", "policy"]
+# what the level runs' policy is, in the page's words: the ladder's top heuristic, or (when that one solves
+# battles exactly, too slow for the level runs' games) the strongest at heuristic speed
+STRONGEST = "the strongest practical policy"
+FASTEST_STRONG = "the strongest policy at heuristic speed"
+
+
+def exact_words(spec: dict) -> str:
+    """What a heuristic's exact-roll parameters make it do, in a few words ('' when it has none)."""
+    if (spec or {}).get("exact_rolls", 0) > 0:
+        return "plays every roll exactly"
+    if (spec or {}).get("exact_last_stand", 0) > 0:
+        return ("makes its last stands exactly: in a defence, where its rules would stop while the dice lose, the "
+                "roll that wins the battle most often")
+    return ""
 
 
 # ---------------------------------------------------------------- helpers
@@ -270,8 +284,10 @@ def _twin_names(frame: pl.LazyFrame, jarls: list[str]) -> dict[str, str]:
     return {jl: " ≡ ".join(g) for g in groups.values() for jl in g}
 
 
-def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | None = None) -> tuple[str, str, dict]:
-    """``(headline, section, numbers)``: the levels over every Jarl, under ``policy`` (the strongest practical one),
+def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | None = None,
+                      role: str = STRONGEST) -> tuple[str, str, dict]:
+    """``(headline, section, numbers)``: the levels over every Jarl, under ``policy`` (``role``: the strongest
+    practical one, or the strongest at heuristic speed),
     pooled over Jarls and monster / deck sets and per set and per Jarl, the game as the unit. ``deep`` (optional):
     the one-Jarl level run's ``{"jarl", "games", "diff"}`` (its Level I − III), reconciled in words."""
     frame = frame.filter(pl.col("policy") == policy)
@@ -283,7 +299,7 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
         e = pooled["rates"][lo]
         lead = (f"Only Level {_lv(lo)} was played: over all Jarls, monsters and decks P(win) is {interval(e)} "
                 f"(`{policy}` policy, {pooled['games']:,} games).")
-        return (f"Under the strongest practical policy, **`{policy}`**, P(win) is **{e.estimate:.3f}** [{e.low:.3f}, "
+        return (f"Under {role}, **`{policy}`**, P(win) is **{e.estimate:.3f}** [{e.low:.3f}, "
                 f"{e.high:.3f}] at Level {_lv(lo)}, the only level played (every Jarl, monster and deck pooled; "
                 f"n = {pooled['games']:,} games).", "", {"policy": policy, "levels": levels, "pooled": pooled,
                                                           "games": pooled["games"], "run": man, "lead": lead})
@@ -347,7 +363,7 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
     jd = {j: per_jarl[(j,)]["diffs"][(lo, hi)] for j in jarls}
     rows_d = {twin[j]: jd[j] for j in by_drop}  # one per row of the Jarls table (alike Jarls share one)
     headline = (
-        f"**Over all {len(jarls)} Jarls** under the strongest practical policy, **`{policy}`**, Level {_lv(lo)} − "
+        f"**Over all {len(jarls)} Jarls** under {role}, **`{policy}`**, Level {_lv(lo)} − "
         f"{_lv(hi)} = **{_siv(*_e3(d))}** (95%) in P(win), which is "
         + ", ".join(f"**{pooled['rates'][L_].estimate:.3f}** [{pooled['rates'][L_].low:.3f}, "
                     f"{pooled['rates'][L_].high:.3f}] at Level {_lv(L_)}" for L_ in levels)
@@ -387,7 +403,8 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
             "the small steps.")
     section = (
         "## The levels over all Jarls\n\n"
-        f"Policy `{policy}` (the strongest practical policy: the top heuristic of the skill ladder), every Jarl "
+        f"Policy `{policy}` ({role}: the top heuristic of the skill ladder"
+        + ("" if role == STRONGEST else " among those that never solve a battle exactly") + "), every Jarl "
         f"({len(jarls)}), every monster and deck variant ({len(mvs)} set{'s' if len(mvs) != 1 else ''}) and every "
         f"level, {G:,} games (root seed "
         f"{man.get('root_seed')}): game g of block b is played by every Jarl in every set at every level on the "
@@ -669,6 +686,30 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
     # --- policy sensitivity: the difficulty curve and the Jarls under every practical policy against the strongest ---
     practical = [p for p in heuristics if kinds[p] != "search"]
     best = next((r.policy for r in rungs if r.policy in practical), practical[0] if practical else first)
+    # the answer's policy: the level runs' (the strongest at heuristic speed when the ladder's top heuristic solves
+    # battles exactly), or else the main run's top heuristic
+    if jarls_run is not None:
+        jman = results.manifest(jarls_run)
+        jframe = results.scan(jarls_run)
+        top = _policy_order(jman, list(jman.get("policies", {})))[0]
+    else:
+        jman, jframe = man, frame
+        top = next((r.policy for r in rungs if lkinds.get(r.policy, "heuristic") == "heuristic"), first)
+    role = STRONGEST if top == best or best not in practical else FASTEST_STRONG
+    stronger = ""  # the stronger policy the answer's is not, said with its paired gap on the main run
+    if role == FASTEST_STRONG:
+        rb = next((r for r in rungs if r.policy == best), None)
+        rt = next((r for r in rungs if r.policy == top), None)
+        paired = rb is not None and rt is not None and rungs[0].policy == best  # the ladder's gaps are to its top
+        beats = paired and rt.gap_high < 0
+        gap = (f" by {_siv(-rt.gap, -rt.gap_high, -rt.gap_low)} in P(win) (paired, the skill ladder below)"
+               if paired else "")
+        what = exact_words((man.get("policies") or {}).get(best) or {})
+        stronger = (f"`{best}`{f' ({what})' if what else ''} "
+                    + ("beats" if beats else "ranks above (not told apart from)" if paired else "ranks above")
+                    + f" `{top}` over the main run's cells{gap}, but "
+                    f"solving battles costs it many times `{top}`'s CPU a game, too much for the level runs' games: "
+                    f"it leads the tables of the main run below ({int(man.get('games', 0)):,} games per cell).")
     sens_head, sens_text = "", ""
     if len(practical) > 1:
         cname = {(m, v, lv): f"{m} / {v} at Level {_lv(lv)}" for m, v in mvs for lv in levels
@@ -787,23 +828,19 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
                "stop, Weapon Delivery or reroll that wins the battle most often, solved exactly; no search), at "
                "about a quarter of a CPU-second a game. " if search_ladder.get("exact") else "")
             + f"{search_verdict(sr)} `search` is too slow for the level comparison's hundreds of thousands of "
-            "games, so the level question is answered under the strongest heuristic.\n\n"
+            f"games, so the level question is answered under {role}, `{top}`.\n\n"
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)",
                               **{k: search_ladder[k] for k in ("precision", "cap", "block") if k in search_ladder})
             + "\n")
     deep = None
     level_text, level_files = "", []
     if levels_run is not None:
-        _, level_text, level_files, deep = levels_section(levels_run, out_dir)
-    # the answer: the levels over all Jarls, under the strongest practical policy (the ladder's top heuristic)
-    if jarls_run is not None:
-        jman = results.manifest(jarls_run)
-        jframe = results.scan(jarls_run)
-        top = _policy_order(jman, list(jman.get("policies", {})))[0]
-    else:
-        jman, jframe = man, frame
-        top = next((r.policy for r in rungs if lkinds.get(r.policy, "heuristic") == "heuristic"), first)
-    headline, jarls_text, jnum = all_jarls_section(jframe, top, jman, deep)
+        _, level_text, level_files, deep = levels_section(levels_run, out_dir, role)
+    # the answer: the levels over all Jarls, under the strongest practical policy (the ladder's top heuristic), or
+    # the strongest at heuristic speed with the stronger one named
+    headline, jarls_text, jnum = all_jarls_section(jframe, top, jman, deep, role)
+    if stronger:
+        headline += " " + stronger
     if sens_head:  # the answer says up front whether the rankings change with the policy
         headline += (f" Ranked under every practical policy on the main run ({int(man.get('games', 0)):,} games per "
                      f"cell): {sens_head}")
@@ -933,13 +970,16 @@ SEARCH_PRECISION = 0.05
 SEARCH_BLOCK = 25
 SEARCH_CAP = 400
 EXACT = "builder_exact"  # the scenario's `builder_tuned` with exact rolls: a rung of the search ladder when defined
+# the scenario's `builder_tuned` making its last stands exactly: played first in the main run when defined (the
+# strongest policy that fills its tables; too slow for the level runs and for the scenario's own `play`)
+LEAD = "builder_stand"
 
 
 def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
-    """Run the bundled Solo scenario (seed 2026) into ``out_dir/valhalla/run``, the all-Jarls level run (the
-    strongest heuristic, every Jarl, seed 2029) into ``out_dir/valhalla/jarls-run``, the one-Jarl level run (seed
-    2027) into ``out_dir/valhalla/levels-run`` and a small ladder with `search` in one cell (seed 2028), and write
-    the report."""
+    """Run the bundled Solo scenario (seed 2026; ``LEAD`` first when the scenario defines it) into
+    ``out_dir/valhalla/run``, the all-Jarls level run (the strongest heuristic at heuristic speed, every Jarl, seed
+    2029) into ``out_dir/valhalla/jarls-run``, the one-Jarl level run (seed 2027) into ``out_dir/valhalla/levels-run``
+    and a small ladder with `search` in one cell (seed 2028), and write the report."""
     import json
     import os
 
@@ -949,11 +989,16 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
 
     base = Path(out_dir) / "valhalla"
     path = registry.scenarios_dir() / "valhalla" / "solo.toml"
-    run = run_bundled("valhalla/solo.toml", base / "run", 60 if quick else 300, seed=2026, jobs=jobs)
+    data = read_toml(path)[0]
+    lead = ([f"play={json.dumps([LEAD, *data.get('play', [])])}"]
+            if LEAD in (data.get("policies") or {}) and LEAD not in data.get("play", []) else [])
+    run = run_bundled("valhalla/solo.toml", base / "run", 60 if quick else 300, seed=2026, jobs=jobs, overrides=lead)
     man = results.manifest(run)
     kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
     rungs = rungs_from_rows(results.scan(run), kinds)
-    best = next(r.policy for r in rungs if r.kind == "heuristic")
+    # the level runs' policy: the ladder's top heuristic that never solves a battle exactly (one that does costs
+    # some 60 times as much a game: too slow for their 2,205,000 games)
+    best = next(r.policy for r in rungs if r.kind == "heuristic" and not exact_words(man["policies"][r.policy]))
     jarls_run = run_bundled("valhalla/solo.toml", base / "jarls-run", 100 if quick else JARLS_GAMES, seed=2029,
                             jobs=jobs, overrides=[f'play=["{best}"]'])
     levels = run_bundled("valhalla/solo.toml", base / "levels-run", 1_000 if quick else LEVEL_GAMES, seed=2027,
@@ -965,7 +1010,6 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     # with the value-guided search of that cell (`vsearch`, issue 41), the learned policy searching a battle's
     # rolls (`learned_search`) and the tuned heuristic rolling exactly (`builder_exact`) when the scenario defines
     # them
-    data = read_toml(path)[0]
     searches = ["search", *(p for p in ("vsearch", "learned_search", EXACT) if p in (data.get("policies") or {}))]
     srungs = ladder(path, [*play, *searches], games=cap, seed=2028, jobs=cores, overrides=where, block_size=block,
                     **({} if quick else {"precision": SEARCH_PRECISION}))
@@ -980,7 +1024,7 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     cell = ", ".join(f"{k[:-1] if k.endswith('s') else k} {', '.join(map(str, v))}" for k, v in SEARCH_CELL.items())
     from simkit.games.valhalla.solo import yardstick
 
-    yard = yardstick.bundled(n=5 if quick else yardstick.BATTLES)
+    yard = yardstick.bundled(n=5 if quick else yardstick.BATTLES, overrides=lead)
     return solo_report(run, base, levels, {"rungs": srungs, "games": n, "cells": 1, "seed": 2028, "search": what,
                                             "where": cell, **vwhat,
                                             **({} if quick else {"precision": SEARCH_PRECISION, "cap": cap,
@@ -1025,8 +1069,10 @@ def more_games_note(more: float) -> str:
     return f" (resolving a difference this small would take about {size} as many games)"
 
 
-def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, list[Path], dict]:
-    """``(headline, section, files, deep)`` of the level run: one policy (the strongest practical one), one Jarl,
+def levels_section(run_dir: str | Path, out_dir: str | Path,
+                   role: str = STRONGEST) -> tuple[str, str, list[Path], dict]:
+    """``(headline, section, files, deep)`` of the level run: one policy (``role``: the strongest practical one, or
+    the strongest at heuristic speed), one Jarl,
     every monster, deck variant and level on the same games. Per level: P(win), paired differences, how games
     end, cards left in the deck and lost battles, and the words that explain them. ``deep``: ``{"jarl", "games",
     "diff"}`` (its lowest − highest level difference), for the report to reconcile with the all-Jarls answer."""
@@ -1142,7 +1188,7 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
         f"that would have lost their fourth shield now end by the deck first). Most games are decided by battles "
         f"long before the deck runs out, so P(win) moves only {trend} from Level {_lv(lo)} to {_lv(hi)}. {order_text}")
     headline = (
-        f"Under the strongest practical policy, **`{policy}`**, P(win) is "
+        f"Under {role}, **`{policy}`**, P(win) is "
         + ", ".join(f"**{w[L_]:.3f}** at Level {_lv(L_)}" for L_ in levels)
         + f" (Jarl {', '.join(jarls) or 'all'}, {mvs} monster / deck sets pooled, {n_games:,} paired games per "
         f"level); Level {_lv(lo)} − {_lv(hi)} = {_siv(diffs[(lo, hi)].estimate, diffs[(lo, hi)].low, diffs[(lo, hi)].high)}"
@@ -1153,8 +1199,9 @@ def levels_section(run_dir: str | Path, out_dir: str | Path) -> tuple[str, str, 
     section = (
         f"## One Jarl in depth: why the levels barely matter for {jarl_name}\n\n"
         f"![How games end by level]({png.name})\n\n"
-        f"The level comparison is made under the strongest practical policy, `{policy}` (the top of the skill ladder "
-        f"below without the slow `search`), with one Jarl ({', '.join(jarls) or 'all'}) and every monster and deck "
+        f"The level comparison is made under {role}, `{policy}` (the top of the skill ladder below without the "
+        + ("slow `search`" if role == STRONGEST else "slow `search` and the heuristics that solve battles exactly")
+        + f"), with one Jarl ({', '.join(jarls) or 'all'}) and every monster and deck "
         f"variant: {n_games:,} games per level, each played at every level in every monster / deck set on the same "
         f"shuffle and dice (root seed {man.get('root_seed')}). Rows pool the {mvs} monster / deck sets, with the "
         "game as the unit of every interval: `n` counts games.\n\n"

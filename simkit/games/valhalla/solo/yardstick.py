@@ -57,9 +57,11 @@ def _battles_done(s) -> int:
     return int(s[L.ATT_WON] + s[L.ATT_LOST] + s[L.DEF_WON] + s[L.DEF_LOST])
 
 
-def play_battles(sim, policy: str, game: int, cell: tuple[int, int], key) -> tuple[list, tuple]:
+def play_battles(sim, policy: str, game: int, cell: tuple[int, int], key, solved=()) -> tuple[list, tuple]:
     """Game ``game`` of cell ``cell`` (group, cell index) of ``sim`` played by the engine under ``policy``:
-    ([(start state, first PH_ROLL state or None)] of every battle that reaches a decision, the cell's env)."""
+    ([(start state, first PH_ROLL state or None)] of every battle that reaches a decision, the cell's env).
+    ``solved``: the parameter vectors of the policies the battles will be solved for (the env carries the exact
+    rolls' scratch when one of them, or ``policy``, rolls exactly)."""
     from simkit.core.policies import compile_policy
     from simkit.core.rng import seed_stream
     from simkit.games.valhalla.solo import engine as E
@@ -69,7 +71,8 @@ def play_battles(sim, policy: str, game: int, cell: tuple[int, int], key) -> tup
     gi, ci = cell
     spec = next(p for p in sim.policy_specs if p[0] == policy)
     kind, par, _, _ = compile_policy(spec[1], spec[2], pol.PARAMS)
-    env = cell_env(sim, gi, ci, params=par)  # the exact rolls' scratch only for a policy that rolls exactly
+    rows = [v for v in (par, *solved) if v.shape == par.shape]  # (a learned policy's vector is not a heuristic's)
+    env = cell_env(sim, gi, ci, params=np.vstack(rows))  # the exact rolls' scratch only when needed
     deck_ids = sim.groups[gi]["deck_ids"]
     s = np.zeros(L.STATE_SIZE, np.int32)
     rng, prng, shuffler = (np.empty(4, np.uint64) for _ in range(3))
@@ -144,7 +147,7 @@ def measure(sim, policy: str, names, n: int = BATTLES, seed: int = SEED, max_sta
     g = 0
     while len(y.rows) < n and g < (max_games or 4 * n):
         gi, ci = cells[int(pick.integers(len(cells)))]
-        battles, env = play_battles(sim, policy, g, (gi, ci), key)
+        battles, env = play_battles(sim, policy, g, (gi, ci), key, [vec for _, vec in pols.values()])
         g += 1
         if not battles:
             y.no_battle += 1
@@ -217,22 +220,33 @@ def battle_alike(y: Yardstick, lead: str) -> list[str]:
 
 
 def _alike_text(y: Yardstick, lead: str) -> str:
-    alike = battle_alike(y, lead)
-    if not alike:
-        return ""
-    names = " and ".join(f"`{p}`" for p in alike)
-    return (f"\n{names} play{'s' if len(alike) == 1 else ''} every one of these {len(y.rows)} battles as `{lead}` "
-            f"does (the same exact P(win) battle by battle, and the same first roll choice), so "
-            f"{'its row repeats' if len(alike) == 1 else 'their rows repeat'} `{lead}`'s: these heuristics battle "
-            f"alike and differ in when they attack and which cards they keep.\n")
+    """Under the table: each group of policies that play every battle alike, named once after its first row (the
+    lead's group first), so that repeated rows are explained."""
+    text, named = "", {lead}
+    for head in [lead, *(p for p in y.policies if p != lead)]:
+        if head in named and head != lead:
+            continue
+        alike = [p for p in battle_alike(y, head) if p not in named]
+        named.update(alike)
+        if not alike:
+            continue
+        names = " and ".join(f"`{p}`" for p in alike)
+        text += (f"\n{names} play{'s' if len(alike) == 1 else ''} every one of these {len(y.rows)} battles as "
+                 f"`{head}` does (the same exact P(win) battle by battle, and the same first roll choice), so "
+                 f"{'its row repeats' if len(alike) == 1 else 'their rows repeat'} `{head}`'s: these heuristics "
+                 "battle alike and differ in when they attack and which cards they keep.\n")
+        named.add(head)
+    return text
 
 
-def bundled(names=None, n: int = BATTLES, seed: int = SEED, scenario: str | Path | None = None) -> Yardstick:
-    """The yardstick of the bundled scenario: games of its strongest heuristic (the first of ``play``), the
-    ladder's heuristics solved."""
+def bundled(names=None, n: int = BATTLES, seed: int = SEED, scenario: str | Path | None = None,
+            overrides=()) -> Yardstick:
+    """The yardstick of the bundled scenario (with ``overrides``, ``--set`` values): games of its strongest
+    heuristic (the first of ``play``), the ladder's heuristics solved."""
     from simkit.core import loader
     from simkit.core.registry import scenarios_dir
 
-    sim = loader.load(Path(scenario) if scenario else scenarios_dir() / "valhalla" / "solo.toml").simulation
+    sim = loader.load(Path(scenario) if scenario else scenarios_dir() / "valhalla" / "solo.toml",
+                      list(overrides)).simulation
     heur = [name for name, kind, _ in sim.policy_specs if kind == "heuristic"]
     return measure(sim, heur[0], list(names) if names else heur, n, seed)
