@@ -750,13 +750,40 @@ def test_a_page_whose_strongest_heuristic_solves_battles_answers_under_the_fast_
     d = won["stand"] - won["fast"]
     ladder = {r["policy"]: r for r in _table(text, "## Skill ladder")}
     assert ladder["stand"]["rank"] == "1"  # the exact last stands win more here (+0.03 on these games)
-    said = re.search(r"`stand` \(makes its last stands exactly[^)]*\) (beats|ranks above \(not told apart from\)) "
+    said = re.search(r"\. The stronger `stand` \(it makes its last stands exactly[^)]*\) "
+                     r"(beats|ranks above \(not told apart from\)) "
                      r"`fast` over the main run's cells by ([+-]\d\.\d{4}) \[([+-]\d\.\d{4}), ([+-]\d\.\d{4})\]", head)
     assert said, head
     assert float(said.group(2)) == pytest.approx(d.mean(), abs=5e-5 + 1e-9)
     assert float(said.group(2)) == -float(DIFF.match(ladder["fast"]["vs best (paired)"]).group(1))
     assert (said.group(1) == "beats") == (float(said.group(3)) > 0)
+    # the Level I − III drop under each on the main run, and their paired difference: each game's mean over its
+    # cells of won(I) − won(III), one policy's minus the other's
+    keys = ["block", "game", "monster", "variant", "jarl"]
+    drop = {}
+    for p in ("stand", "fast"):
+        f = df.filter(pl.col("policy") == p)
+        j = f.filter(pl.col("level") == 1).select(*keys, wa=pl.col("won").cast(pl.Float64)).join(
+            f.filter(pl.col("level") == 3).select(*keys, wb=pl.col("won").cast(pl.Float64)), on=keys)
+        drop[p] = j.group_by("block", "game").agg((pl.col("wa") - pl.col("wb")).mean().alias("d")).sort(
+            "block", "game")["d"].to_numpy()
+    dd = drop["stand"] - drop["fast"]
+    words = re.search(r"where its Level I − III drop, ([+-]\d\.\d{4}) \[[^]]*\], is `fast`'s ([+-]\d\.\d{4}) "
+                      r"\[[^]]*\] (within|beyond) the noise \(paired difference ([+-]\d\.\d{4}) \[([+-]\d\.\d{4}), "
+                      r"([+-]\d\.\d{4})\], n = 300 games\)", head)
+    assert words, head
+    assert float(words.group(1)) == pytest.approx(drop["stand"].mean(), abs=5e-5 + 1e-9)
+    assert float(words.group(2)) == pytest.approx(drop["fast"].mean(), abs=5e-5 + 1e-9)
+    assert float(words.group(4)) == pytest.approx(dd.mean(), abs=5e-5 + 1e-9)
+    half = 1.959964 * dd.std(ddof=1) / math.sqrt(len(dd))
+    assert (float(words.group(5)), float(words.group(6))) == pytest.approx((dd.mean() - half, dd.mean() + half),
+                                                                          abs=5e-5 + 1e-9)
+    assert (words.group(3) == "within") == (float(words.group(5)) <= 0 <= float(words.group(6)))
     sens = text.split("## Does the ranking depend on the policy?", 1)[1].split("\n## ", 1)[0]
     assert "against the ranking under the strongest practical policy, `stand`" in sens
     assert "Policy `fast` (the strongest policy at heuristic speed: the top heuristic of the skill ladder among " \
            "those that never solve a battle exactly)" in text
+    # the answer's own run is on the page, in its section: what was played (the --set) and from which seed
+    run = text.split("### The all-Jarls run", 1)[1].split("\n## ", 1)[0]
+    assert "--set 'play=[\"fast\"]'" in run and re.search(r"\| root_seed\s+\| 6\s+\|", run)
+    assert text.index("## The levels over all Jarls") < text.index("### The all-Jarls run") < text.index("## Skill")

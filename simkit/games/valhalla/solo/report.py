@@ -67,8 +67,8 @@ def exact_words(spec: dict) -> str:
     if (spec or {}).get("exact_rolls", 0) > 0:
         return "plays every roll exactly"
     if (spec or {}).get("exact_last_stand", 0) > 0:
-        return ("makes its last stands exactly: in a defence, where its rules would stop while the dice lose, the "
-                "roll that wins the battle most often")
+        return ("makes its last stands exactly: in a defence, where its rules would stop while the dice lose, it "
+                "plays the roll that wins the battle most often")
     return ""
 
 
@@ -285,9 +285,9 @@ def _twin_names(frame: pl.LazyFrame, jarls: list[str]) -> dict[str, str]:
 
 
 def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | None = None,
-                      role: str = STRONGEST) -> tuple[str, str, dict]:
+                      role: str = STRONGEST, aside: str = "") -> tuple[str, str, dict]:
     """``(headline, section, numbers)``: the levels over every Jarl, under ``policy`` (``role``: the strongest
-    practical one, or the strongest at heuristic speed),
+    practical one, or the strongest at heuristic speed; ``aside``: sentences said right after the headline's first),
     pooled over Jarls and monster / deck sets and per set and per Jarl, the game as the unit. ``deep`` (optional):
     the one-Jarl level run's ``{"jarl", "games", "diff"}`` (its Level I − III), reconciled in words."""
     frame = frame.filter(pl.col("policy") == policy)
@@ -369,6 +369,7 @@ def all_jarls_section(frame: pl.LazyFrame, policy: str, man: dict, deep: dict | 
                     f"{pooled['rates'][L_].high:.3f}] at Level {_lv(L_)}" for L_ in levels)
         + f" ({len(mvs)} monster / deck set{'s' if len(mvs) != 1 else ''} and the Jarls pooled; {n_text}, each "
         "played by every Jarl in every set at every level). "
+        + (aside + " " if aside else "")
         + "; ".join(step_words) + ". "
         + (f"The levels bite hardest against {most[0]} / {most[1]} ({_lv(lo)} − {_lv(hi)} = "
            f"{_siv(*_e3(set_d[most]))}{_sets_alongside(most, set_d)}) and least against {least[0]} / {least[1]} "
@@ -705,11 +706,12 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         gap = (f" by {_siv(-rt.gap, -rt.gap_high, -rt.gap_low)} in P(win) (paired, the skill ladder below)"
                if paired else "")
         what = exact_words((man.get("policies") or {}).get(best) or {})
-        stronger = (f"`{best}`{f' ({what})' if what else ''} "
+        # (a capital first: the details' first sentence, which names the answer's policy, ends before it)
+        stronger = (f"The stronger `{best}`{f' (it {what})' if what else ''} "
                     + ("beats" if beats else "ranks above (not told apart from)" if paired else "ranks above")
-                    + f" `{top}` over the main run's cells{gap}, but "
-                    f"solving battles costs it many times `{top}`'s CPU a game, too much for the level runs' games: "
-                    f"it leads the tables of the main run below ({int(man.get('games', 0)):,} games per cell).")
+                    + f" `{top}` over the main run's cells{gap}, but solving battles costs it many times `{top}`'s "
+                    f"CPU a game, too much for the level runs' games: it leads the tables of the main run below "
+                    f"({int(man.get('games', 0)):,} games per cell)" + _drop_words(frame, best, top, levels) + ".")
     sens_head, sens_text = "", ""
     if len(practical) > 1:
         cname = {(m, v, lv): f"{m} / {v} at Level {_lv(lv)}" for m, v in mvs for lv in levels
@@ -828,7 +830,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
                "stop, Weapon Delivery or reroll that wins the battle most often, solved exactly; no search), at "
                "about a quarter of a CPU-second a game. " if search_ladder.get("exact") else "")
             + f"{search_verdict(sr)} `search` is too slow for the level comparison's hundreds of thousands of "
-            f"games, so the level question is answered under {role}, `{top}`.\n\n"
+            + ("games" if role == STRONGEST else "games, and so are the heuristics that solve battles exactly")
+            + f", so the level question is answered under {role}, `{top}`.\n\n"
             + ladder.markdown(sr, games=search_ladder["games"], cells=search_ladder["cells"], label="P(win)",
                               **{k: search_ladder[k] for k in ("precision", "cap", "block") if k in search_ladder})
             + "\n")
@@ -838,9 +841,7 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         _, level_text, level_files, deep = levels_section(levels_run, out_dir, role)
     # the answer: the levels over all Jarls, under the strongest practical policy (the ladder's top heuristic), or
     # the strongest at heuristic speed with the stronger one named
-    headline, jarls_text, jnum = all_jarls_section(jframe, top, jman, deep, role)
-    if stronger:
-        headline += " " + stronger
+    headline, jarls_text, jnum = all_jarls_section(jframe, top, jman, deep, role, stronger)
     if sens_head:  # the answer says up front whether the rankings change with the policy
         headline += (f" Ranked under every practical policy on the main run ({int(man.get('games', 0)):,} games per "
                      f"cell): {sens_head}")
@@ -858,6 +859,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
                                   [sets[(m, v)]["rates"][L_].high for L_ in lvs]) for m, v in sets})
         jarls_text = jarls_text.replace("## The levels over all Jarls\n\n", "## The levels over all Jarls\n\n"
                                         f"![P(win) by level, all Jarls]({png_all.name})\n\n", 1)
+    if jarls_run is not None and jarls_text:  # the answer's own run: what was played, where its rows are
+        jarls_text += "### The all-Jarls run\n\n" + manifest_section(jman).replace("## Run\n\n", "") + "\n"
     main_note = ""
     if jarls_run is not None:
         main_note = (f" These tables come from the main run ({int(man.get('games', 0)):,} games, every policy); the "
@@ -919,7 +922,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         "it is below 0.05 and the difference negative, otherwise `no clear difference`; `p-value` is the raw "
         "one. "
         "`paired / unpaired width` is the paired interval's half-width over the half-width two independent "
-        "runs of the same size would give (from each level's own per-game variance).\n\n"
+        "runs of the same size would give (from each level's own per-game variance)."
+        + (f" With {games:,} games a cell these rows resolve only the largest steps; the level runs above answer "
+           "the level question on many more games." if jarls_run is not None else "") + "\n\n"
         + paired_text
         + f"## Jarls (level {_lv(base_level)}, policy `{first}`)\n\n"
         f"![P(win) per Jarl]({png_jarls.name})\n\n"
@@ -1056,6 +1061,39 @@ def _paired_levels(frame: pl.LazyFrame, a: int, b: int) -> Estimate:
     from simkit.core.stats import mean_interval
 
     return mean_interval(len(d), float(d.sum()), float((d * d).sum()))
+
+
+def policy_drops(frame: pl.LazyFrame, a: str, b: str, lo: int, hi: int) -> tuple[Estimate, Estimate, Estimate]:
+    """Level ``lo`` − ``hi`` in P(win) under policy ``a``, under ``b``, and ``a``'s minus ``b``'s, each paired on
+    the same games: a game's value is its mean over its (monster, variant, Jarl) cells (normal intervals)."""
+    from simkit.core.stats import mean_interval
+
+    keys = ["block", "game", "monster", "variant", "jarl"]
+    per = {}
+    for p in (a, b):
+        f = frame.filter(pl.col("policy") == p)
+        wa = f.filter(pl.col("level") == lo).select(*keys, pl.col("won").cast(pl.Float64).alias("wa"))
+        wb = f.filter(pl.col("level") == hi).select(*keys, pl.col("won").cast(pl.Float64).alias("wb"))
+        per[p] = (wa.join(wb, on=keys).group_by("block", "game")
+                  .agg((pl.col("wa") - pl.col("wb")).mean().alias(p)))
+    both = per[a].join(per[b], on=["block", "game"]).collect()
+    out = []
+    for d in (both[a].to_numpy(), both[b].to_numpy(), both[a].to_numpy() - both[b].to_numpy()):
+        out.append(mean_interval(len(d), float(d.sum()), float((d * d).sum())))
+    return out[0], out[1], out[2]
+
+
+def _drop_words(frame: pl.LazyFrame, a: str, b: str, levels: list[int]) -> str:
+    """The words on ``a``'s Level I − III drop against ``b``'s on the main run: ", where its … drop, …, is `b`'s
+    … within the noise (paired difference …)"."""
+    if len(levels) < 2:
+        return ""
+    lo, hi = levels[0], levels[-1]
+    da, db, dd = policy_drops(frame, a, b, lo, hi)
+    same = dd.low <= 0 <= dd.high
+    return (f", where its Level {_lv(lo)} − {_lv(hi)} drop, {_siv(*_e3(da))}, is `{b}`'s {_siv(*_e3(db))} "
+            + ("within the noise" if same else "beyond the noise") + f" (paired difference {_siv(*_e3(dd))}, "
+            f"n = {dd.n:,} games)")
 
 
 def more_games_note(more: float) -> str:
