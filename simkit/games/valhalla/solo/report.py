@@ -699,9 +699,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
     role = STRONGEST if top == best or best not in practical else FASTEST_STRONG
     stronger = ""  # the stronger policy the answer's is not, said with its paired gap on the main run
     if role == FASTEST_STRONG:
-        rb = next((r for r in rungs if r.policy == best), None)
         rt = next((r for r in rungs if r.policy == top), None)
-        paired = rb is not None and rt is not None and rungs[0].policy == best  # the ladder's gaps are to its top
+        paired = rt is not None and rungs[0].policy == best  # the ladder's gaps are to its top
         beats = paired and rt.gap_high < 0
         gap = (f" by {_siv(-rt.gap, -rt.gap_high, -rt.gap_low)} in P(win) (paired, the skill ladder below)"
                if paired else "")
@@ -1003,11 +1002,11 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     rungs = rungs_from_rows(results.scan(run), kinds)
     # the level runs' policy: the ladder's top heuristic that never solves a battle exactly (one that does costs
     # some 60 times as much a game: too slow for their 2,205,000 games)
-    best = next(r.policy for r in rungs if r.kind == "heuristic" and not exact_words(man["policies"][r.policy]))
+    fast = next(r.policy for r in rungs if r.kind == "heuristic" and not exact_words(man["policies"][r.policy]))
     jarls_run = run_bundled("valhalla/solo.toml", base / "jarls-run", 100 if quick else JARLS_GAMES, seed=2029,
-                            jobs=jobs, overrides=[f'play=["{best}"]'])
+                            jobs=jobs, overrides=[f'play=["{fast}"]'])
     levels = run_bundled("valhalla/solo.toml", base / "levels-run", 1_000 if quick else LEVEL_GAMES, seed=2027,
-                         jobs=jobs, overrides=[f'jarls=["{LEVEL_JARL}"]', f'play=["{best}"]'])
+                         jobs=jobs, overrides=[f'jarls=["{LEVEL_JARL}"]', f'play=["{fast}"]'])
     cap, block = (2, 2) if quick else (SEARCH_CAP, SEARCH_BLOCK)
     cores = jobs or os.cpu_count() or 1
     where = [f"{k}={json.dumps(v)}" for k, v in SEARCH_CELL.items()]
@@ -1049,38 +1048,35 @@ ENDINGS = (
 )
 
 
-def _paired_levels(frame: pl.LazyFrame, a: int, b: int) -> Estimate:
-    """won(level a) − won(level b), paired on (block, game, monster, variant, jarl, policy); each game's mean over
-    its paired rows is one observation (normal interval)."""
+def _game_drops(frame: pl.LazyFrame, a: int, b: int, name: str = "d") -> pl.LazyFrame:
+    """Per game (block, game): the mean of won(level a) − won(level b) over its rows paired on ``PAIR_KEYS``
+    (the same monster, variant, Jarl and policy), as column ``name``."""
     wa = frame.filter(pl.col("level") == a).select(*PAIR_KEYS, pl.col("won").cast(pl.Int64).alias("wa"))
     wb = frame.filter(pl.col("level") == b).select(*PAIR_KEYS, pl.col("won").cast(pl.Int64).alias("wb"))
-    per = (wa.join(wb, on=PAIR_KEYS, how="inner").group_by("block", "game")
-           .agg(pl.len().alias("m"), (pl.col("wa") - pl.col("wb")).sum().alias("d")).collect())
-    m = per["m"].to_numpy().astype(float)
-    d = per["d"].to_numpy().astype(float) / m
+    return (wa.join(wb, on=PAIR_KEYS, how="inner").group_by("block", "game")
+            .agg(((pl.col("wa") - pl.col("wb")).sum() / pl.len()).alias(name)))
+
+
+def _mean_estimate(d) -> Estimate:
+    """The normal interval of the mean of the per-game values ``d``."""
     from simkit.core.stats import mean_interval
 
     return mean_interval(len(d), float(d.sum()), float((d * d).sum()))
 
 
+def _paired_levels(frame: pl.LazyFrame, a: int, b: int) -> Estimate:
+    """won(level a) − won(level b), paired on (block, game, monster, variant, jarl, policy); each game's mean over
+    its paired rows is one observation (normal interval)."""
+    return _mean_estimate(_game_drops(frame, a, b).collect()["d"].to_numpy())
+
+
 def policy_drops(frame: pl.LazyFrame, a: str, b: str, lo: int, hi: int) -> tuple[Estimate, Estimate, Estimate]:
     """Level ``lo`` − ``hi`` in P(win) under policy ``a``, under ``b``, and ``a``'s minus ``b``'s, each paired on
     the same games: a game's value is its mean over its (monster, variant, Jarl) cells (normal intervals)."""
-    from simkit.core.stats import mean_interval
-
-    keys = ["block", "game", "monster", "variant", "jarl"]
-    per = {}
-    for p in (a, b):
-        f = frame.filter(pl.col("policy") == p)
-        wa = f.filter(pl.col("level") == lo).select(*keys, pl.col("won").cast(pl.Float64).alias("wa"))
-        wb = f.filter(pl.col("level") == hi).select(*keys, pl.col("won").cast(pl.Float64).alias("wb"))
-        per[p] = (wa.join(wb, on=keys).group_by("block", "game")
-                  .agg((pl.col("wa") - pl.col("wb")).mean().alias(p)))
-    both = per[a].join(per[b], on=["block", "game"]).collect()
-    out = []
-    for d in (both[a].to_numpy(), both[b].to_numpy(), both[a].to_numpy() - both[b].to_numpy()):
-        out.append(mean_interval(len(d), float(d.sum()), float((d * d).sum())))
-    return out[0], out[1], out[2]
+    da, db = (_game_drops(frame.filter(pl.col("policy") == p), lo, hi, p) for p in (a, b))
+    both = da.join(db, on=["block", "game"]).collect()
+    x, y = both[a].to_numpy(), both[b].to_numpy()
+    return _mean_estimate(x), _mean_estimate(y), _mean_estimate(x - y)
 
 
 def _drop_words(frame: pl.LazyFrame, a: str, b: str, levels: list[int]) -> str:

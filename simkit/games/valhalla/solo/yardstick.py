@@ -222,20 +222,19 @@ def battle_alike(y: Yardstick, lead: str) -> list[str]:
 def _alike_text(y: Yardstick, lead: str) -> str:
     """Under the table: each group of policies that play every battle alike, named once after its first row (the
     lead's group first), so that repeated rows are explained."""
-    text, named = "", {lead}
+    text, named = "", set()
     for head in [lead, *(p for p in y.policies if p != lead)]:
-        if head in named and head != lead:
+        if head in named:
             continue
+        named.add(head)
         alike = [p for p in battle_alike(y, head) if p not in named]
         named.update(alike)
-        if not alike:
-            continue
-        names = " and ".join(f"`{p}`" for p in alike)
-        text += (f"\n{names} play{'s' if len(alike) == 1 else ''} every one of these {len(y.rows)} battles as "
-                 f"`{head}` does (the same exact P(win) battle by battle, and the same first roll choice), so "
-                 f"{'its row repeats' if len(alike) == 1 else 'their rows repeat'} `{head}`'s: these heuristics "
-                 "battle alike and differ in when they attack and which cards they keep.\n")
-        named.add(head)
+        if alike:
+            names = " and ".join(f"`{p}`" for p in alike)
+            text += (f"\n{names} play{'s' if len(alike) == 1 else ''} every one of these {len(y.rows)} battles as "
+                     f"`{head}` does (the same exact P(win) battle by battle, and the same first roll choice), so "
+                     f"{'its row repeats' if len(alike) == 1 else 'their rows repeat'} `{head}`'s: these heuristics "
+                     "battle alike and differ in when they attack and which cards they keep.\n")
     return text
 
 
