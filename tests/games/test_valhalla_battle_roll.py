@@ -163,3 +163,68 @@ def test_exact_last_stand_solves_only_the_defence_rolls_the_rules_give_up():
                     kept += 1
             E.apply_action(s, rng, env, a)
     assert solved > 0 and kept > 0
+
+
+def test_hopeless_by_hand():
+    """The Raven Hunter (strength 3, an axe and a sword: two dice) alone, 20 strength needed: with Glory 17 two
+    dice can win and one cannot; with Glory 16 no number of dice can."""
+    for dice, glory, want in ((2, 17, False), (6, 17, False), (1, 17, True), (0, 17, True), (6, 16, True),
+                              (10, 16, True), (0, 20, False)):
+        s, env = position(DECK, ["raven_hunter"], [], "troll", 4, monster_powers=False)
+        s[L.B_NEEDED], s[L.GLORY], s[L.ND] = 20, glory, dice
+        assert R.hopeless(s, env) == want, (dice, glory)
+    # a Weapon Delivery in hand, or played, is a die more: one die and the card make the Hunter's two
+    s, env = position(DECK, ["raven_hunter"], ["weapon_delivery_axe"], "troll", 4, monster_powers=False)
+    s[L.B_NEEDED], s[L.GLORY], s[L.ND] = 20, 17, 1
+    assert not R.hopeless(s, env)
+    s, env = position(DECK, ["raven_hunter"], [], "troll", 4, monster_powers=False)
+    s[L.B_NEEDED], s[L.GLORY], s[L.ND] = 20, 17, 1
+    s[L.DELIV + 0] = 1
+    assert not R.hopeless(s, env)
+
+
+@pytest.mark.parametrize("team, hand, kw", [
+    (["raven_hunter", "frost_champion"], ["battle_fury", "second_wind"], {"card": 2, "glory": 2, "jarl": "solveig"}),
+    (["rime_giant", "raven_hunter"], ["weapon_delivery_axe", "shield_wall"], {"jarl": "hodr"}),
+    (["boar_rider", "boar_champion"], ["ambush"], {"attacking": False}),
+    (["raven_thrall"], [], {"card": 4, "glory": 16, "monster_powers": False}),
+])
+def test_hopeless_only_where_no_roll_wins(team, hand, kw):
+    """``hopeless`` is a proof: wherever it holds, the battle's value is 0 (the exact solver's); ``last_stand``
+    skips the solve there, which would only answer "stop"."""
+    s0, env = position(DECK, team, hand, "troll", **kw)
+    exact = BattleSolver(s0, env)
+    for s, _, v in roll_decisions(s0, env, 12, 3):
+        if R.hopeless(s, env):
+            assert v == 0.0 and exact.decision(s.copy(), None) == 0
+
+
+def test_hopeless_over_the_last_stands_of_builder_stand_games():
+    """At every defence roll of ``builder_stand`` games where the rules stop while the dice lose (where
+    ``last_stand`` solves), ``hopeless`` holds only where the solver's value is 0, and it holds at most of those
+    (the solves it saves)."""
+    from simkit.games.valhalla.solo.features import base_strength, best_total
+    from simkit.games.valhalla.solo.simulation import decision_game
+
+    dg = decision_game()
+    stand = dg.policies["builder_tuned"][1].copy()
+    stand[pol.LAST_STAND] = 1.0
+    legal = np.empty(L.MAX_ACTIONS, np.int64)
+    zero = caught = 0
+    for g in range(60):
+        s, rng, env = dg.new_game(g)
+        prng = np.array([g, 1, 2, 3], np.uint64)
+        while not dg.fns.is_over(s):
+            n = E.legal_actions(s, env, legal)
+            if s[L.PHASE] == L.PH_ROLL and s[L.B_ATTACK] == 0 and n > 1:
+                now, _, _ = best_total(s, env, E.battle_pool(s, env[1].shape[1]))
+                if base_strength(s, env) + now < s[L.B_NEEDED] and \
+                        pol.heuristic(s, env, legal, n, stand, prng.copy()) == L.A_STOP:
+                    R.best_roll(s, env, env[10], R.LIMIT)
+                    v = R.decision_value(s.copy(), env, env[10], False)
+                    if R.hopeless(s, env):
+                        assert v == 0.0
+                        caught += 1
+                    zero += v == 0.0
+            E.apply_action(s, rng, env, pol.policy(pol.HEURISTIC, s, env, legal, n, stand, prng))
+    assert zero >= 20 and caught >= zero // 2

@@ -210,6 +210,72 @@ def _terminal(s, env, memo):
     return won
 
 
+@njit(cache=True, inline="always")
+def _dice_cost(cards, need, c):
+    """The dice card ``c`` takes when activated (each named symbol and each "any" symbol takes one), or -1 when no
+    pool activates it (a "distinct" card naming a symbol twice: ``battle.fit_set``)."""
+    k = cards[c, L.C_ANY]
+    for sym in range(need.shape[1]):
+        if need[c, sym] > 1 and cards[c, L.C_DISTINCT] == 1:
+            return -1
+        k += need[c, sym]
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def hopeless(s, env):
+    """True when no play of the battle's rolls left can win it, so that every action's value is 0: even if every
+    die showed whatever symbols the cards need, no activatable set of Warriors and strength Tactics reaches the
+    strength needed. The bound: the dice (those in the pool, the Weapon Deliveries played and in hand, and an Ice
+    Giant's extra die not yet given) each taken as any symbol, and a set activatable when it takes no more dice
+    than that (``battle.fit_set`` spends one die a symbol); a set's strength is that of ``features.best_total``.
+    Rerolls only change which symbols show, so they are not counted. Cheap (at most 16 × 64 sets); used before a
+    solve whose answer would only be "stop" (``policies.last_stand``)."""
+    cards, need, ca = env[0], env[1], env[6]
+    S = need.shape[1]
+    dice = s[L.ND]
+    for sym in range(S + 1):
+        dice += s[L.DELIV + sym]
+    for h in range(s[L.HAND_N]):
+        c = s[L.HAND + h]
+        if cards[c, L.C_TYPE] == L.TACTIC and cards[c, L.C_EFFECT] == L.T_DELIVERY:
+            dice += 1
+    n = s[L.TEAM_N]
+    if s[L.B_ICE_DONE] == 0:
+        for i in range(n):
+            w = s[L.TEAM + i]
+            if cards[w, L.C_SPECIAL] == 1 and E.is_ice_giant(cards, ca, w):
+                dice += 1
+                break
+    gap = s[L.B_NEEDED] - base_strength(s, env)
+    nc = s[L.CAND_N]
+    for m in range(1 << n):
+        cost, st = 0, 0
+        for i in range(n):
+            if (m >> i) & 1:
+                k = _dice_cost(cards, need, s[L.TEAM + i])
+                if k < 0:
+                    cost = dice + 1
+                    break
+                cost += k
+                st += E.strength_env(s, env, i, m)
+        if cost > dice:
+            continue
+        for t in range(1 << nc):
+            c2, v = cost, st
+            for j in range(nc):
+                if (t >> j) & 1:
+                    k = _dice_cost(cards, need, s[L.CAND + j])
+                    if k < 0:
+                        c2 = dice + 1
+                        break
+                    c2 += k
+                    v += cards[s[L.CAND + j], L.C_VALUE]
+            if c2 <= dice and v >= gap:
+                return False
+    return True
+
+
 @njit(cache=True, _nrt=False)
 def prepare_roll(t, env, a):
     """The part of roll action ``a`` before the dice fall (``engine.apply_action``): the Weapon Delivery played,

@@ -1001,7 +1001,7 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
     rungs = rungs_from_rows(results.scan(run), kinds)
     # the level runs' policy: the ladder's top heuristic that never solves a battle exactly (one that does costs
-    # some 60 times as much a game: too slow for their 2,205,000 games)
+    # some 20 times as much a game: too slow for their 2,205,000 games)
     fast = next(r.policy for r in rungs if r.kind == "heuristic" and not exact_words(man["policies"][r.policy]))
     jarls_run = run_bundled("valhalla/solo.toml", base / "jarls-run", 100 if quick else JARLS_GAMES, seed=2029,
                             jobs=jobs, overrides=[f'play=["{fast}"]'])
