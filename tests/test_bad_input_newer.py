@@ -157,6 +157,23 @@ def test_learned_temperature_nan(tmp_path, value):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("line, needles", [
+    ("smart_rerolls = 3", ("policies.learned.smart_rerolls", "between 0 and 1", "3")),
+    ("last_stand_reroll = nan", ("policies.learned.last_stand_reroll", "finite", "nan")),
+    ("no_such_parameter = 1", ("policies.learned", "no_such_parameter")),
+])
+def test_learned_base_parameter_out_of_range(tmp_path, line, needles):
+    """A `learned` table may set its base heuristic's parameters, each checked as in a heuristic's table."""
+    d = _copy(tmp_path, "valhalla")
+    p = d / "solo.toml"
+    table = '[policies.learned]\nkind = "learned"\nweights = "solo.learned.npz"\n'
+    assert table in p.read_text()
+    p.write_text(p.read_text().replace(table, f'{table}{line}\n', 1))
+    _assert_one_line_error(_run(["run", p, "-q", "--out", tmp_path / "o", "--set", 'play=["learned"]']),
+                           "solo.toml", *needles)
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize("players, variants", [("[2, 2]", None), ("[3, 4, 3]", None),
                                                (None, '["base", "base"]')])
 def test_valhalla_multi_duplicates(tmp_path, players, variants):

@@ -52,6 +52,23 @@ def param_vector(spec: dict, overrides: dict | None = None) -> np.ndarray:
     return v
 
 
+def _read_params(t, params) -> dict:
+    """The heuristic parameters a ``[policies.NAME]`` table sets, each checked against its declared range."""
+    out = {}
+    for pname in params:
+        v = t.get(pname, float, None)
+        if v is not None:
+            low, high = param_range(params[pname]) if isinstance(params, dict) else (0.0, math.inf)
+            if not math.isfinite(v):
+                raise t.error(pname, f"must be a finite number (got {v!r})")
+            if not low <= v <= high:
+                shown = (f"at least {low:g}" if high == math.inf else
+                         f"at most {high:g}" if low == -math.inf else f"between {low:g} and {high:g}")
+                raise t.error(pname, f"must be {shown} (got {v!r})")
+            out[pname] = v
+    return out
+
+
 def read_policies(fields, presets: dict, kinds, params, default_play: list[str]) -> list[tuple[str, str, dict]]:
     """``(name, kind, parameters)`` for every policy the scenario plays.
 
@@ -68,7 +85,12 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
         if kind == "learned":
             from simkit.core.learned import read_learned_table
 
-            defined[name] = (kind, read_learned_table(t, values, (fields.data.get("game"), fields.data.get("mode"))))
+            over = _read_params(t, params)  # the base heuristic's parameters the table changes
+            spec = read_learned_table(t, values, (fields.data.get("game"), fields.data.get("mode")))
+            if over:
+                spec["base_params"] = {**spec["base_params"], **over}
+                spec["base_overrides"] = over
+            defined[name] = (kind, spec)
             continue
         if kind == "search":
             values = {**SEARCH_DEFAULTS, **values}
@@ -101,17 +123,7 @@ def read_policies(fields, presets: dict, kinds, params, default_play: list[str])
             t.finish()
             defined[name] = (kind, values)
             continue
-        for pname in params:
-            v = t.get(pname, float, None)
-            if v is not None:
-                low, high = param_range(params[pname]) if isinstance(params, dict) else (0.0, math.inf)
-                if not math.isfinite(v):
-                    raise t.error(pname, f"must be a finite number (got {v!r})")
-                if not low <= v <= high:
-                    shown = (f"at least {low:g}" if high == math.inf else
-                             f"at most {high:g}" if low == -math.inf else f"between {low:g} and {high:g}")
-                    raise t.error(pname, f"must be {shown} (got {v!r})")
-                values[pname] = v
+        values.update(_read_params(t, params))
         t.finish()
         defined[name] = (kind, values)
     ptable.finish()

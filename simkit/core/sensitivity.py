@@ -194,25 +194,36 @@ def ranking_sentence(comparisons: list[Comparison], table: dict[str, dict[str, E
         ref_g, ref_tied = extreme({g: table[reference][g] for g in groups}, worst)
         moved = {}
         strict = True
+        unresolved = 0
         for c in comparisons:
             g, tied = extreme({g: table[c.policy][g] for g in groups}, worst)
             strict = strict and g == ref_g and not tied
             if g == ref_g or ref_g in tied:
                 continue
             f = flipped.get((c.policy, g, ref_g) if worst else (c.policy, ref_g, g))
-            moved.setdefault(g, []).append(f"`{c.policy}`" + (" (a resolved flip)" if f and f.resolved else ""))
+            resolved_here = bool(f and f.resolved)
+            unresolved += not resolved_here
+            moved.setdefault(g, []).append(f"`{c.policy}`" + (" (a resolved flip)" if resolved_here else ""))
         tie = f", tied with {names(ref_tied, 3)} (intervals overlap)," if ref_tied else ""
         if not moved:
             if strict and not ref_tied:
                 return f"{ref_g} is the {word} under every policy"
             return f"{ref_g} is the {word} under every policy or tied with it (intervals overlap)"
+        n_moved = sum(len(ps) for ps in moved.values())
+        own = "that policy's" if n_moved == 1 else "those policies'"
+        # a policy's own intervals set its worst (best) apart from the reference's; a flip is resolved only when the
+        # games show both orders beyond the noise (Holm): say which, so "no resolved flip" above is not contradicted
+        note = "" if not unresolved else (
+            " (not a resolved flip: the games do not show both orders beyond the noise)" if unresolved == n_moved
+            else " (those not marked are not resolved flips: the games do not show both orders beyond the noise)")
         return (f"the {word} is {ref_g} under `{reference}`{tie} but "
                 + "; ".join(f"{g} under {names(ps, len(ps))}" for g, ps in moved.items())
-                + f", {'below' if worst else 'above'} {ref_g} beyond the intervals")
+                + f", {'below' if worst else 'above'} {ref_g} by {own} own intervals{note}")
 
     n_pairs = _pairs(comparisons)
     rule = (f"Holm over {_all(family)}, {n_pairs} pair{'s' if n_pairs != 1 else ''} × {len(comparisons)} "
-            f"other practical polic{'y' if len(comparisons) == 1 else 'ies'}, family-wise {alpha:.3g}")
+            f"other practical polic{'y' if len(comparisons) == 1 else 'ies'} against `{reference}`, "
+            f"family-wise {alpha:.3g}")
     pairs = len({(f.above, f.below) for c in comparisons for f in c.resolved})
     if resolved:
         head = (f"**The {what} ranking changes with the policy:** {resolved} resolved flip{'s' if resolved > 1 else ''}"

@@ -277,7 +277,7 @@ def test_headline_says_whether_the_ranking_changes_with_the_policy(ranked):
         assert f"**The Warband ranking changes with the policy:** {resolved} resolved flip" in head
     else:
         assert "**The Warband ranking does not change with the policy beyond the noise:**" in head
-    assert "Holm over all 6 comparisons, 3 pairs × 2 other practical policies" in head
+    assert f"Holm over all 6 comparisons, 3 pairs × 2 other practical policies against `{best}`" in head
     for word, pick in (("worst", min), ("best", max)):
         # each policy's worst (best) Warband by its rate, and those whose 95% intervals overlap it (a tie)
         under = {p: pick(RANKED, key=lambda w, p=p: rate[(w, p)]) for p in PRACTICAL}

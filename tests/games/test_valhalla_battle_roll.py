@@ -228,3 +228,58 @@ def test_hopeless_over_the_last_stands_of_builder_stand_games():
                     zero += v == 0.0
             E.apply_action(s, rng, env, pol.policy(pol.HEURISTIC, s, env, legal, n, stand, prng))
     assert zero >= 20 and caught >= zero // 2
+
+
+@pytest.mark.parametrize("name, plain", [("builder_reroll", "builder_tuned"), ("learned_reroll", "learned")])
+def test_last_stand_reroll_rerolls_every_die_only_where_a_lost_defence_could_still_be_won(name, plain):
+    """``last_stand_reroll`` (heuristic and learned): at a defence roll where the policy would stop while the dice
+    lose and ``hopeless`` does not hold, every die rerolled (a basic reroll where legal, else a free one);
+    everywhere else the policy's own action. Checked at every decision of the plain policy's games; it must change
+    some roll, and keep some stops (hopeless ones)."""
+    from simkit.games.valhalla.solo.features import base_strength, best_total
+    from simkit.games.valhalla.solo.simulation import decision_game
+
+    dg = decision_game()
+    both = _bundled_policies(plain, name)
+    (k0, p0), (k1, p1) = both[plain], both[name]
+    assert k0 == k1 and p1[pol.LAST_REROLL] == 1 and p0[pol.LAST_REROLL] == 0
+    assert np.array_equal(np.delete(p0, pol.LAST_REROLL), np.delete(p1, pol.LAST_REROLL))
+    legal = np.empty(L.MAX_ACTIONS, np.int64)
+    rerolled = kept_hopeless = same = 0
+    for g in range(40):
+        s, rng, env = dg.new_game(g)
+        prng = np.array([g, 1, 2, 3], np.uint64)
+        while not dg.fns.is_over(s):
+            n = E.legal_actions(s, env, legal)
+            a = pol.policy(k0, s, env, legal, n, p0, prng.copy())
+            b = pol.policy(k1, s, env, legal, n, p1, prng.copy())
+            if s[L.PHASE] == L.PH_ROLL and s[L.B_ATTACK] == 0 and a == L.A_STOP and n > 1:
+                now, _, _ = best_total(s, env, E.battle_pool(s, env[1].shape[1]))
+                if base_strength(s, env) + now < s[L.B_NEEDED]:
+                    every = (1 << int(s[L.ND])) - 1
+                    options = [x for x in (L.A_BASIC + every, L.A_FREE + every) if x in set(legal[:n].tolist())]
+                    if R.hopeless(s, env) or not options:
+                        assert b == a
+                        kept_hopeless += 1
+                    else:
+                        assert b == options[0]
+                        rerolled += 1
+                    E.apply_action(s, rng, env, b)
+                    continue
+            assert b == a
+            same += 1
+            E.apply_action(s, rng, env, b)
+    assert rerolled > 0 and kept_hopeless > 0 and same > 0
+
+
+
+def _bundled_policies(*names):
+    """The bundled Solo scenario's policies ``names`` as (kind, parameter vector)."""
+    import json
+
+    from simkit.core import loader
+    from simkit.core.policies import decision_policies
+    from simkit.core.registry import scenarios_dir
+
+    sim = loader.load(scenarios_dir() / "valhalla" / "solo.toml", [f"play={json.dumps(list(names))}"]).simulation
+    return decision_policies(sim.policy_specs, pol.PARAMS)

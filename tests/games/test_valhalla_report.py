@@ -484,7 +484,7 @@ def _named(head: str, what: str, word: str) -> dict[str, str]:
         g = every.group(1).strip().removeprefix("and ")
         return {p: g for p in RANKED_POLICIES}
     m = re.search(rf"the {word} is (.+?) under `builder`(?:, tied with [^()]+ \(intervals overlap\),)? but (.+?), "
-                  rf"(?:below|above) [^,]+ beyond the intervals", s)
+                  rf"(?:below|above) [^,]+ by (?:that policy's|those policies') own intervals", s)
     out = {p: m.group(1) for p in RANKED_POLICIES}  # a policy not named: the reference's, or tied with it
     for part in m.group(2).split("; "):
         g, ps = part.split(" under ", 1)
@@ -527,7 +527,7 @@ def test_headline_says_whether_the_rankings_change_with_the_policy(ranked):
         else:
             assert f"**The {what} ranking does not change with the policy beyond the noise:** no resolved flip" in head
             assert "No resolved flip" in part
-        assert f"(Holm over all {family} × 1 other practical policy, family-wise 0.025)" in head
+        assert f"(Holm over all {family} × 1 other practical policy against `builder`, family-wise 0.025)" in head
         groups = {g for g, _ in truth}
         for word, pick in (("worst", min), ("best", max)):
             named = _named(head, what, word)
@@ -717,6 +717,9 @@ def test_the_search_ladder_says_what_builder_exact_is_when_it_plays(report, tmp_
     assert policies[EXACT] == {**policies["builder_tuned"], "exact_rolls": 1}
     # and the report's lead, `builder_stand`, is `builder_tuned` making its last stands exactly
     assert policies["builder_stand"] == {**policies["builder_tuned"], "exact_last_stand": 1}
+    # `builder_reroll` and `learned_reroll`: `builder_tuned` and `learned` rerolling their last stands
+    assert policies["builder_reroll"] == {**policies["builder_tuned"], "last_stand_reroll": 1}
+    assert policies["learned_reroll"] == {**policies["learned"], "last_stand_reroll": 1}
 
 
 def test_a_page_whose_strongest_heuristic_solves_battles_answers_under_the_fast_one_and_names_it(tmp_path):

@@ -104,14 +104,14 @@ def test_ranking_sentence_names_the_best_under_each_policy_and_the_resolved_flip
     text = ranking_sentence(sensitivity(table, "ref"), table, "ref", "Warband")
     assert text.startswith("**The Warband ranking changes with the policy:** 1 resolved flip (1 pair of Warbands "
                            "ordered the other way by another practical policy beyond the noise; Holm over all 6 "
-                           "comparisons, 3 pairs × 2 other practical policies, family-wise 0.05)")
+                           "comparisons, 3 pairs × 2 other practical policies against `ref`, family-wise 0.05)")
     assert "c is the worst under every policy" in text
     assert "the best is a under `ref` but b under `x` (a resolved flip)" in text
     assert "changes" not in ranking_sentence(sensitivity(table | {"x": table["y"]}, "ref"), table | {"x": table["y"]},
                                              "ref", "Warband")
-    assert "b under `x` (a resolved flip), above a beyond the intervals." in text
+    assert "b under `x` (a resolved flip), above a by that policy's own intervals." in text
     one = {k: table[k] for k in ("ref", "x")}  # one other policy: the rule says 'policy', not 'policies'
-    assert "3 pairs × 1 other practical policy, family-wise" in ranking_sentence(sensitivity(one, "ref"), one, "ref",
+    assert "3 pairs × 1 other practical policy against `ref`, family-wise" in ranking_sentence(sensitivity(one, "ref"), one, "ref",
                                                                                   "Warband")
 
 
@@ -127,8 +127,10 @@ def test_ranking_sentence_names_a_best_or_worst_its_interval_cannot_separate_as_
     assert text.endswith("a is the best under every policy or tied with it (intervals overlap).")
     table["x"]["b"] = _e(0.95, 0.01)  # now b is apart from a under x (not resolved: ref cannot tell a from b)
     text = ranking_sentence(sensitivity(table, "ref"), table, "ref", "Warband")
-    assert text.endswith("the best is a under `ref`, tied with b (intervals overlap), but b under `x`, above a beyond "
-                         "the intervals.")
+    assert text.endswith("the best is a under `ref`, tied with b (intervals overlap), but b under `x`, above a by "
+                         "that policy's own intervals (not a resolved flip: the games do not show both orders beyond "
+                         "the noise).")
+    assert text.startswith("**The Warband ranking does not change with the policy beyond the noise:**")
 
 
 def test_a_paired_p_replaces_the_intervals_for_groups_that_share_games():
