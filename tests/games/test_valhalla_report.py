@@ -738,7 +738,7 @@ def test_a_page_whose_strongest_heuristic_solves_battles_answers_under_the_fast_
         f'deck = "{(SCEN / "deck.toml").as_posix()}"\n'
         'monsters = ["dragon"]\nvariants = ["base"]\nlevels = [1, 3]\n'
         'jarls = ["sigurd", "egil"]\nplay = ["stand", "fast", "random"]\n'
-        f'[policies.fast]\nkind = "heuristic"\n{spec}'
+        f'[policies.fast]\nkind = "heuristic"\n{spec}last_stand_reroll = 1\n'
         f'[policies.stand]\nkind = "heuristic"\n{spec}exact_last_stand = 1\n'
     )
     run_dir, jarls_dir = tmp_path / "run", tmp_path / "jarls"
@@ -747,6 +747,10 @@ def test_a_page_whose_strongest_heuristic_solves_battles_answers_under_the_fast_
     text = solo_report(run_dir, tmp_path / "report", jarls_run=jarls_dir)[0].read_text()
     head = text.split("**The details.** ", 1)[1].split("\n", 1)[0]
     assert head.startswith("**Over all 2 Jarls** under the strongest policy at heuristic speed, **`fast`**")
+    # what the answer's policy does beyond its tuned rules, said right after the first sentence
+    assert "). That policy, `fast`, rerolls its last stands: in a defence, where its rules would stop while the " \
+           "dice lose and some roll could still win, it rerolls every die (no battle solved). The stronger `stand`" \
+           in head
     df = simkit.results.load(run_dir)
     won = {p: df.filter(pl.col("policy") == p).sort(KEYS[:-1]).group_by(["block", "game"], maintain_order=True)
            .agg(pl.col("won").cast(pl.Float64).mean())["won"].to_numpy() for p in ("stand", "fast")}

@@ -72,6 +72,14 @@ def exact_words(spec: dict) -> str:
     return ""
 
 
+def rule_words(spec: dict) -> str:
+    """What a heuristic's rule parameters beyond the tuned ones make it do, in a few words ('' when none)."""
+    if (spec or {}).get("last_stand_reroll", 0) > 0:
+        return ("rerolls its last stands: in a defence, where its rules would stop while the dice lose and some roll "
+                "could still win, it rerolls every die (no battle solved)")
+    return ""
+
+
 # ---------------------------------------------------------------- helpers
 
 
@@ -706,7 +714,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
                if paired else "")
         what = exact_words((man.get("policies") or {}).get(best) or {})
         # (a capital first: the details' first sentence, which names the answer's policy, ends before it)
-        stronger = (f"The stronger `{best}`{f' (it {what})' if what else ''} "
+        mine = rule_words((man.get("policies") or {}).get(top) or {})
+        stronger = ((f"That policy, `{top}`, {mine}. " if mine else "")
+                    + f"The stronger `{best}`{f' (it {what})' if what else ''} "
                     + ("beats" if beats else "ranks above (not told apart from)" if paired else "ranks above")
                     + f" `{top}` over the main run's cells{gap}, but solving battles costs it many times `{top}`'s "
                     f"CPU a game, too much for the level runs' games: it leads the tables of the main run below "
@@ -977,6 +987,9 @@ EXACT = "builder_exact"  # the scenario's `builder_tuned` with exact rolls: a ru
 # the scenario's `builder_tuned` making its last stands exactly: played first in the main run when defined (the
 # strongest policy that fills its tables; too slow for the level runs and for the scenario's own `play`)
 LEAD = "builder_stand"
+# the scenario's policies that reroll their last stands (heuristic speed): played after its own `play` in the main run
+# when defined, so that the ladder ranks them and the level runs take the strongest of them
+REROLL = ("builder_reroll", "learned_reroll")
 
 
 def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Path]:
@@ -994,8 +1007,10 @@ def bundled_solo(out_dir: str | Path, quick: bool = False, jobs=None) -> list[Pa
     base = Path(out_dir) / "valhalla"
     path = registry.scenarios_dir() / "valhalla" / "solo.toml"
     data = read_toml(path)[0]
-    lead = ([f"play={json.dumps([LEAD, *data.get('play', [])])}"]
-            if LEAD in (data.get("policies") or {}) and LEAD not in data.get("play", []) else [])
+    defined, own = data.get("policies") or {}, data.get("play", [])
+    main_play = ([LEAD] if LEAD in defined and LEAD not in own else []) + own \
+        + [p for p in REROLL if p in defined and p not in own]
+    lead = [f"play={json.dumps(main_play)}"] if main_play != own else []
     run = run_bundled("valhalla/solo.toml", base / "run", 60 if quick else 300, seed=2026, jobs=jobs, overrides=lead)
     man = results.manifest(run)
     kinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
