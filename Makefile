@@ -44,7 +44,7 @@ test-fast: setup warm
 	$(PYTEST) -m "not slow"
 
 report: setup warm
-	@echo "make report: simulating and writing every bundled report under reports/ (about 40 minutes on 2 cores, most of it the search ladders, the Lonequest's learned_search and Valhalla Solo's builder_stand) ..."
+	@echo "make report: simulating and writing every bundled report under reports/ (about 35 minutes on 2 cores, most of it the search ladders, the Lonequest's learned_search and Valhalla Solo's builder_stand) ..."
 	$(BIN)/simkit report --bundled --out reports --html
 	@echo "reports written under reports/ (open reports/index.html, or the .md files)"
 
