@@ -211,14 +211,19 @@ def _terminal(s, env, memo):
 
 
 @njit(cache=True, inline="always")
-def _dice_cost(cards, need, c):
-    """The dice card ``c`` takes when activated (each named symbol and each "any" symbol takes one), or -1 when no
-    pool activates it (a "distinct" card naming a symbol twice: ``battle.fit_set``)."""
-    k = cards[c, L.C_ANY]
-    for sym in range(need.shape[1]):
-        if need[c, sym] > 1 and cards[c, L.C_DISTINCT] == 1:
-            return -1
-        k += need[c, sym]
+def _dice_taken(s, cards, need, pile, mask):
+    """The dice the cards of ``pile`` (``L.TEAM`` or ``L.CAND``, its count just before it) in ``mask`` take when
+    activated: one a named symbol and one an "any" symbol (``battle.fit_set``); ``L.MAX_DICE + 99`` when one of them
+    activates with no pool (a "distinct" card naming a symbol twice)."""
+    k = 0
+    for i in range(s[pile - 1]):
+        if (mask >> i) & 1:
+            c = s[pile + i]
+            k += cards[c, L.C_ANY]
+            for sym in range(need.shape[1]):
+                if need[c, sym] > 1 and cards[c, L.C_DISTINCT] == 1:
+                    return L.MAX_DICE + 99
+                k += need[c, sym]
     return k
 
 
@@ -230,11 +235,10 @@ def hopeless(s, env):
     Giant's extra die not yet given) each taken as any symbol, and a set activatable when it takes no more dice
     than that (``battle.fit_set`` spends one die a symbol); a set's strength is that of ``features.best_total``.
     Rerolls only change which symbols show, so they are not counted. Cheap (at most 16 × 64 sets); used before a
-    solve whose answer would only be "stop" (``policies.last_stand``)."""
+    solve whose answer would only be "stop" (``policies.last_stand``) and by ``policies.last_stand_reroll``."""
     cards, need, ca = env[0], env[1], env[6]
-    S = need.shape[1]
     dice = s[L.ND]
-    for sym in range(S + 1):
+    for sym in range(need.shape[1] + 1):
         dice += s[L.DELIV + sym]
     for h in range(s[L.HAND_N]):
         c = s[L.HAND + h]
@@ -248,30 +252,16 @@ def hopeless(s, env):
                 dice += 1
                 break
     gap = s[L.B_NEEDED] - base_strength(s, env)
-    nc = s[L.CAND_N]
     for m in range(1 << n):
-        cost, st = 0, 0
+        taken = _dice_taken(s, cards, need, L.TEAM, m)
+        if taken > dice:
+            continue
+        st = 0
         for i in range(n):
             if (m >> i) & 1:
-                k = _dice_cost(cards, need, s[L.TEAM + i])
-                if k < 0:
-                    cost = dice + 1
-                    break
-                cost += k
                 st += E.strength_env(s, env, i, m)
-        if cost > dice:
-            continue
-        for t in range(1 << nc):
-            c2, v = cost, st
-            for j in range(nc):
-                if (t >> j) & 1:
-                    k = _dice_cost(cards, need, s[L.CAND + j])
-                    if k < 0:
-                        c2 = dice + 1
-                        break
-                    c2 += k
-                    v += cards[s[L.CAND + j], L.C_VALUE]
-            if c2 <= dice and v >= gap:
+        for t in range(1 << s[L.CAND_N]):
+            if taken + _dice_taken(s, cards, need, L.CAND, t) <= dice and st + E.tset_value(s, cards, t) >= gap:
                 return False
     return True
 
