@@ -359,19 +359,25 @@ learned_action = LEARNED_FNS.learned_action
 
 
 @njit(cache=True, _nrt=False)
+def losing(s, env):
+    """Do the dice lose the battle now (a stop here loses it)? The best commit of ``features.best_total``, with the
+    Glory and the Jarl's bonus, short of the strength needed."""
+    now, _, _ = best_total(s, env, E.battle_pool(s, env[1].shape[1]))
+    return base_strength(s, env) + now < s[L.B_NEEDED]
+
+
+@njit(cache=True, _nrt=False)
 def last_stand(s, env, legal, n, params, prng):
     """A defence roll with ``exact_last_stand``: the rules' roll, unless they stop while the dice lose (a shield
     lost, valhalla-solo.txt: "Defeat in defense"): then the battle-optimal roll (``battle_roll.best_roll``; the
     rules' stop where the battle is too large to solve). Where ``battle_roll.hopeless`` proves that no roll can
     win, the solve is skipped: it would answer "stop" (every value 0, the first legal action), so the decisions
-    are those of the solve everywhere, at about half its cost."""
+    are those of the solve everywhere, at about a third of its cost (docs/strategy.md)."""
     a = heuristic(s, env, legal, n, params, prng)
-    if a == L.A_STOP:
-        now, _, _ = best_total(s, env, E.battle_pool(s, env[1].shape[1]))
-        if base_strength(s, env) + now < s[L.B_NEEDED] and not hopeless(s, env):
-            b = best_roll(s, env, env[10], LIMIT)
-            if b >= 0:
-                return b
+    if a == L.A_STOP and losing(s, env) and not hopeless(s, env):
+        b = best_roll(s, env, env[10], LIMIT)
+        if b >= 0:
+            return b
     return a
 
 
@@ -380,12 +386,9 @@ def last_stand_reroll(s, env, legal, n, a):
     """A defence roll with ``last_stand_reroll``: the policy's roll ``a``, unless it stops while the dice lose (a
     shield lost, valhalla-solo.txt: "Defeat in defense") and ``battle_roll.hopeless`` does not prove the battle
     lost: then every die rerolled, by a basic reroll ("discard 1 die from their pool of dice to reroll any of the
-    remaining dice") where one is legal, else by a free one. A cheap stand-in for ``last_stand``'s solve (about
-    +0.010 against +0.017 over the cells; docs/strategy.md)."""
-    if a != L.A_STOP or s[L.B_ATTACK] != 0:
-        return a
-    now, _, _ = best_total(s, env, E.battle_pool(s, env[1].shape[1]))
-    if base_strength(s, env) + now >= s[L.B_NEEDED] or hopeless(s, env):
+    remaining dice") where one is legal, else by a free one. A cheap stand-in for ``last_stand``'s solve (on
+    ``builder_tuned`` about +0.007 against its +0.017 over the cells; docs/strategy.md)."""
+    if a != L.A_STOP or s[L.B_ATTACK] != 0 or not losing(s, env) or hopeless(s, env):
         return a
     every = (1 << s[L.ND]) - 1
     for first in (L.A_BASIC, L.A_FREE):
