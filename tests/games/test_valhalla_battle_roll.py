@@ -272,7 +272,6 @@ def test_last_stand_reroll_rerolls_every_die_only_where_a_lost_defence_could_sti
     assert rerolled > 0 and kept_hopeless > 0 and same > 0
 
 
-
 def _bundled_policies(*names):
     """The bundled Solo scenario's policies ``names`` as (kind, parameter vector)."""
     import json

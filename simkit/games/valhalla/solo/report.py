@@ -565,7 +565,8 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     man = results.manifest(run_dir)
     frame = results.scan(run_dir)
-    lkinds = {p: (v or {}).get("kind", "heuristic") for p, v in (man.get("policies") or {}).items()}
+    specs = man.get("policies") or {}  # each policy's table as the main run played it
+    lkinds = {p: (v or {}).get("kind", "heuristic") for p, v in specs.items()}
     rungs = ladder.rungs_from_rows(frame, lkinds)
 
     won = pl.col("won")
@@ -712,9 +713,9 @@ def solo_report(run_dir: str | Path, out_dir: str | Path, levels_run: str | Path
         beats = paired and rt.gap_high < 0
         gap = (f" by {_siv(-rt.gap, -rt.gap_high, -rt.gap_low)} in P(win) (paired, the skill ladder below)"
                if paired else "")
-        what = exact_words((man.get("policies") or {}).get(best) or {})
+        what = exact_words(specs.get(best))
         # (a capital first: the details' first sentence, which names the answer's policy, ends before it)
-        mine = rule_words((man.get("policies") or {}).get(top) or {})
+        mine = rule_words(specs.get(top))
         stronger = ((f"That policy, `{top}`, {mine}. " if mine else "")
                     + f"The stronger `{best}`{f' (it {what})' if what else ''} "
                     + ("beats" if beats else "ranks above (not told apart from)" if paired else "ranks above")
